@@ -1,0 +1,274 @@
+package org.spatialingest.config;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+import org.spatialingest.sizing.SizingBounds;
+import org.spatialingest.sizing.Units;
+
+/**
+ * The typed, validated job configuration. Built only through {@link #fromMap}, which rejects unknown keys and bad
+ * values with a message naming the key and what is allowed. {@link #KEYS} documents every key and its default.
+ */
+public record JobConfig(
+    String bootstrapServers,
+    String topic,
+    String groupId,
+    StartingOffsets startingOffsets,
+    Map<String, String> kafkaProperties,
+    CatalogType catalogType,
+    String catalogName,
+    String warehouse,
+    String catalogUri,
+    Map<String, String> catalogProperties,
+    String namespace,
+    String table,
+    TimePartitioning partitioning,
+    Duration checkpointInterval,
+    int sourceParallelism,
+    int transformParallelism,
+    int sinkParallelism,
+    ClosePolicyKind closePolicy,
+    long memoryBudgetBytes,
+    long targetFileBytes,
+    Duration maxLatency,
+    int maxOpenPartitions)
+    implements Serializable {
+
+  /** Where the source starts when the group has no committed offset (or always, for earliest/latest). */
+  public enum StartingOffsets { COMMITTED, EARLIEST, LATEST }
+
+  public enum CatalogType { HADOOP, JDBC, REST }
+
+  /** Time-only partitioning of {@code event_time}; spatial locality comes from the Hilbert sort inside files. */
+  public enum TimePartitioning { DAY, HOUR }
+
+  /** {@code bounded}: close by bytes, latency or memory. {@code every-checkpoint}: close all files at every barrier. */
+  public enum ClosePolicyKind { BOUNDED, EVERY_CHECKPOINT }
+
+  /** Every accepted key with its default ("" = required or unset) and what is allowed. */
+  public static final Map<String, String> KEYS;
+
+  static {
+    Map<String, String> k = new LinkedHashMap<>();
+    k.put("kafka.bootstrap-servers", "localhost:9092|host:port[,host:port...]");
+    k.put("kafka.topic", "telemetry|topic name");
+    k.put("kafka.group-id", "spatial-ingest|consumer group id");
+    k.put("kafka.starting-offsets", "committed|committed, earliest, latest");
+    k.put("kafka.properties.*", "|any Kafka consumer property, e.g. kafka.properties.security.protocol=SASL_SSL");
+    k.put("catalog.type", "hadoop|hadoop, jdbc, rest");
+    k.put("catalog.name", "spatial|catalog name");
+    k.put("catalog.warehouse", "./warehouse|path or URI of the warehouse");
+    k.put("catalog.uri", "|JDBC URL (jdbc:sqlite:/path/catalog.db) or REST endpoint; required for jdbc and rest");
+    k.put("catalog.properties.*", "|any Iceberg catalog property, e.g. catalog.properties.io-impl");
+    k.put("table.namespace", "spatial|namespace");
+    k.put("table.name", "telemetry|table name");
+    k.put("table.partitioning", "day|day, hour (of event_time)");
+    k.put("checkpoint.interval", "10s|duration > 0, e.g. 10s");
+    k.put("parallelism.source", "0|0 (environment default) or a positive integer");
+    k.put("parallelism.transform", "0|0 (environment default) or a positive integer");
+    k.put("parallelism.sink", "0|0 (environment default) or a positive integer");
+    k.put("sink.close-policy", "bounded|bounded, every-checkpoint");
+    k.put("sink.memory-budget", "128MB|size > 0 per writer subtask, e.g. 128MB, 64MiB");
+    k.put("sink.target-file-size", "128MB|size > 0 of a committed data file, e.g. 128MB");
+    k.put("sink.max-latency", "120s|duration > 0, e.g. 120s");
+    k.put("sink.max-open-partitions", "8|positive integer");
+    KEYS = Collections.unmodifiableMap(k);
+  }
+
+  public SizingBounds sizingBounds() {
+    return new SizingBounds(memoryBudgetBytes, targetFileBytes, maxLatency, checkpointInterval);
+  }
+
+  /** A copy with some keys changed, validated like the original. */
+  public JobConfig with(Map<String, String> overrides) {
+    Map<String, String> map = toMap();
+    map.putAll(overrides);
+    return fromMap(map);
+  }
+
+  public static JobConfig defaults() {
+    return fromMap(Map.of());
+  }
+
+  public static JobConfig fromMap(Map<String, String> raw) {
+    for (String key : raw.keySet()) {
+      if (!KEYS.containsKey(key) && !isPassThrough(key)) {
+        throw new ConfigException("unknown configuration key '" + key + "'; allowed keys: " + allowedKeys());
+      }
+    }
+    Reader r = new Reader(raw);
+    CatalogType catalogType = r.enumValue("catalog.type", CatalogType.class);
+    String catalogUri = r.string("catalog.uri");
+    if (catalogType != CatalogType.HADOOP && catalogUri.isEmpty()) {
+      throw new ConfigException("catalog.uri is required when catalog.type is " + lower(catalogType.name()));
+    }
+    return new JobConfig(
+        r.nonEmpty("kafka.bootstrap-servers"),
+        r.nonEmpty("kafka.topic"),
+        r.nonEmpty("kafka.group-id"),
+        r.enumValue("kafka.starting-offsets", StartingOffsets.class),
+        r.prefixed("kafka.properties."),
+        catalogType,
+        r.nonEmpty("catalog.name"),
+        r.nonEmpty("catalog.warehouse"),
+        catalogUri,
+        r.prefixed("catalog.properties."),
+        r.nonEmpty("table.namespace"),
+        r.nonEmpty("table.name"),
+        r.enumValue("table.partitioning", TimePartitioning.class),
+        r.positiveDuration("checkpoint.interval"),
+        r.parallelism("parallelism.source"),
+        r.parallelism("parallelism.transform"),
+        r.parallelism("parallelism.sink"),
+        r.enumValue("sink.close-policy", ClosePolicyKind.class),
+        r.positiveBytes("sink.memory-budget"),
+        r.positiveBytes("sink.target-file-size"),
+        r.positiveDuration("sink.max-latency"),
+        r.positiveInt("sink.max-open-partitions"));
+  }
+
+  /** The configuration as flat keys, the inverse of {@link #fromMap}. */
+  public Map<String, String> toMap() {
+    Map<String, String> m = new TreeMap<>();
+    m.put("kafka.bootstrap-servers", bootstrapServers);
+    m.put("kafka.topic", topic);
+    m.put("kafka.group-id", groupId);
+    m.put("kafka.starting-offsets", lower(startingOffsets.name()));
+    kafkaProperties.forEach((k, v) -> m.put("kafka.properties." + k, v));
+    m.put("catalog.type", lower(catalogType.name()));
+    m.put("catalog.name", catalogName);
+    m.put("catalog.warehouse", warehouse);
+    if (!catalogUri.isEmpty()) {
+      m.put("catalog.uri", catalogUri);
+    }
+    catalogProperties.forEach((k, v) -> m.put("catalog.properties." + k, v));
+    m.put("table.namespace", namespace);
+    m.put("table.name", table);
+    m.put("table.partitioning", lower(partitioning.name()));
+    m.put("checkpoint.interval", checkpointInterval.toMillis() + "ms");
+    m.put("parallelism.source", Integer.toString(sourceParallelism));
+    m.put("parallelism.transform", Integer.toString(transformParallelism));
+    m.put("parallelism.sink", Integer.toString(sinkParallelism));
+    m.put("sink.close-policy", lower(closePolicy.name()).replace('_', '-'));
+    m.put("sink.memory-budget", Long.toString(memoryBudgetBytes));
+    m.put("sink.target-file-size", Long.toString(targetFileBytes));
+    m.put("sink.max-latency", maxLatency.toMillis() + "ms");
+    m.put("sink.max-open-partitions", Integer.toString(maxOpenPartitions));
+    return m;
+  }
+
+  private static boolean isPassThrough(String key) {
+    return (key.startsWith("kafka.properties.") && key.length() > "kafka.properties.".length())
+        || (key.startsWith("catalog.properties.") && key.length() > "catalog.properties.".length());
+  }
+
+  private static String allowedKeys() {
+    return String.join(", ", KEYS.keySet());
+  }
+
+  private static String lower(String s) {
+    return s.toLowerCase(Locale.ROOT);
+  }
+
+  private static String defaultOf(String key) {
+    String spec = KEYS.get(key);
+    return spec.substring(0, spec.indexOf('|'));
+  }
+
+  private static String allowedOf(String key) {
+    String spec = KEYS.get(key);
+    return spec.substring(spec.indexOf('|') + 1);
+  }
+
+  /** Reads one key at a time, falling back to the default and naming the key in every error. */
+  private static final class Reader {
+    private final Map<String, String> raw;
+
+    Reader(Map<String, String> raw) {
+      this.raw = raw;
+    }
+
+    String string(String key) {
+      String value = raw.get(key);
+      return value == null ? defaultOf(key) : value.trim();
+    }
+
+    String nonEmpty(String key) {
+      String value = string(key);
+      if (value.isEmpty()) {
+        throw new ConfigException(key + " must not be empty; allowed: " + allowedOf(key));
+      }
+      return value;
+    }
+
+    <E extends Enum<E>> E enumValue(String key, Class<E> type) {
+      String value = string(key);
+      String normalized = value.toUpperCase(Locale.ROOT).replace('-', '_');
+      for (E constant : type.getEnumConstants()) {
+        if (constant.name().equals(normalized)) {
+          return constant;
+        }
+      }
+      throw new ConfigException(key + " has value '" + value + "'; allowed: " + allowedOf(key));
+    }
+
+    <T> T parsed(String key, Function<String, T> parser) {
+      String value = string(key);
+      try {
+        return parser.apply(value);
+      } catch (RuntimeException e) {
+        throw new ConfigException(key + " has value '" + value + "': " + e.getMessage() + "; allowed: "
+            + allowedOf(key), e);
+      }
+    }
+
+    long positiveBytes(String key) {
+      long bytes = parsed(key, Units::parseBytes);
+      if (bytes <= 0) {
+        throw new ConfigException(key + " must be > 0; allowed: " + allowedOf(key));
+      }
+      return bytes;
+    }
+
+    Duration positiveDuration(String key) {
+      Duration d = parsed(key, Units::parseDuration);
+      if (d.isZero() || d.isNegative()) {
+        throw new ConfigException(key + " must be > 0; allowed: " + allowedOf(key));
+      }
+      return d;
+    }
+
+    int positiveInt(String key) {
+      int v = parsed(key, Integer::parseInt);
+      if (v <= 0) {
+        throw new ConfigException(key + " has value '" + v + "'; allowed: " + allowedOf(key));
+      }
+      return v;
+    }
+
+    int parallelism(String key) {
+      int v = parsed(key, Integer::parseInt);
+      if (v < 0) {
+        throw new ConfigException(key + " has value '" + v + "'; allowed: " + allowedOf(key));
+      }
+      return v;
+    }
+
+    Map<String, String> prefixed(String prefix) {
+      Map<String, String> out = new TreeMap<>();
+      raw.forEach((k, v) -> {
+        if (k.startsWith(prefix)) {
+          out.put(k.substring(prefix.length()), v);
+        }
+      });
+      return Collections.unmodifiableMap(out);
+    }
+  }
+}
