@@ -1,0 +1,58 @@
+package org.spatialingest;
+
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.types.Types;
+import org.spatialingest.config.JobConfig.TimePartitioning;
+
+/**
+ * The telemetry table: its Iceberg schema, the field positions of the Flink {@code RowData} the transform produces
+ * and the sink writes, the time-only partition spec and the Hilbert sort order.
+ */
+public final class TelemetryTable {
+  public static final int ID = 0;
+  public static final int EVENT_TIME = 1;
+  public static final int INGEST_TIME = 2;
+  public static final int GEOMETRY = 3;
+  public static final int GEOMETRY_TYPE = 4;
+  public static final int XMIN = 5;
+  public static final int YMIN = 6;
+  public static final int XMAX = 7;
+  public static final int YMAX = 8;
+  public static final int HILBERT = 9;
+  public static final int PROPERTIES = 10;
+  public static final int FIELD_COUNT = 11;
+
+  public static final Schema SCHEMA = new Schema(
+      Types.NestedField.required(1, "id", Types.StringType.get()),
+      Types.NestedField.required(2, "event_time", Types.TimestampType.withZone()),
+      Types.NestedField.required(3, "ingest_time", Types.TimestampType.withZone(),
+          "Kafka record timestamp (ingress)"),
+      Types.NestedField.required(4, "geometry", Types.BinaryType.get(), "WKB, CRS84 (x = longitude, y = latitude)"),
+      Types.NestedField.required(5, "geometry_type", Types.StringType.get()),
+      Types.NestedField.required(6, "xmin", Types.DoubleType.get()),
+      Types.NestedField.required(7, "ymin", Types.DoubleType.get()),
+      Types.NestedField.required(8, "xmax", Types.DoubleType.get()),
+      Types.NestedField.required(9, "ymax", Types.DoubleType.get()),
+      Types.NestedField.required(10, "hilbert", Types.LongType.get(), "Hilbert key of the bbox centre; files sort by it"),
+      Types.NestedField.optional(11, "properties", Types.StringType.get(), "JSON object"));
+
+  public static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
+
+  private TelemetryTable() {}
+
+  public static PartitionSpec partitionSpec(TimePartitioning partitioning) {
+    PartitionSpec.Builder b = PartitionSpec.builderFor(SCHEMA);
+    return switch (partitioning) {
+      case DAY -> b.day("event_time").build();
+      case HOUR -> b.hour("event_time").build();
+    };
+  }
+
+  public static SortOrder sortOrder() {
+    return SortOrder.builderFor(SCHEMA).asc("hilbert").build();
+  }
+}

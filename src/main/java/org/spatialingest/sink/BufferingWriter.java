@@ -1,0 +1,271 @@
+package org.spatialingest.sink;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.RowDataWrapper;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.TelemetryTable;
+
+/**
+ * A writer subtask of the bounded sink. Rows are buffered per time partition as serialized bytes, measured as they
+ * arrive; the {@link ClosePolicy} decides at each barrier which partitions become data files, and between barriers
+ * whether the memory budget forces one out. Files closed in an interval go downstream as one {@link FileBatch} at the
+ * next barrier; rows still buffered are the writer's checkpointed state, so they survive a failure without closing a
+ * file at every checkpoint.
+ *
+ * <p>All encoding and I/O happens on the task thread inside {@code write}/{@code prepareCommit}: when the writer
+ * cannot keep up, Flink's credit-based flow control pauses the source and the backlog stays in Kafka.
+ */
+final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>, StatefulSinkWriter<RowData, WriterState> {
+  private static final Logger LOG = LoggerFactory.getLogger(BufferingWriter.class);
+  /** Until this writer has closed a file, assume Parquet output is as large as the buffer (files undershoot T). */
+  private static final double DEFAULT_ENCODED_RATIO = 1.0;
+  /** Weight of history when learning the encoded/buffered ratio from each closed file. */
+  private static final double RATIO_DECAY = 0.7;
+
+  private final ClosePolicy policy;
+  private final int maxOpenPartitions;
+  private final TableLoader tableLoader;
+  private final Table table;
+  private final SortedFileWriter fileWriter;
+  private final RowDataSerializer serializer = new RowDataSerializer(TelemetryTable.ROW_TYPE);
+  private final DataOutputSerializer out = new DataOutputSerializer(1024);
+  private final PartitionKey partitionKey;
+  private final RowDataWrapper wrapper;
+  private final Map<StructLike, PartitionBuffer> buffers = new HashMap<>();
+  private final List<DataFile> closedFiles = new ArrayList<>();
+  private final List<CloseReason> closedReasons = new ArrayList<>();
+  private long closedBufferedBytes;
+  private long closedMinIngest = Long.MAX_VALUE;
+  private long closedMaxIngest = Long.MIN_VALUE;
+  private long inFlightBytes;
+  private long inFlightRows;
+  private long writeSequence;
+  private double ratioEncoded;
+  private double ratioBuffered;
+  private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
+
+  BufferingWriter(TableLoader tableLoader, ClosePolicy policy, int maxOpenPartitions, WriterInitContext context,
+      Collection<WriterState> restored) throws IOException {
+    this.policy = policy;
+    this.maxOpenPartitions = maxOpenPartitions;
+    this.tableLoader = tableLoader;
+    tableLoader.open();
+    this.table = tableLoader.loadTable();
+    this.partitionKey = new PartitionKey(table.spec(), table.schema());
+    this.wrapper = new RowDataWrapper(TelemetryTable.ROW_TYPE, table.schema().asStruct());
+    OutputFileFactory files = OutputFileFactory.builderFor(table, context.getTaskInfo().getIndexOfThisSubtask(),
+            context.getTaskInfo().getAttemptNumber())
+        .format(FileFormat.PARQUET)
+        .operationId(UUID.randomUUID().toString())
+        .build();
+    this.fileWriter = new SortedFileWriter(table, files, serializer);
+    seedEncodedRatio(table.currentSnapshot());
+    registerMetrics(context.metricGroup().addGroup("spatialSink"));
+    int restoredRows = 0;
+    DataInputDeserializer in = new DataInputDeserializer();
+    RowData reuse = new BinaryRowData(TelemetryTable.FIELD_COUNT);
+    for (WriterState state : restored) {
+      for (byte[] row : state.rows()) {
+        in.setBuffer(row);
+        reuse = serializer.deserialize(reuse, in);
+        buffer(reuse, row);
+        restoredRows++;
+      }
+    }
+    if (restoredRows > 0) {
+      LOG.info("Restored {} buffered rows ({} bytes) in {} partitions", restoredRows, inFlightBytes, buffers.size());
+    }
+    enforceMemoryBudget();
+  }
+
+  @Override
+  public void write(RowData row, Context context) throws IOException {
+    out.clear();
+    serializer.serialize(row, out);
+    buffer(row, out.getCopyOfBuffer());
+    enforceMemoryBudget();
+  }
+
+  @Override
+  public void flush(boolean endOfInput) throws IOException {
+    if (endOfInput) {
+      closeAll(CloseReason.END_OF_INPUT);
+    }
+  }
+
+  @Override
+  public Collection<FileBatch> prepareCommit() throws IOException {
+    long now = System.currentTimeMillis();
+    double ratio = encodedRatio();
+    List<PartitionBuffer> due = new ArrayList<>();
+    List<CloseReason> reasons = new ArrayList<>();
+    for (PartitionBuffer buffer : buffers.values()) {
+      CloseReason reason = policy.atCheckpoint(buffer.bytes(), ratio, now - Math.min(now, buffer.minIngestMillis()));
+      if (reason != null) {
+        due.add(buffer);
+        reasons.add(reason);
+      }
+    }
+    for (int i = 0; i < due.size(); i++) {
+      close(due.get(i), reasons.get(i));
+    }
+    if (closedFiles.isEmpty()) {
+      return List.of();
+    }
+    FileBatch batch = new FileBatch(0, closedFiles, closedReasons, closedBufferedBytes, closedMinIngest,
+        closedMaxIngest, now, Map.of(fileWriter.spec().specId(), fileWriter.spec()),
+        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()));
+    closedFiles.clear();
+    closedReasons.clear();
+    closedBufferedBytes = 0;
+    closedMinIngest = Long.MAX_VALUE;
+    closedMaxIngest = Long.MIN_VALUE;
+    return List.of(batch);
+  }
+
+  @Override
+  public List<WriterState> snapshotState(long checkpointId) {
+    if (buffers.isEmpty()) {
+      return List.of();
+    }
+    List<byte[]> rows = new ArrayList<>((int) inFlightRows);
+    for (PartitionBuffer buffer : buffers.values()) {
+      for (int i = 0; i < buffer.size(); i++) {
+        rows.add(buffer.row(i));
+      }
+    }
+    return List.of(new WriterState(rows));
+  }
+
+  @Override
+  public void close() throws IOException {
+    tableLoader.close();
+  }
+
+  private void buffer(RowData row, byte[] serialized) throws IOException {
+    partitionKey.partition(wrapper.wrap(row));
+    PartitionBuffer buffer = buffers.get(partitionKey);
+    if (buffer == null) {
+      if (buffers.size() >= maxOpenPartitions) {
+        close(leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);
+      }
+      PartitionKey key = partitionKey.copy();
+      buffer = new PartitionBuffer(key);
+      buffers.put(key, buffer);
+    }
+    long ingestMillis = row.getTimestamp(TelemetryTable.INGEST_TIME, 6).getMillisecond();
+    inFlightBytes += buffer.add(serialized, row.getLong(TelemetryTable.HILBERT), ingestMillis, ++writeSequence);
+    inFlightRows++;
+  }
+
+  /** Memory wins over file size: write the largest buffers until the writer is back under its budget. */
+  private void enforceMemoryBudget() throws IOException {
+    while (policy.memoryFull(inFlightBytes) && !buffers.isEmpty()) {
+      PartitionBuffer largest = null;
+      for (PartitionBuffer b : buffers.values()) {
+        if (largest == null || b.bytes() > largest.bytes()) {
+          largest = b;
+        }
+      }
+      close(largest, CloseReason.MEMORY);
+    }
+  }
+
+  private PartitionBuffer leastRecentlyWritten() {
+    PartitionBuffer oldest = null;
+    for (PartitionBuffer b : buffers.values()) {
+      if (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence()) {
+        oldest = b;
+      }
+    }
+    return oldest;
+  }
+
+  private void closeAll(CloseReason reason) throws IOException {
+    for (Iterator<PartitionBuffer> it = new ArrayList<>(buffers.values()).iterator(); it.hasNext(); ) {
+      close(it.next(), reason);
+    }
+  }
+
+  private void close(PartitionBuffer buffer, CloseReason reason) throws IOException {
+    DataFile file = fileWriter.write(buffer);
+    buffers.remove(buffer.partition());
+    inFlightBytes -= buffer.bytes();
+    inFlightRows -= buffer.size();
+    closedFiles.add(file);
+    closedReasons.add(reason);
+    closedBufferedBytes += buffer.bytes();
+    closedMinIngest = Math.min(closedMinIngest, buffer.minIngestMillis());
+    closedMaxIngest = Math.max(closedMaxIngest, buffer.maxIngestMillis());
+    ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
+    ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
+    filesClosed.get(reason).inc();
+    LOG.debug("Closed {} ({} rows, {} buffered bytes -> {} file bytes) by {}", file.location(), file.recordCount(),
+        buffer.bytes(), file.fileSizeInBytes(), reason.code());
+  }
+
+  double encodedRatio() {
+    return ratioBuffered > 0 ? ratioEncoded / ratioBuffered : DEFAULT_ENCODED_RATIO;
+  }
+
+  /** Start from the ratio the table's last commit of this sink measured, so even the first files land near T. */
+  private void seedEncodedRatio(Snapshot snapshot) {
+    if (snapshot == null) {
+      return;
+    }
+    String buffered = snapshot.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES);
+    String written = snapshot.summary().get(SnapshotSummaryKeys.FILE_BYTES);
+    if (buffered != null && written != null) {
+      long b = Long.parseLong(buffered);
+      long w = Long.parseLong(written);
+      if (b > 0 && w > 0) {
+        ratioBuffered = b;
+        ratioEncoded = w;
+      }
+    }
+  }
+
+  private void registerMetrics(MetricGroup group) {
+    group.gauge("bufferedBytes", () -> inFlightBytes);
+    group.gauge("bufferedRecords", () -> inFlightRows);
+    group.gauge("openPartitions", buffers::size);
+    group.gauge("encodedPerBufferedRatio", this::encodedRatio);
+    group.gauge("oldestBufferedAgeMs", () -> {
+      long oldest = Long.MAX_VALUE;
+      for (PartitionBuffer b : buffers.values()) {
+        oldest = Math.min(oldest, b.minIngestMillis());
+      }
+      return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
+    });
+    for (CloseReason reason : CloseReason.values()) {
+      filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
+    }
+  }
+}

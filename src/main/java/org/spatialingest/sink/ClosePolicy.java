@@ -1,0 +1,63 @@
+package org.spatialingest.sink;
+
+import java.io.Serializable;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.sizing.SizingBounds;
+
+/**
+ * The one place that decides when a writer closes a file. The writer asks at every checkpoint barrier, per open
+ * partition, and between barriers whether its in-flight bytes must be flushed.
+ */
+public interface ClosePolicy extends Serializable {
+
+  /**
+   * @param bufferedBytes serialized bytes of the rows buffered for one partition
+   * @param encodedPerBufferedByte learned ratio of Parquet bytes to buffered bytes
+   * @param oldestAgeMillis now minus the ingest time of the oldest buffered row
+   * @return why the buffer must be written and committed at this checkpoint, or {@code null} to keep it open
+   */
+  CloseReason atCheckpoint(long bufferedBytes, double encodedPerBufferedByte, long oldestAgeMillis);
+
+  /** Whether the writer's in-flight bytes reached the memory budget and a buffer must be flushed now. */
+  boolean memoryFull(long inFlightBytes);
+
+  static ClosePolicy of(JobConfig config) {
+    SizingBounds bounds = config.sizingBounds();
+    return switch (config.closePolicy()) {
+      case BOUNDED -> new Bounded(bounds);
+      case EVERY_CHECKPOINT -> new EveryCheckpoint(bounds);
+    };
+  }
+
+  /** Close when T, L or M binds, whichever comes first; otherwise carry rows across checkpoints. */
+  record Bounded(SizingBounds bounds) implements ClosePolicy {
+    @Override
+    public CloseReason atCheckpoint(long bufferedBytes, double encodedPerBufferedByte, long oldestAgeMillis) {
+      if (bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte)) {
+        return CloseReason.BYTES;
+      }
+      if (bounds.latencyDue(oldestAgeMillis)) {
+        return CloseReason.LATENCY;
+      }
+      return null;
+    }
+
+    @Override
+    public boolean memoryFull(long inFlightBytes) {
+      return bounds.memoryFull(inFlightBytes);
+    }
+  }
+
+  /** Iceberg's own sink behaviour, for comparison: every barrier closes every file. Memory still binds. */
+  record EveryCheckpoint(SizingBounds bounds) implements ClosePolicy {
+    @Override
+    public CloseReason atCheckpoint(long bufferedBytes, double encodedPerBufferedByte, long oldestAgeMillis) {
+      return CloseReason.CHECKPOINT;
+    }
+
+    @Override
+    public boolean memoryFull(long inFlightBytes) {
+      return bounds.memoryFull(inFlightBytes);
+    }
+  }
+}

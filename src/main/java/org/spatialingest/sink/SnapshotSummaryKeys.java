@@ -1,0 +1,23 @@
+package org.spatialingest.sink;
+
+/**
+ * Keys this sink writes into every Iceberg snapshot summary, so freshness and file sizing can be audited from the
+ * table alone. Stable: {@code inspect}, {@code verify} and the writer's encoded-ratio seed read them.
+ */
+public final class SnapshotSummaryKeys {
+  public static final String PREFIX = "spatial-ingest.";
+  /** digest of the batch's file paths: the idempotency key checked before every (re)commit */
+  public static final String BATCH_ID = PREFIX + "batch-id";
+  public static final String FLINK_JOB_ID = PREFIX + "flink-job-id";
+  public static final String CHECKPOINT_ID = PREFIX + "checkpoint-id";
+  public static final String ROWS = PREFIX + "rows";
+  public static final String FILES = PREFIX + "files";
+  public static final String FILE_BYTES = PREFIX + "file-bytes";
+  public static final String BUFFERED_BYTES = PREFIX + "buffered-bytes";
+  public static final String MIN_INGEST_MS = PREFIX + "min-ingest-ms";
+  public static final String MAX_INGEST_MS = PREFIX + "max-ingest-ms";
+  /** followed by a {@link CloseReason#code()}: how many files of the snapshot closed for that reason */
+  public static final String CLOSED_PREFIX = PREFIX + "closed.";
+
+  private SnapshotSummaryKeys() {}
+}

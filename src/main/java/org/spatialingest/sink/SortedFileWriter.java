@@ -1,0 +1,72 @@
+package org.spatialingest.sink;
+
+import java.io.IOException;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.MetricsConfig;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.encryption.EncryptedOutputFile;
+import org.apache.iceberg.formats.FormatModelRegistry;
+import org.apache.iceberg.io.DataWriter;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.spatialingest.TelemetryTable;
+
+/**
+ * Writes one partition buffer as one Parquet data file, rows in Hilbert order, through Iceberg's own Flink Parquet
+ * writer (so column metrics, bounds and split offsets are Iceberg's).
+ */
+final class SortedFileWriter {
+  private final Table table;
+  private final PartitionSpec spec;
+  private final SortOrder sortOrder;
+  private final MetricsConfig metricsConfig;
+  private final OutputFileFactory files;
+  private final RowDataSerializer serializer;
+  private final DataInputDeserializer in = new DataInputDeserializer();
+
+  SortedFileWriter(Table table, OutputFileFactory files, RowDataSerializer serializer) {
+    this.table = table;
+    this.spec = table.spec();
+    this.sortOrder = table.sortOrder();
+    this.metricsConfig = MetricsConfig.forTable(table);
+    this.files = files;
+    this.serializer = serializer;
+  }
+
+  PartitionSpec spec() {
+    return spec;
+  }
+
+  SortOrder sortOrder() {
+    return sortOrder;
+  }
+
+  DataFile write(PartitionBuffer buffer) throws IOException {
+    EncryptedOutputFile out = files.newOutputFile(spec, buffer.partition());
+    DataWriter<RowData> writer = FormatModelRegistry.<RowData, Object>dataWriteBuilder(FileFormat.PARQUET,
+            RowData.class, out)
+        .setAll(table.properties())
+        .schema(table.schema())
+        .engineSchema(TelemetryTable.ROW_TYPE)
+        .spec(spec)
+        .partition(buffer.partition())
+        .sortOrder(sortOrder)
+        .metricsConfig(metricsConfig)
+        .build();
+    RowData reuse = new BinaryRowData(TelemetryTable.FIELD_COUNT);
+    try (writer) {
+      for (int index : buffer.sortedOrder()) {
+        in.setBuffer(buffer.row(index));
+        reuse = serializer.deserialize(reuse, in);
+        writer.write(reuse);
+      }
+    }
+    return writer.toDataFile();
+  }
+}

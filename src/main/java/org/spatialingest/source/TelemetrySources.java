@@ -1,0 +1,42 @@
+package org.spatialingest.source;
+
+import java.util.Properties;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.spatialingest.config.JobConfig;
+
+/** Builds the Kafka source from the job configuration. Offsets live in Flink checkpoints (exactly-once). */
+public final class TelemetrySources {
+  private TelemetrySources() {}
+
+  /**
+   * @param bounded stop at the offsets that are latest when the job starts (tests and backfills); otherwise unbounded
+   */
+  public static KafkaSource<SourceRecord> kafka(JobConfig config, boolean bounded) {
+    Properties props = new Properties();
+    props.putAll(config.kafkaProperties());
+    // committed offsets are only for monitoring (lag in the group); the source restores from its checkpointed splits
+    props.putIfAbsent("commit.offsets.on.checkpoint", "true");
+    KafkaSourceBuilder<SourceRecord> builder = KafkaSource.<SourceRecord>builder()
+        .setBootstrapServers(config.bootstrapServers())
+        .setTopics(config.topic())
+        .setGroupId(config.groupId())
+        .setProperties(props)
+        .setStartingOffsets(startingOffsets(config.startingOffsets()))
+        .setDeserializer(new SourceRecordDeserializer());
+    if (bounded) {
+      builder.setBounded(OffsetsInitializer.latest());
+    }
+    return builder.build();
+  }
+
+  private static OffsetsInitializer startingOffsets(JobConfig.StartingOffsets startingOffsets) {
+    return switch (startingOffsets) {
+      case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
+      case EARLIEST -> OffsetsInitializer.earliest();
+      case LATEST -> OffsetsInitializer.latest();
+    };
+  }
+}

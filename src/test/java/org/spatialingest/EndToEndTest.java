@@ -1,0 +1,141 @@
+package org.spatialingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.state.CheckpointListener;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.locationtech.jts.geom.Geometry;
+import org.locationtech.jts.io.WKBReader;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.geometry.HilbertCurve;
+import org.spatialingest.geometry.TelemetryParser;
+import org.spatialingest.local.EmbeddedKafka;
+import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.sink.SnapshotSummaryKeys;
+import org.spatialingest.source.SourceRecord;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+
+/** Real broker, real MiniCluster, real Iceberg files: exactly-once through an injected failure. */
+class EndToEndTest {
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+
+  static EmbeddedKafka kafka;
+
+  @BeforeAll
+  static void startKafka() throws Exception {
+    kafka = EmbeddedKafka.start(null);
+  }
+
+  @AfterAll
+  static void stopKafka() throws Exception {
+    kafka.close();
+  }
+
+  @Test
+  void everyRecordCommittedExactlyOnceThroughAFailure(@TempDir Path warehouse) throws Exception {
+    String topic = "e2e";
+    kafka.createTopic(topic, 3);
+    int n = 10_000;
+    Map<String, TelemetryGenerator.Record> sent =
+        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(7, 25, 250, 3_000), n);
+    assertThat(sent.values().stream().filter(TelemetryGenerator.Record::polygon).count()).isEqualTo(40);
+
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, warehouse, Map.of(
+        "sink.max-latency", "1s",
+        "sink.memory-budget", "2MB",
+        "sink.target-file-size", "512KB"));
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(2);
+    SpatialIngestJob.configureCheckpointing(env, config);
+    FailOnceAfterCheckpoint.reset();
+    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true)
+        .map(new FailOnceAfterCheckpoint()).name("fail-once");
+    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
+    env.execute("e2e");
+
+    assertThat(FailOnceAfterCheckpoint.FAILED.get()).as("the injected failure happened").isTrue();
+    Table table = TestKit.table(config);
+    List<Record> rows = TestKit.rows(table);
+    assertThat(rows).hasSize(n);
+    Set<String> ids = new HashSet<>();
+    WKBReader wkb = new WKBReader();
+    TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84);
+    for (Record row : rows) {
+      String id = (String) row.getField("id");
+      ids.add(id);
+      TelemetryGenerator.Record original = sent.get(id);
+      assertThat(original).as("row %s was produced", id).isNotNull();
+      Geometry committed = wkb.read(TestKit.bytes(row.getField("geometry")));
+      Geometry expected = wkb.read((byte[]) parser.parse(original.json(), 0).getField(TelemetryTable.GEOMETRY));
+      assertThat(committed.equalsExact(expected)).as("geometry of %s round-trips", id).isTrue();
+      assertThat(committed.getGeometryType()).isEqualTo(original.polygon() ? "Polygon" : "Point");
+      if (!original.polygon()) {
+        assertThat(committed.getCoordinate().x).isCloseTo(original.x(), org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(committed.getCoordinate().y).isCloseTo(original.y(), org.assertj.core.data.Offset.offset(1e-6));
+      }
+    }
+    assertThat(ids).hasSize(n);
+    int snapshots = 0;
+    long summaryRows = 0;
+    for (Snapshot s : table.snapshots()) {
+      snapshots++;
+      summaryRows += Long.parseLong(s.summary().get(SnapshotSummaryKeys.ROWS));
+    }
+    assertThat(summaryRows).as("snapshot summaries account for every row once").isEqualTo(n);
+    assertThat(snapshots).isGreaterThan(1);
+  }
+
+  /** Passes records through slowly; throws once, after a checkpoint completed, so recovery restores real state. */
+  static final class FailOnceAfterCheckpoint extends RichMapFunction<SourceRecord, SourceRecord>
+      implements CheckpointListener {
+    static final AtomicBoolean FAILED = new AtomicBoolean();
+    static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
+    private long seen;
+
+    static void reset() {
+      FAILED.set(false);
+      CHECKPOINTED.set(false);
+    }
+
+    @Override
+    public SourceRecord map(SourceRecord value) {
+      LockSupport.parkNanos(150_000);
+      if (++seen > 200 && CHECKPOINTED.get() && FAILED.compareAndSet(false, true)) {
+        throw new IllegalStateException("injected failure for the exactly-once test");
+      }
+      return value;
+    }
+
+    @Override
+    public void notifyCheckpointComplete(long checkpointId) {
+      CHECKPOINTED.set(true);
+    }
+  }
+}
