@@ -16,6 +16,8 @@ import picocli.CommandLine.Command;
     versionProvider = VersionProvider.class,
     description = "Kafka -> Flink -> Iceberg spatial ingest with a byte-and-time bounded sink.",
     subcommands = {
+      RunCommand.class,
+      DemoCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {
