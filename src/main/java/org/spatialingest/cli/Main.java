@@ -16,7 +16,9 @@ import picocli.CommandLine.Command;
     versionProvider = VersionProvider.class,
     description = "Kafka -> Flink -> Iceberg spatial ingest with a byte-and-time bounded sink.",
     subcommands = {
-      CommandLine.HelpCommand.class
+      CommandLine.HelpCommand.class,
+      PlanCommand.class,
+      EstimateTasksCommand.class
     })
 public final class Main implements Runnable {
   public static final int EXIT_OK = 0;
