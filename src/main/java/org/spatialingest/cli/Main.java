@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
     subcommands = {
       RunCommand.class,
       DemoCommand.class,
+      PlanCommand.class,
+      EstimateTasksCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

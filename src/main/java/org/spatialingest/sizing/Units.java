@@ -60,4 +60,32 @@ public final class Units {
   public static String formatMb(long bytes) {
     return String.format(Locale.ROOT, "%.2f MB", bytes / 1e6);
   }
+
+  /**
+   * A size as a config value {@link #parseBytes} reads back exactly: whole decimal megabytes as {@code 128MB}, whole
+   * mebibytes as {@code 64MiB}, anything else as plain bytes.
+   */
+  public static String formatSize(long bytes) {
+    if (bytes > 0 && bytes % 1_000_000L == 0) {
+      return bytes / 1_000_000L + "MB";
+    }
+    if (bytes > 0 && bytes % (1L << 20) == 0) {
+      return (bytes >> 20) + "MiB";
+    }
+    return Long.toString(bytes);
+  }
+
+  /** A duration as a config value {@link #parseDuration} reads back exactly: {@code 10s}, or {@code 1500ms}. */
+  public static String formatDuration(Duration d) {
+    long ms = d.toMillis();
+    return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+  }
+
+  /** Decimal megabytes ({@code -mb} flags) to bytes, rounded to the nearest byte. */
+  public static long megabytesToBytes(double mb) {
+    if (!(mb >= 0) || !Double.isFinite(mb)) {
+      throw new IllegalArgumentException("'" + mb + "' is not a size in MB");
+    }
+    return Math.round(mb * 1e6);
+  }
 }

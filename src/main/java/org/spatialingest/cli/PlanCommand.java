@@ -1,0 +1,360 @@
+package org.spatialingest.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.spatialingest.sizing.BatchPlan;
+import org.spatialingest.sizing.LineSampleMeasurer;
+import org.spatialingest.sizing.SampleMeasurement;
+import org.spatialingest.sizing.SampleMeasurer;
+import org.spatialingest.sizing.SizingBounds;
+import org.spatialingest.sizing.Units;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code plan}: derives batch size, binding constraint, commit interval, file size and files per day from bytes per
+ * record, the input rate and the sink bounds, and prints the job and Flink settings that go with them. The math is
+ * {@link BatchPlan}; this class only reads inputs and prints.
+ */
+@Command(
+    name = "plan",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Size the sink: rows per batch, which bound closes a batch (memory, file_size or latency), commit interval,"
+          + " expected file size and files per day, plus the matching config.",
+      "Sizes given with -mb flags are decimal megabytes (10^6 bytes)."
+    },
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:plan printed", "2:bad flag or unusable sample", "3:runtime failure"})
+public final class PlanCommand implements Callable<Integer> {
+
+  /** Where bytes per record come from; exactly one. A Kafka-topic sample joins this group later. */
+  static final class RecordSizeSource {
+    @Option(
+        names = "--sample",
+        paramLabel = "FILE",
+        description = "Newline-delimited records (e.g. NDJSON); buffered bytes/record = mean UTF-8 line length.")
+    Path sample;
+
+    @Option(
+        names = "--bytes-per-record",
+        paramLabel = "B",
+        description = "Serialized bytes per record as the sink buffers it.")
+    Double bytesPerRecord;
+  }
+
+  @Spec CommandSpec spec;
+
+  @ArgGroup(exclusive = true, multiplicity = "1")
+  RecordSizeSource recordSize;
+
+  @Option(
+      names = "--encoded-bytes-per-record",
+      paramLabel = "E",
+      description = "Parquet bytes per record. Default: equal to the buffered bytes (no compression assumed).")
+  Double encodedBytesPerRecord;
+
+  @Option(names = "--rate", required = true, paramLabel = "R", description = "Total input rate, records/s (>= 0).")
+  double rate;
+
+  @Option(
+      names = "--memory-mb",
+      paramLabel = "MB",
+      defaultValue = "128",
+      description = "Memory budget per writer subtask (sink.memory-budget), MB. Default: ${DEFAULT-VALUE}.")
+  double memoryMb;
+
+  @Option(
+      names = "--target-file-mb",
+      paramLabel = "MB",
+      defaultValue = "128",
+      description = "Target data file size (sink.target-file-size), MB. Default: ${DEFAULT-VALUE}.")
+  double targetFileMb;
+
+  @Option(
+      names = "--max-latency",
+      paramLabel = "DURATION",
+      defaultValue = "120s",
+      converter = CliConverters.DurationConverter.class,
+      description = "Freshness bound L (sink.max-latency). Default: ${DEFAULT-VALUE}.")
+  Duration maxLatency;
+
+  @Option(
+      names = "--checkpoint-interval",
+      paramLabel = "DURATION",
+      defaultValue = "10s",
+      converter = CliConverters.DurationConverter.class,
+      description = "Checkpoint interval C; commits happen only at checkpoints. Default: ${DEFAULT-VALUE}.")
+  Duration checkpointInterval;
+
+  @Option(
+      names = "--writers",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "Writer subtasks (sink parallelism). Default: ${DEFAULT-VALUE}.")
+  int writers;
+
+  @Option(
+      names = "--partitions-per-commit",
+      paramLabel = "N",
+      defaultValue = "1",
+      description = "Table partitions each writer writes per commit. Default: ${DEFAULT-VALUE}.")
+  int partitionsPerCommit;
+
+  @Option(names = "--json", description = "Print JSON instead of text.")
+  boolean json;
+
+  @Option(
+      names = "--write-derivation",
+      paramLabel = "DIR",
+      description = "Also write DIR/sizing.yaml, DIR/flink-conf-sizing.yaml and DIR/derivation.json.")
+  Path derivationDir;
+
+  /** Injected for tests; the derivation's date. */
+  Clock clock = Clock.systemUTC();
+
+  @Override
+  public Integer call() throws IOException {
+    SizingBounds bounds = bounds();
+    requireAtLeast("--writers", writers, 1);
+    requireAtLeast("--partitions-per-commit", partitionsPerCommit, 1);
+    if (!(rate >= 0) || !Double.isFinite(rate)) {
+      throw usage("--rate must be a number >= 0 records/s, was " + rate);
+    }
+    if (encodedBytesPerRecord != null && !(encodedBytesPerRecord > 0 && Double.isFinite(encodedBytesPerRecord))) {
+      throw usage("--encoded-bytes-per-record must be > 0, was " + encodedBytesPerRecord);
+    }
+
+    Inputs in = inputs();
+    BatchPlan plan;
+    try {
+      plan = BatchPlan.derive(in.buffered, in.encoded, rate, bounds, writers, partitionsPerCommit);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+
+    ObjectNode result = toJson(plan, in);
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      out.println(mapper().writeValueAsString(result));
+    } else {
+      printText(out, plan, in);
+    }
+    if (derivationDir != null) {
+      writeDerivation(plan, in, result);
+      if (!json) {
+        out.println("wrote " + derivationDir.resolve("sizing.yaml") + ", " + derivationDir.resolve("flink-conf-sizing.yaml")
+            + " and " + derivationDir.resolve("derivation.json"));
+      }
+    }
+    out.flush();
+    return Main.EXIT_OK;
+  }
+
+  /**
+   * The measurer for the chosen source, or {@code null} when bytes per record were given as flags. Other sources
+   * (a Kafka topic, a Parquet-encoding measurer) return their own {@link SampleMeasurer} here.
+   */
+  SampleMeasurer sampleMeasurer() {
+    return recordSize.sample != null ? new LineSampleMeasurer(recordSize.sample) : null;
+  }
+
+  private record Inputs(
+      double buffered, double encoded, String encodedSource, String source, Long sampleSize) {}
+
+  private Inputs inputs() throws IOException {
+    SampleMeasurer measurer = sampleMeasurer();
+    if (measurer == null) {
+      double b = recordSize.bytesPerRecord;
+      if (!(b > 0) || !Double.isFinite(b)) {
+        throw usage("--bytes-per-record must be > 0, was " + b);
+      }
+      return encodedBytesPerRecord != null
+          ? new Inputs(b, encodedBytesPerRecord, "flag", "flag", null)
+          : new Inputs(b, b, LineSampleMeasurer.ENCODED_ASSUMED, "flag", null);
+    }
+    SampleMeasurement m;
+    try {
+      m = measurer.measure();
+    } catch (IllegalArgumentException e) {
+      throw usage("--sample: " + e.getMessage());
+    }
+    if (encodedBytesPerRecord != null) {
+      return new Inputs(m.bufferedBytesPerRecord(), encodedBytesPerRecord, "flag", m.source(), m.sampleSize());
+    }
+    if (m.encodedBytesPerRecord().isPresent()) {
+      return new Inputs(
+          m.bufferedBytesPerRecord(), m.encodedBytesPerRecord().getAsDouble(), m.encodedBytesSource(), m.source(),
+          m.sampleSize());
+    }
+    return new Inputs(
+        m.bufferedBytesPerRecord(), m.bufferedBytesPerRecord(), LineSampleMeasurer.ENCODED_ASSUMED, m.source(),
+        m.sampleSize());
+  }
+
+  private SizingBounds bounds() {
+    long memory = mbFlag("--memory-mb", memoryMb);
+    long target = mbFlag("--target-file-mb", targetFileMb);
+    if (maxLatency.isZero() || maxLatency.isNegative()) {
+      throw usage("--max-latency must be > 0, was " + Units.formatDuration(maxLatency));
+    }
+    if (checkpointInterval.isZero() || checkpointInterval.isNegative()) {
+      throw usage("--checkpoint-interval must be > 0, was " + Units.formatDuration(checkpointInterval));
+    }
+    return new SizingBounds(memory, target, maxLatency, checkpointInterval);
+  }
+
+  private long mbFlag(String flag, double mb) {
+    if (!(mb > 0) || !Double.isFinite(mb) || Units.megabytesToBytes(mb) <= 0) {
+      throw usage(flag + " must be > 0 MB, was " + mb);
+    }
+    return Units.megabytesToBytes(mb);
+  }
+
+  private ObjectNode toJson(BatchPlan plan, Inputs in) {
+    ObjectNode o = mapper().createObjectNode();
+    o.put("bytesPerRecord", in.buffered);
+    o.put("encodedBytesPerRecord", in.encoded);
+    o.put("encodedBytesSource", in.encodedSource);
+    o.put("source", in.source);
+    if (in.sampleSize != null) {
+      o.put("sampleSize", in.sampleSize);
+    }
+    o.put("rowsByMemory", plan.rowsByMemory());
+    o.put("rowsByFile", plan.rowsByFile());
+    o.put("rowsByTime", plan.rowsByTime());
+    o.put("rowsPerBatch", plan.rowsPerBatch());
+    putNumber(o, "commitIntervalSeconds", plan.commitIntervalSeconds());
+    o.put("expectedFileMb", round3(plan.expectedFileMb()));
+    o.put("bindingConstraint", plan.bindingConstraint().jsonName());
+    o.put("filesPerDay", Math.round(plan.filesPerDay()));
+    o.put("advice", plan.advice());
+    ObjectNode config = o.putObject("config");
+    ObjectNode job = config.putObject("job");
+    jobConfig(plan).forEach(job::put);
+    ObjectNode flink = config.putObject("flinkConf");
+    flinkConfig(plan).forEach(flink::put);
+    return o;
+  }
+
+  static Map<String, String> jobConfig(BatchPlan plan) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("sink.memory-budget", Units.formatSize(plan.bounds().memoryBytes()));
+    m.put("sink.target-file-size", Units.formatSize(plan.bounds().targetFileBytes()));
+    m.put("sink.max-latency", Units.formatDuration(plan.bounds().maxLatency()));
+    m.put("checkpoint.interval", Units.formatDuration(plan.bounds().checkpointInterval()));
+    return m;
+  }
+
+  static Map<String, String> flinkConfig(BatchPlan plan) {
+    return Map.of("execution.checkpointing.interval", Units.formatDuration(plan.bounds().checkpointInterval()));
+  }
+
+  private void printText(PrintWriter out, BatchPlan plan, Inputs in) {
+    String sample = in.sampleSize != null ? " (" + in.source + ", " + in.sampleSize + " records)" : " (" + in.source + ")";
+    out.printf(Locale.ROOT, "bytes/record buffered   %.1f%s%n", in.buffered, sample);
+    out.printf(Locale.ROOT, "bytes/record encoded    %.1f (%s)%n", in.encoded, in.encodedSource);
+    out.printf(
+        Locale.ROOT, "rate per writer/part.   %.3f records/s (%s records/s over %d writer(s) x %d partition(s))%n",
+        plan.recordsPerSecondPerWriterPartition(), num(rate), writers, partitionsPerCommit);
+    out.printf(Locale.ROOT, "rows by memory          %d%n", plan.rowsByMemory());
+    out.printf(Locale.ROOT, "rows by file size       %d%n", plan.rowsByFile());
+    out.printf(Locale.ROOT, "rows by latency         %d%n", plan.rowsByTime());
+    out.printf(
+        Locale.ROOT, "rows per batch          %d  <- %s binds%n", plan.rowsPerBatch(), plan.bindingConstraint().jsonName());
+    out.printf(Locale.ROOT, "commit interval         %s s%n", num(plan.commitIntervalSeconds()));
+    out.printf(Locale.ROOT, "expected file size      %.3f MB%n", plan.expectedFileMb());
+    out.printf(Locale.ROOT, "files per day           %d%n", Math.round(plan.filesPerDay()));
+    out.println();
+    out.println(plan.advice());
+    out.println();
+    out.println("job config:");
+    jobConfig(plan).forEach((k, v) -> out.println("  " + k + ": " + v));
+    out.println("flink-conf.yaml:");
+    flinkConfig(plan).forEach((k, v) -> out.println("  " + k + ": " + v));
+  }
+
+  private void writeDerivation(BatchPlan plan, Inputs in, ObjectNode result) throws IOException {
+    Files.createDirectories(derivationDir);
+    StringBuilder yaml = new StringBuilder("# written by spatial-ingest plan\n");
+    jobConfig(plan).forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
+    Files.writeString(derivationDir.resolve("sizing.yaml"), yaml);
+    StringBuilder flink = new StringBuilder("# written by spatial-ingest plan\n");
+    flinkConfig(plan).forEach((k, v) -> flink.append(k).append(": ").append(v).append('\n'));
+    Files.writeString(derivationDir.resolve("flink-conf-sizing.yaml"), flink);
+
+    ObjectMapper mapper = mapper();
+    ObjectNode d = mapper.createObjectNode();
+    d.put("date", Instant.now(clock).toString());
+    if (in.sampleSize != null) {
+      d.put("sampleSize", in.sampleSize);
+    } else {
+      d.putNull("sampleSize");
+    }
+    d.put("source", in.source);
+    d.put("bytesPerRecord", in.buffered);
+    d.put("encodedBytesPerRecord", in.encoded);
+    d.put("encodedBytesSource", in.encodedSource);
+    ObjectNode inputs = d.putObject("inputs");
+    inputs.put("rate", rate);
+    inputs.put("memoryBytes", plan.bounds().memoryBytes());
+    inputs.put("targetFileBytes", plan.bounds().targetFileBytes());
+    putNumber(inputs, "maxLatencySeconds", plan.bounds().maxLatency().toMillis() / 1000.0);
+    putNumber(inputs, "checkpointIntervalSeconds", plan.bounds().checkpointInterval().toMillis() / 1000.0);
+    inputs.put("writers", writers);
+    inputs.put("partitionsPerCommit", partitionsPerCommit);
+    ObjectNode outputs = d.putObject("outputs");
+    for (String f : new String[] {"rowsByMemory", "rowsByFile", "rowsByTime", "rowsPerBatch",
+        "commitIntervalSeconds", "expectedFileMb", "bindingConstraint", "filesPerDay", "advice", "config"}) {
+      outputs.set(f, result.get(f));
+    }
+    mapper.writeValue(derivationDir.resolve("derivation.json").toFile(), d);
+  }
+
+  private static void putNumber(ObjectNode o, String field, double v) {
+    if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+      o.put(field, (long) v);
+    } else {
+      o.put(field, v);
+    }
+  }
+
+  private static double round3(double v) {
+    return Math.round(v * 1000.0) / 1000.0;
+  }
+
+  private static String num(double v) {
+    return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.3f", v);
+  }
+
+  private static ObjectMapper mapper() {
+    return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+  }
+
+  private void requireAtLeast(String flag, int value, int min) {
+    if (value < min) {
+      throw usage(flag + " must be >= " + min + ", was " + value);
+    }
+  }
+
+  private ParameterException usage(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+}

@@ -1,0 +1,131 @@
+package org.spatialingest.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.config.ConfigLoader;
+
+class PlanCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  @Test
+  void jsonHasTheDocumentedFields() throws Exception {
+    // 100 rec/s, b = e = 500: latency binds at 100 * 120 = 12000 rows = 6 MB per file every 120 s
+    CliRun r = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "100", "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.fieldNames()).toIterable().contains(
+        "bytesPerRecord", "encodedBytesPerRecord", "rowsByMemory", "rowsByFile", "rowsByTime", "rowsPerBatch",
+        "commitIntervalSeconds", "expectedFileMb", "bindingConstraint", "filesPerDay", "advice", "config");
+    assertThat(j.get("bytesPerRecord").asDouble()).isEqualTo(500.0);
+    assertThat(j.get("encodedBytesPerRecord").asDouble()).isEqualTo(500.0);
+    assertThat(j.get("encodedBytesSource").asText()).isEqualTo("assumed-equal-to-buffered");
+    assertThat(j.get("rowsByMemory").asLong()).isEqualTo(256_000); // 128e6 / 500
+    assertThat(j.get("rowsByFile").asLong()).isEqualTo(256_000);
+    assertThat(j.get("rowsByTime").asLong()).isEqualTo(12_000);
+    assertThat(j.get("rowsPerBatch").asLong()).isEqualTo(12_000);
+    assertThat(j.get("bindingConstraint").asText()).isEqualTo("latency");
+    assertThat(j.get("commitIntervalSeconds").asDouble()).isEqualTo(120.0);
+    assertThat(j.get("expectedFileMb").asDouble()).isCloseTo(6.0, within(1e-9));
+    assertThat(j.get("filesPerDay").asLong()).isEqualTo(720);
+    assertThat(j.get("advice").asText()).contains("Latency binds");
+    JsonNode job = j.get("config").get("job");
+    assertThat(job.get("sink.memory-budget").asText()).isEqualTo("128MB");
+    assertThat(job.get("sink.target-file-size").asText()).isEqualTo("128MB");
+    assertThat(job.get("sink.max-latency").asText()).isEqualTo("120s");
+    assertThat(job.get("checkpoint.interval").asText()).isEqualTo("10s");
+    assertThat(j.get("config").get("flinkConf").get("execution.checkpointing.interval").asText()).isEqualTo("10s");
+  }
+
+  @Test
+  void the432000FilesPerDayExample() throws Exception {
+    CliRun r = CliRun.of("plan", "--bytes-per-record", "1000", "--rate", "5000", "--max-latency", "10s",
+        "--checkpoint-interval", "10s", "--partitions-per-commit", "50", "--writers", "1", "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("commitIntervalSeconds").asDouble()).isEqualTo(10.0);
+    assertThat(j.get("filesPerDay").asLong()).isEqualTo(432_000);
+  }
+
+  @Test
+  void sampleFileAndEncodedFlag() throws Exception {
+    Path sample = dir.resolve("sample.ndjson");
+    // lines of 100 and 300 ASCII bytes -> 200 bytes per record
+    Files.writeString(sample, "a".repeat(100) + "\n" + "b".repeat(300) + "\n", StandardCharsets.UTF_8);
+    CliRun r = CliRun.of("plan", "--sample", sample.toString(), "--rate", "1000", "--memory-mb", "64", "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("bytesPerRecord").asDouble()).isEqualTo(200.0);
+    assertThat(j.get("sampleSize").asLong()).isEqualTo(2);
+    assertThat(j.get("encodedBytesSource").asText()).isEqualTo("assumed-equal-to-buffered");
+    assertThat(j.get("rowsByMemory").asLong()).isEqualTo(320_000); // 64e6 / 200
+
+    CliRun enc = CliRun.of("plan", "--sample", sample.toString(), "--encoded-bytes-per-record", "50", "--rate",
+        "1000", "--json");
+    JsonNode e = JSON.readTree(enc.out());
+    assertThat(e.get("encodedBytesPerRecord").asDouble()).isEqualTo(50.0);
+    assertThat(e.get("encodedBytesSource").asText()).isEqualTo("flag");
+    assertThat(e.get("rowsByFile").asLong()).isEqualTo(2_560_000); // 128e6 / 50
+  }
+
+  @Test
+  void humanOutputAndDerivation() throws Exception {
+    Path out = dir.resolve("derived");
+    CliRun r = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "20000", "--memory-mb", "1000",
+        "--write-derivation", out.toString());
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    assertThat(r.out()).contains("file_size binds").contains("sink.memory-budget: 1000MB")
+        .contains("execution.checkpointing.interval: 10s");
+
+    JsonNode d = JSON.readTree(out.resolve("derivation.json").toFile());
+    assertThat(d.get("date").asText()).isNotBlank();
+    assertThat(d.get("source").asText()).isEqualTo("flag");
+    assertThat(d.get("bytesPerRecord").asDouble()).isEqualTo(500.0);
+    assertThat(d.get("inputs").get("rate").asDouble()).isEqualTo(20000.0);
+    assertThat(d.get("outputs").get("bindingConstraint").asText()).isEqualTo("file_size");
+    assertThat(d.get("outputs").get("commitIntervalSeconds").asDouble()).isEqualTo(20.0); // 12.8 s -> 20 s
+
+    // the job snippet loads through the real config loader
+    Map<String, String> yaml = ConfigLoader.readYaml(out.resolve("sizing.yaml"));
+    assertThat(yaml).containsEntry("sink.memory-budget", "1000MB").containsEntry("sink.max-latency", "120s");
+    assertThat(Files.readString(out.resolve("flink-conf-sizing.yaml")))
+        .contains("execution.checkpointing.interval: 10s");
+  }
+
+  @Test
+  void badInputExitsTwoNamingTheFlag() {
+    CliRun notNumber = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "fast");
+    assertThat(notNumber.exitCode()).isEqualTo(2);
+    assertThat(notNumber.err()).contains("--rate");
+
+    CliRun negative = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "-1");
+    assertThat(negative.exitCode()).isEqualTo(2);
+    assertThat(negative.err()).contains("--rate");
+
+    CliRun both = CliRun.of("plan", "--bytes-per-record", "500", "--sample", "x", "--rate", "1");
+    assertThat(both.exitCode()).isEqualTo(2);
+    assertThat(both.err()).contains("--sample").contains("--bytes-per-record");
+
+    CliRun latency = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--max-latency", "2 weeks");
+    assertThat(latency.exitCode()).isEqualTo(2);
+    assertThat(latency.err()).contains("--max-latency");
+
+    CliRun writers = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--writers", "0");
+    assertThat(writers.exitCode()).isEqualTo(2);
+    assertThat(writers.err()).contains("--writers");
+
+    CliRun missing = CliRun.of("plan", "--sample", dir.resolve("nope").toString(), "--rate", "1");
+    assertThat(missing.exitCode()).isEqualTo(2);
+    assertThat(missing.err()).contains("--sample");
+  }
+}
