@@ -29,6 +29,11 @@ public final class Main implements Runnable {
   public static final int EXIT_RUNTIME = 3;
 
   public static void main(String[] args) {
+    if (System.getProperty("log4j.configurationFile") == null
+        && System.getProperty("log4j2.configurationFile") == null) {
+      // launched by `java -jar`, not by Flink (which always names its log configuration)
+      System.setProperty("log4j2.configurationFile", "spatial-ingest-local-log4j2.properties");
+    }
     System.exit(commandLine().execute(args));
   }
 

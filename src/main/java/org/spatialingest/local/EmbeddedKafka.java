@@ -1,5 +1,7 @@
 package org.spatialingest.local;
 
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Properties;
@@ -36,7 +38,13 @@ public final class EmbeddedKafka implements AutoCloseable {
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
         .setConfigProp("auto.create.topics.enable", "false")
         .build();
-    cluster.format();
+    PrintStream stdout = System.out;
+    try {
+      System.setOut(new PrintStream(OutputStream.nullOutputStream())); // the storage formatter prints to stdout
+      cluster.format();
+    } finally {
+      System.setOut(stdout);
+    }
     cluster.startup();
     cluster.waitForReadyBrokers();
     return new EmbeddedKafka(cluster);

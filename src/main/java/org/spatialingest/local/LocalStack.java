@@ -81,6 +81,7 @@ public final class LocalStack {
       out.println("Flink web UI:  http://localhost:" + o.uiPort() + "  (job " + job.getJobID() + ")");
       out.println("Iceberg table: " + config.namespace() + "." + config.table() + " in "
           + Catalogs.catalogLoader(config).loadCatalog().name() + " at " + config.warehouse());
+      out.println("Logs:          " + System.getProperty("java.io.tmpdir") + "/spatial-ingest.log");
       out.println("Generating " + o.rate() + " records/s; one in " + o.polygonEvery() + " is a "
           + o.polygonVertices() + "-vertex polygon. " + (o.duration().isZero() ? "Ctrl-C stops."
           : "Stops after " + o.duration().toSeconds() + " s."));

@@ -1,0 +1,81 @@
+package org.spatialingest.geometry;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import java.nio.charset.StandardCharsets;
+import org.apache.flink.table.data.GenericRowData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.locationtech.jts.geom.Geometry;
+import org.locationtech.jts.io.WKBReader;
+import org.spatialingest.TelemetryTable;
+
+class TelemetryParserTest {
+  private final TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84);
+
+  @Test
+  void geoJsonPointBecomesARowWithBboxAndKey() throws Exception {
+    GenericRowData row = parse("{\"id\":\"a\",\"event_time\":\"2026-11-29T10:00:00Z\",\"geometry\":"
+        + "{\"type\":\"Point\",\"coordinates\":[13.4,52.5]},\"properties\":{\"speed\":3}}");
+    Geometry g = new WKBReader().read((byte[]) row.getField(TelemetryTable.GEOMETRY));
+    assertThat(g.getCoordinate().x).isEqualTo(13.4);
+    assertThat(g.getCoordinate().y).isEqualTo(52.5);
+    assertThat(row.getField(TelemetryTable.XMIN)).isEqualTo(13.4);
+    assertThat(row.getField(TelemetryTable.YMAX)).isEqualTo(52.5);
+    assertThat(row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond()).isEqualTo(1795946400000L) // date -d 2026-11-29T10:00:00Z +%s;
+    assertThat(row.getTimestamp(TelemetryTable.INGEST_TIME, 6).getMillisecond()).isEqualTo(77L);
+    assertThat(row.getLong(TelemetryTable.HILBERT)).isEqualTo(HilbertCurve.CRS84.key(13.4, 52.5));
+    assertThat(row.getString(TelemetryTable.PROPERTIES).toString()).isEqualTo("{\"speed\":3}");
+  }
+
+  @Test
+  void wktPolygonAndEpochMillis() throws Exception {
+    GenericRowData row = parse("{\"id\":\"p\",\"event_time\":1795860000000,"
+        + "\"geometry\":\"POLYGON((0 0, 4 0, 4 2, 0 2, 0 0))\"}");
+    assertThat(row.getString(TelemetryTable.GEOMETRY_TYPE).toString()).isEqualTo("Polygon");
+    assertThat(row.getDouble(TelemetryTable.XMAX)).isEqualTo(4.0);
+    assertThat(row.getDouble(TelemetryTable.YMAX)).isEqualTo(2.0);
+    assertThat(row.isNullAt(TelemetryTable.PROPERTIES)).isTrue();
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "not json | malformed_json",
+      "[1,2] | malformed_json",
+      "{\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
+      "{\"id\":\"\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
+      "{\"id\":\"a\",\"geometry\":\"POINT(1 1)\"} | invalid_time",
+      "{\"id\":\"a\",\"event_time\":\"yesterday\",\"geometry\":\"POINT(1 1)\"} | invalid_time",
+      "{\"id\":\"a\",\"event_time\":1} | missing_geometry",
+      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1\"} | unparseable_geometry",
+      "{\"id\":\"a\",\"event_time\":1,\"geometry\":{\"type\":\"Circle\",\"coordinates\":[1,1]}} | unknown_geometry_type",
+      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT EMPTY\"} | empty_geometry",
+      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(200 10)\"} | coordinates_out_of_range",
+      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1 1)\",\"properties\":[1]} | schema_mismatch",
+      "{\"id\":\"a\",\"event_time\":1,\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,1]]]}} | unparseable_geometry",
+  })
+  void badRecordsSayWhy(String json, String reason) {
+    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parse(json));
+    assertThat(e).as(json).isNotNull();
+    assertThat(e.reason().code()).isEqualTo(reason);
+  }
+
+  @Test
+  void hilbertKeysKeepNeighboursClose() {
+    HilbertCurve h = HilbertCurve.CRS84;
+    long here = h.key(13.40, 52.50);
+    long near = h.key(13.4001, 52.5001);
+    long far = h.key(-70.0, -33.0);
+    assertThat(Math.abs(here - near)).isLessThan(Math.abs(here - far));
+    assertThat(h.key(-180, -90)).isZero();
+    // a 2x2 grid visits its cells in the U order of the first-order Hilbert curve
+    assertThat(new long[] {HilbertCurve.index(0, 0), HilbertCurve.index(0, 1), HilbertCurve.index(1, 1),
+        HilbertCurve.index(1, 0)}).isSorted();
+  }
+
+  private GenericRowData parse(String json) throws GeometryParseException {
+    return parser.parse(json.getBytes(StandardCharsets.UTF_8), 77L);
+  }
+}
