@@ -80,7 +80,7 @@ public final class BoundedIcebergSink
     return committables
         .global()
         .transform(uidPrefix + "-aggregator", CommittableMessageTypeInfo.of(FileBatchSerializer::new),
-            new FileBatchAggregator())
+            new FileBatchAggregator(tableLoader))
         .uid(uidPrefix + "-aggregator")
         .setParallelism(1)
         .setMaxParallelism(1)

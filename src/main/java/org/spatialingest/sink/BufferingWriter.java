@@ -141,7 +141,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     }
     FileBatch batch = new FileBatch(0, closedFiles, closedReasons, closedBufferedBytes, closedMinIngest,
         closedMaxIngest, now, Map.of(fileWriter.spec().specId(), fileWriter.spec()),
-        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()));
+        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()), "");
     closedFiles.clear();
     closedReasons.clear();
     closedBufferedBytes = 0;

@@ -1,8 +1,12 @@
 package org.spatialingest.sink;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
@@ -22,6 +26,7 @@ import org.apache.iceberg.SortOrder;
  * @param createdAtMillis when the oldest part of the batch was created; bounds the duplicate check on recommit
  * @param specs the partition specs of the files, by id (so the committable can be read without the table)
  * @param sortOrders the sort orders of the files, by id
+ * @param lineage the sink lineage that produced the batch (set by the aggregator; see {@link RestoreReconciler})
  */
 public record FileBatch(
     long checkpointId,
@@ -32,7 +37,8 @@ public record FileBatch(
     long maxIngestMillis,
     long createdAtMillis,
     Map<Integer, PartitionSpec> specs,
-    Map<Integer, SortOrder> sortOrders) {
+    Map<Integer, SortOrder> sortOrders,
+    String lineage) {
 
   public FileBatch {
     if (files.size() != reasons.size()) {
@@ -52,8 +58,30 @@ public record FileBatch(
     return files.stream().mapToLong(DataFile::fileSizeInBytes).sum();
   }
 
-  /** All parts as one batch of {@code checkpointId}. */
-  public static FileBatch merge(long checkpointId, Collection<FileBatch> parts) {
+  /**
+   * The batch's identity: a digest of its sorted file paths. File names carry a per-writer-instance UUID, so no two
+   * batches share an id; the committer's duplicate check and the restore reconciliation rely on that.
+   */
+  public String batchId() {
+    List<String> paths = new ArrayList<>();
+    for (DataFile f : files) {
+      paths.add(f.location());
+    }
+    paths.sort(null);
+    try {
+      MessageDigest digest = MessageDigest.getInstance("SHA-256");
+      for (String p : paths) {
+        digest.update(p.getBytes(StandardCharsets.UTF_8));
+        digest.update((byte) '\n');
+      }
+      return HexFormat.of().formatHex(digest.digest(), 0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is always available", e);
+    }
+  }
+
+  /** All parts as one batch of {@code checkpointId} and {@code lineage}. */
+  public static FileBatch merge(long checkpointId, String lineage, Collection<FileBatch> parts) {
     List<DataFile> files = new ArrayList<>();
     List<CloseReason> reasons = new ArrayList<>();
     long buffered = 0;
@@ -72,6 +100,7 @@ public record FileBatch(
       specs.putAll(part.specs);
       sortOrders.putAll(part.sortOrders);
     }
-    return new FileBatch(checkpointId, files, reasons, buffered, minIngest, maxIngest, created, specs, sortOrders);
+    return new FileBatch(checkpointId, files, reasons, buffered, minIngest, maxIngest, created, specs, sortOrders,
+        lineage);
   }
 }

@@ -40,6 +40,7 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
     out.writeLong(batch.minIngestMillis());
     out.writeLong(batch.maxIngestMillis());
     out.writeLong(batch.createdAtMillis());
+    out.writeUTF(batch.lineage());
     out.writeInt(batch.specs().size());
     for (PartitionSpec spec : batch.specs().values()) {
       writeString(out, SchemaParser.toJson(spec.schema()));
@@ -70,6 +71,7 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
     long minIngest = in.readLong();
     long maxIngest = in.readLong();
     long createdAt = in.readLong();
+    String lineage = in.readUTF();
     Map<Integer, PartitionSpec> specs = new HashMap<>();
     int specCount = in.readInt();
     for (int i = 0; i < specCount; i++) {
@@ -91,7 +93,8 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
       reasons.add(CloseReason.valueOf(in.readUTF()));
       files.add(DataFileCodec.read(in, specs, orders));
     }
-    return new FileBatch(checkpointId, files, reasons, bufferedBytes, minIngest, maxIngest, createdAt, specs, orders);
+    return new FileBatch(checkpointId, files, reasons, bufferedBytes, minIngest, maxIngest, createdAt, specs, orders,
+        lineage);
   }
 
   static void writeString(DataOutputView out, String s) throws IOException {

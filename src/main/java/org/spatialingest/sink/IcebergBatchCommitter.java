@@ -1,12 +1,8 @@
 package org.spatialingest.sink;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -14,7 +10,6 @@ import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.iceberg.AppendFiles;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
@@ -80,7 +75,7 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
       return;
     }
     table.refresh();
-    String batchId = batchId(batch);
+    String batchId = batch.batchId();
     if (alreadyCommitted(batchId, batch.createdAtMillis())) {
       LOG.info("Batch {} of checkpoint {} ({} files) is already in the table; not committing it again", batchId,
           batch.checkpointId(), batch.files().size());
@@ -108,6 +103,7 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
   private Map<String, String> summary(FileBatch batch, String batchId) {
     Map<String, String> s = new java.util.LinkedHashMap<>();
     s.put(SnapshotSummaryKeys.BATCH_ID, batchId);
+    s.put(SnapshotSummaryKeys.LINEAGE, batch.lineage());
     s.put(SnapshotSummaryKeys.FLINK_JOB_ID, jobId);
     s.put(SnapshotSummaryKeys.CHECKPOINT_ID, Long.toString(batch.checkpointId()));
     s.put(SnapshotSummaryKeys.ROWS, Long.toString(batch.rowCount()));
@@ -137,24 +133,6 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
       }
     }
     return false;
-  }
-
-  static String batchId(FileBatch batch) {
-    List<String> paths = new ArrayList<>();
-    for (DataFile f : batch.files()) {
-      paths.add(f.location());
-    }
-    paths.sort(null);
-    try {
-      MessageDigest digest = MessageDigest.getInstance("SHA-256");
-      for (String p : paths) {
-        digest.update(p.getBytes(StandardCharsets.UTF_8));
-        digest.update((byte) '\n');
-      }
-      return HexFormat.of().formatHex(digest.digest(), 0, 16);
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is always available", e);
-    }
   }
 
   @Override

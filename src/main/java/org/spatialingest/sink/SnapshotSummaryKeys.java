@@ -8,6 +8,10 @@ public final class SnapshotSummaryKeys {
   public static final String PREFIX = "spatial-ingest.";
   /** digest of the batch's file paths: the idempotency key checked before every (re)commit */
   public static final String BATCH_ID = PREFIX + "batch-id";
+  /** the sink lineage: one id per job state history, kept across restores, new on a stateless start */
+  public static final String LINEAGE = PREFIX + "lineage";
+  /** on a reconciliation snapshot: the batch ids whose files it removed */
+  public static final String REVERTED_BATCHES = PREFIX + "reverted-batches";
   public static final String FLINK_JOB_ID = PREFIX + "flink-job-id";
   public static final String CHECKPOINT_ID = PREFIX + "checkpoint-id";
   public static final String ROWS = PREFIX + "rows";

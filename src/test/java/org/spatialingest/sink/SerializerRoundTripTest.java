@@ -29,7 +29,7 @@ class SerializerRoundTripTest {
     DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
     DataFile b = dataFile("file:/w/b.parquet", 491_001, 7, null);
     FileBatch batch = new FileBatch(42, List.of(a, b), List.of(CloseReason.BYTES, CloseReason.END_OF_INPUT),
-        99_999, 1_000L, 2_000L, 3_000L, Map.of(SPEC.specId(), SPEC), Map.of(ORDER.orderId(), ORDER));
+        99_999, 1_000L, 2_000L, 3_000L, Map.of(SPEC.specId(), SPEC), Map.of(ORDER.orderId(), ORDER), "lineage-1");
     FileBatchSerializer serializer = new FileBatchSerializer();
     FileBatch copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(batch));
 
@@ -57,7 +57,8 @@ class SerializerRoundTripTest {
       assertThat(out.splitOffsets()).isEqualTo(in.splitOffsets());
       assertThat(out.sortOrderId()).isEqualTo(1);
     }
-    assertThat(IcebergBatchCommitter.batchId(copy)).isEqualTo(IcebergBatchCommitter.batchId(batch));
+    assertThat(copy.lineage()).isEqualTo("lineage-1");
+    assertThat(copy.batchId()).isEqualTo(batch.batchId());
   }
 
   @Test

@@ -1,0 +1,78 @@
+package org.spatialingest.sink;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the table agree with the state a job restores from.
+ *
+ * <p>When a job restores from a checkpoint or savepoint older than its last commits (an older savepoint, a rollback),
+ * the Kafka source replays from the restored offsets, so rows of batches committed after that state would be
+ * committed a second time. Iceberg's own sink avoids the duplicates by skipping checkpoint ids it has seen, and so
+ * silently drops new data instead (apache/iceberg#10892). Here, every batch carries the sink's lineage (an id kept in
+ * state across restores) and the restored state knows which batches it had produced; batches of the same lineage
+ * committed after that point are removed in one delete snapshot before any new data flows, and the replay commits
+ * their rows again, once. Other writers' snapshots and other lineages are never touched.
+ *
+ * <p>Limit: if table maintenance rewrote a reverted batch's files into larger ones in the meantime, those rows cannot
+ * be removed file by file; this is logged as a warning.
+ */
+final class RestoreReconciler {
+  private static final Logger LOG = LoggerFactory.getLogger(RestoreReconciler.class);
+
+  private RestoreReconciler() {}
+
+  /**
+   * @param lineage the restored lineage
+   * @param knownBatchIds batch ids the restored state had already produced (committed or pending)
+   * @param stateTimeMillis when the restored state was taken; nothing committed before it can be newer than it
+   * @return the number of batches reverted
+   */
+  static int reconcile(Table table, String lineage, Set<String> knownBatchIds, long stateTimeMillis) {
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return 0;
+    }
+    List<Snapshot> newer = new ArrayList<>();
+    for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+      String batchId = s.summary().get(SnapshotSummaryKeys.BATCH_ID);
+      if (batchId != null && lineage.equals(s.summary().get(SnapshotSummaryKeys.LINEAGE))) {
+        if (knownBatchIds.contains(batchId)) {
+          break; // commits follow checkpoint order: everything older was produced before the restored state
+        }
+        if (s.timestampMillis() < stateTimeMillis) {
+          break;
+        }
+        newer.add(s);
+      }
+    }
+    if (newer.isEmpty()) {
+      return 0;
+    }
+    DeleteFiles delete = table.newDelete();
+    List<String> reverted = new ArrayList<>();
+    long files = 0;
+    for (Snapshot s : newer) {
+      reverted.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID));
+      for (DataFile f : s.addedDataFiles(table.io())) {
+        delete.deleteFile(f.location());
+        files++;
+      }
+    }
+    delete.set(SnapshotSummaryKeys.LINEAGE, lineage);
+    delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
+    delete.commit();
+    LOG.warn("Restored from a state older than the table: removed {} batches ({} files) committed after it by this "
+        + "sink lineage; their rows are replayed from Kafka and committed again", newer.size(), files);
+    return newer.size();
+  }
+}
