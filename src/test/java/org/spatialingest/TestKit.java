@@ -42,11 +42,18 @@ public final class TestKit {
   /** Produces {@code count} generated records; returns them by id. */
   public static Map<String, TelemetryGenerator.Record> produce(String bootstrap, String topic,
       TelemetryGenerator generator, int count) throws Exception {
+    return produce(bootstrap, topic, generator, count, null);
+  }
+
+  /** Produces {@code count} generated records to {@code partition} (null: by key); returns them by id. */
+  public static Map<String, TelemetryGenerator.Record> produce(String bootstrap, String topic,
+      TelemetryGenerator generator, int count, Integer partition) throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 << 20));
     Map<String, TelemetryGenerator.Record> sent = new HashMap<>();
     List<Future<RecordMetadata>> acks = new ArrayList<>();
     long t0 = System.currentTimeMillis() - 60_000;
@@ -55,7 +62,7 @@ public final class TestKit {
       for (int i = 0; i < count; i++) {
         TelemetryGenerator.Record r = generator.next(t0 + i * 10L);
         sent.put(r.id(), r);
-        acks.add(producer.send(new ProducerRecord<>(topic, r.id().getBytes(), r.json())));
+        acks.add(producer.send(new ProducerRecord<>(topic, partition, r.id().getBytes(), r.json())));
       }
       producer.flush();
     }
@@ -63,6 +70,17 @@ public final class TestKit {
       ack.get();
     }
     return sent;
+  }
+
+  /** Ids of the rows, failing on duplicates. */
+  public static java.util.Set<String> distinctIds(List<Record> rows) {
+    java.util.Set<String> ids = new java.util.HashSet<>();
+    for (Record r : rows) {
+      if (!ids.add((String) r.getField("id"))) {
+        throw new AssertionError("duplicate row " + r.getField("id"));
+      }
+    }
+    return ids;
   }
 
   public static Table table(JobConfig config) {

@@ -4,10 +4,12 @@ import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -54,10 +56,27 @@ public final class EmbeddedKafka implements AutoCloseable {
     return cluster.bootstrapServers();
   }
 
+  /** Creates a topic that accepts records up to 16 MiB (polygon refreshes can exceed Kafka's 1 MB default). */
   public void createTopic(String topic, int partitions) throws Exception {
     try (Admin admin = Admin.create(adminProperties())) {
-      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+      admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1)
+          .configs(Map.of("max.message.bytes", Integer.toString(16 << 20))))).all().get();
+      awaitLeaders(admin, topic, partitions);
     }
+  }
+
+  /** Topic creation returns before every partition has a leader; producers started earlier can stall. */
+  private static void awaitLeaders(Admin admin, String topic, int partitions) throws Exception {
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (System.currentTimeMillis() < deadline) {
+      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      if (d != null && d.partitions().size() == partitions
+          && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new IllegalStateException("topic " + topic + " has no leader for every partition after 30 s");
   }
 
   public Properties adminProperties() {

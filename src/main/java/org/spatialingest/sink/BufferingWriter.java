@@ -69,6 +69,8 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   private long writeSequence;
   private double ratioEncoded;
   private double ratioBuffered;
+  /** ratioEncoded / ratioBuffered, kept current so the per-record target check is one comparison */
+  private double encodedRatio = DEFAULT_ENCODED_RATIO;
   private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
 
   BufferingWriter(TableLoader tableLoader, ClosePolicy policy, int maxOpenPartitions, WriterInitContext context,
@@ -109,7 +111,10 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   public void write(RowData row, Context context) throws IOException {
     out.clear();
     serializer.serialize(row, out);
-    buffer(row, out.getCopyOfBuffer());
+    PartitionBuffer buffer = buffer(row, out.getCopyOfBuffer());
+    if (policy.targetReached(buffer.bytes(), encodedRatio)) {
+      close(buffer, CloseReason.BYTES);
+    }
     enforceMemoryBudget();
   }
 
@@ -117,13 +122,14 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   public void flush(boolean endOfInput) throws IOException {
     if (endOfInput) {
       closeAll(CloseReason.END_OF_INPUT);
+      SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
     }
   }
 
   @Override
   public Collection<FileBatch> prepareCommit() throws IOException {
     long now = System.currentTimeMillis();
-    double ratio = encodedRatio();
+    double ratio = encodedRatio;
     List<PartitionBuffer> due = new ArrayList<>();
     List<CloseReason> reasons = new ArrayList<>();
     for (PartitionBuffer buffer : buffers.values()) {
@@ -169,7 +175,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     tableLoader.close();
   }
 
-  private void buffer(RowData row, byte[] serialized) throws IOException {
+  private PartitionBuffer buffer(RowData row, byte[] serialized) throws IOException {
     partitionKey.partition(wrapper.wrap(row));
     PartitionBuffer buffer = buffers.get(partitionKey);
     if (buffer == null) {
@@ -183,6 +189,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     long ingestMillis = row.getTimestamp(TelemetryTable.INGEST_TIME, 6).getMillisecond();
     inFlightBytes += buffer.add(serialized, row.getLong(TelemetryTable.HILBERT), ingestMillis, ++writeSequence);
     inFlightRows++;
+    return buffer;
   }
 
   /** Memory wins over file size: write the largest buffers until the writer is back under its budget. */
@@ -195,6 +202,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
         }
       }
       close(largest, CloseReason.MEMORY);
+      SinkFaults.reach(SinkFaults.Point.AFTER_MEMORY_FLUSH);
     }
   }
 
@@ -226,14 +234,12 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     closedMaxIngest = Math.max(closedMaxIngest, buffer.maxIngestMillis());
     ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
     ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
+    encodedRatio = ratioEncoded / ratioBuffered;
     filesClosed.get(reason).inc();
     LOG.debug("Closed {} ({} rows, {} buffered bytes -> {} file bytes) by {}", file.location(), file.recordCount(),
         buffer.bytes(), file.fileSizeInBytes(), reason.code());
   }
 
-  double encodedRatio() {
-    return ratioBuffered > 0 ? ratioEncoded / ratioBuffered : DEFAULT_ENCODED_RATIO;
-  }
 
   /** Start from the ratio the table's last commit of this sink measured, so even the first files land near T. */
   private void seedEncodedRatio(Snapshot snapshot) {
@@ -248,6 +254,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
       if (b > 0 && w > 0) {
         ratioBuffered = b;
         ratioEncoded = w;
+        encodedRatio = (double) w / b;
       }
     }
   }
@@ -256,7 +263,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     group.gauge("bufferedBytes", () -> inFlightBytes);
     group.gauge("bufferedRecords", () -> inFlightRows);
     group.gauge("openPartitions", buffers::size);
-    group.gauge("encodedPerBufferedRatio", this::encodedRatio);
+    group.gauge("encodedPerBufferedRatio", () -> encodedRatio);
     group.gauge("oldestBufferedAgeMs", () -> {
       long oldest = Long.MAX_VALUE;
       for (PartitionBuffer b : buffers.values()) {

@@ -21,6 +21,12 @@ public interface ClosePolicy extends Serializable {
   /** Whether the writer's in-flight bytes reached the memory budget and a buffer must be flushed now. */
   boolean memoryFull(long inFlightBytes);
 
+  /**
+   * Whether one partition's buffer would already encode to a full target file: it is written out at once, between
+   * barriers, so files land near T however much arrives per checkpoint (it commits at the next checkpoint).
+   */
+  boolean targetReached(long bufferedBytes, double encodedPerBufferedByte);
+
   static ClosePolicy of(JobConfig config) {
     SizingBounds bounds = config.sizingBounds();
     return switch (config.closePolicy()) {
@@ -46,9 +52,17 @@ public interface ClosePolicy extends Serializable {
     public boolean memoryFull(long inFlightBytes) {
       return bounds.memoryFull(inFlightBytes);
     }
+
+    @Override
+    public boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
+      return bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
+    }
   }
 
-  /** Iceberg's own sink behaviour, for comparison: every barrier closes every file. Memory still binds. */
+  /**
+   * Iceberg's own sink behaviour, for comparison: every barrier closes every file; files also roll at T (as
+   * Iceberg's target file size does) and memory still binds.
+   */
   record EveryCheckpoint(SizingBounds bounds) implements ClosePolicy {
     @Override
     public CloseReason atCheckpoint(long bufferedBytes, double encodedPerBufferedByte, long oldestAgeMillis) {
@@ -58,6 +72,11 @@ public interface ClosePolicy extends Serializable {
     @Override
     public boolean memoryFull(long inFlightBytes) {
       return bounds.memoryFull(inFlightBytes);
+    }
+
+    @Override
+    public boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
+      return bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
     }
   }
 }

@@ -82,11 +82,13 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
       request.signalAlreadyCommitted();
       return;
     }
+    SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
     long start = System.currentTimeMillis();
     AppendFiles append = table.newAppend();
     batch.files().forEach(append::appendFile);
     summary(batch, batchId).forEach(append::set);
     append.commit();
+    SinkFaults.reach(SinkFaults.Point.AFTER_COMMIT);
     long end = System.currentTimeMillis();
     lastCommitDurationMs = end - start;
     lastCommitMillis = end;

@@ -6,6 +6,7 @@ import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFiles;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
@@ -63,7 +64,7 @@ final class RestoreReconciler {
     long files = 0;
     for (Snapshot s : newer) {
       reverted.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID));
-      for (DataFile f : s.addedDataFiles(table.io())) {
+      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
         delete.deleteFile(f.location());
         files++;
       }

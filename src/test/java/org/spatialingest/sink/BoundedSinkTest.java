@@ -1,0 +1,334 @@
+package org.spatialingest.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.FileScanTask;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.TestKit;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.local.EmbeddedKafka;
+import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.source.SourceRecord;
+
+/** The bounded sink's contract on a real broker, MiniCluster and Iceberg catalog: sizes, cadence, exactly-once. */
+class BoundedSinkTest {
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+
+  static EmbeddedKafka kafka;
+  static final AtomicInteger TOPICS = new AtomicInteger();
+
+  @BeforeAll
+  static void startKafka() throws Exception {
+    kafka = EmbeddedKafka.start(null);
+  }
+
+  @AfterAll
+  static void stopKafka() throws Exception {
+    kafka.close();
+  }
+
+  @AfterEach
+  void removeFaults() {
+    SinkFaults.install(null);
+    Slow.FAILED.set(false);
+    Slow.failWhen = null;
+  }
+
+  // ---- exactly-once through failures at each sink step ----
+
+  @ParameterizedTest
+  @EnumSource(value = SinkFaults.Point.class, names = {"AFTER_MEMORY_FLUSH", "BEFORE_COMMIT", "AFTER_COMMIT"})
+  void aFailureAtAnySinkStepLosesAndDuplicatesNothing(SinkFaults.Point point, @TempDir Path dir) throws Exception {
+    String topic = topic();
+    Map<String, TelemetryGenerator.Record> sent =
+        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(3, 10, 50, 2_000), 5_000);
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
+        "sink.max-latency", "1s", "sink.memory-budget", "150KB", "sink.target-file-size", "64MB"));
+    AtomicBoolean injected = new AtomicBoolean();
+    SinkFaults.install(p -> {
+      if (p == point && injected.compareAndSet(false, true)) {
+        throw new IllegalStateException("injected failure at " + p);
+      }
+    });
+    runBounded(config, 300_000);
+
+    assertThat(injected).as("the failure at %s happened", point).isTrue();
+    assertExactly(config, sent);
+  }
+
+  // ---- end of input: writers that finish at different checkpoints ----
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void writersFinishingAtDifferentCheckpointsCommitEverything(boolean failBetween, @TempDir Path dir)
+      throws Exception {
+    String topic = topic();
+    TelemetryGenerator gen = new TelemetryGenerator(5, 10, 0, 0);
+    Map<String, TelemetryGenerator.Record> sent = new HashMap<>();
+    sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 150, 0));
+    sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 2_500, 1));
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1h"));
+    AtomicInteger finishedWriters = new AtomicInteger();
+    SinkFaults.install(p -> {
+      if (p == SinkFaults.Point.AFTER_END_OF_INPUT) {
+        finishedWriters.incrementAndGet();
+      }
+    });
+    if (failBetween) {
+      Slow.failWhen = () -> finishedWriters.get() == 1;
+    }
+    runBounded(config, 1_000_000);
+
+    assertThat(finishedWriters.get()).isGreaterThanOrEqualTo(2);
+    assertThat(Slow.FAILED.get()).isEqualTo(failBetween);
+    Table table = assertExactly(config, sent);
+    long endOfInputFiles = 0;
+    for (Snapshot s : table.snapshots()) {
+      endOfInputFiles += Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.CLOSED_PREFIX + "end_of_input",
+          "0"));
+    }
+    assertThat(endOfInputFiles).as("with L = 1h only end of input closes files: one per writer")
+        .isGreaterThanOrEqualTo(2);
+  }
+
+  // ---- T: committed files land near the target size ----
+
+  @Test
+  void filesLandNearTheTargetSize(@TempDir Path dir) throws Exception {
+    String topic = topic();
+    Map<String, TelemetryGenerator.Record> sent =
+        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(9, 30, 50, 3_000), 20_000);
+    long target = 2_000_000;
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
+        "sink.max-latency", "1h", "sink.memory-budget", "64MB", "sink.target-file-size", Long.toString(target)));
+    runBounded(config, 0);
+
+    Table table = assertExactly(config, sent);
+    List<Long> sizes = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask t : tasks) {
+        sizes.add(t.file().fileSizeInBytes());
+      }
+    }
+    sizes.sort(null);
+    long median = sizes.get(sizes.size() / 2);
+    assertThat(sizes.size()).as("several files: %s", sizes).isGreaterThanOrEqualTo(5);
+    assertThat(median).as("median of %s", sizes).isBetween(target / 2, target * 2);
+    assertThat(closedBy(table, "bytes")).isGreaterThan(0);
+  }
+
+  // ---- M: wide polygons flush by memory, nothing is lost ----
+
+  @Test
+  void widePolygonsCloseFilesByMemory(@TempDir Path dir) throws Exception {
+    String topic = topic();
+    // one record in ten is a 50,000-vertex polygon (about 800 KB of WKB)
+    Map<String, TelemetryGenerator.Record> sent =
+        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(13, 5, 10, 50_000), 300);
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
+        "sink.max-latency", "1h", "sink.memory-budget", "3MB", "sink.target-file-size", "1GB"));
+    runBounded(config, 0);
+
+    Table table = assertExactly(config, sent);
+    assertThat(closedBy(table, "memory")).isGreaterThanOrEqualTo(4);
+    for (Snapshot s : table.snapshots()) {
+      // every file written from at most M (+ one row) of buffered rows: buffered bytes per file stay bounded
+      long files = Long.parseLong(s.summary().get(SnapshotSummaryKeys.FILES));
+      long buffered = Long.parseLong(s.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES));
+      assertThat(buffered / files).isLessThanOrEqualTo(3_000_000L + 1_000_000L);
+    }
+  }
+
+  // ---- C vs L: commits follow L, not C ----
+
+  @Test
+  void commitsFollowTheFreshnessBoundNotTheCheckpointInterval(@TempDir Path dir) throws Exception {
+    String topic = topic();
+    long latencyMs = 10_000;
+    long checkpointMs = 1_000;
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
+        "checkpoint.interval", checkpointMs + "ms", "sink.max-latency", latencyMs + "ms",
+        "sink.target-file-size", "1GB", "sink.memory-budget", "256MB"));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    SpatialIngestJob.build(env, config, false);
+    JobClient job = env.executeAsync("cadence");
+    TelemetryGenerator gen = new TelemetryGenerator(17, 10, 0, 0);
+    Map<String, TelemetryGenerator.Record> sent = new HashMap<>();
+    long start = System.currentTimeMillis();
+    while (System.currentTimeMillis() - start < 42_000) { // steady input for 42 s: 40 records every 400 ms
+      sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 40));
+      Thread.sleep(400);
+    }
+    Table table = TestKit.table(config);
+    long deadline = System.currentTimeMillis() + 30_000;
+    while (TestKit.rows(table).size() < sent.size() && System.currentTimeMillis() < deadline) {
+      Thread.sleep(500);
+    }
+    job.cancel().get(30, TimeUnit.SECONDS);
+
+    assertExactly(config, sent);
+    List<Snapshot> commits = new ArrayList<>();
+    table.snapshots().forEach(commits::add);
+    long checkpoints = Long.parseLong(commits.get(commits.size() - 1).summary().get(SnapshotSummaryKeys.CHECKPOINT_ID));
+    assertThat(commits.size()).as("about one commit per L over %d checkpoints", checkpoints).isBetween(3, 8);
+    assertThat(checkpoints).isGreaterThanOrEqualTo(35);
+    for (Snapshot s : commits) {
+      int files = Integer.parseInt(s.summary().get(SnapshotSummaryKeys.FILES));
+      assertThat(files).as("one file per writer and partition").isLessThanOrEqualTo(2 * 2);
+      long oldestAge = s.timestampMillis() - Long.parseLong(s.summary().get(SnapshotSummaryKeys.MIN_INGEST_MS));
+      assertThat(oldestAge).as("oldest row's age at commit").isLessThanOrEqualTo(latencyMs + checkpointMs);
+    }
+  }
+
+  // ---- restarts that hurt Iceberg's own sink ----
+
+  @Test
+  void restoreFromAnOlderSavepointLosesAndDuplicatesNothing(@TempDir Path dir) throws Exception {
+    String topic = topic();
+    TelemetryGenerator gen = new TelemetryGenerator(23, 10, 100, 500);
+    Map<String, TelemetryGenerator.Record> sent = new HashMap<>(
+        TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000));
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("wh"),
+        Map.of("sink.max-latency", "1s"));
+    Table table = null;
+
+    StreamExecutionEnvironment env1 = StreamExecutionEnvironment.getExecutionEnvironment();
+    env1.setParallelism(2);
+    SpatialIngestJob.build(env1, config, false);
+    JobClient run1 = env1.executeAsync("older-savepoint-1");
+    table = awaitRows(config, 1_000);
+    String savepoint = run1.triggerSavepoint(dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+        .get(60, TimeUnit.SECONDS);
+    sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000)); // committed after the savepoint
+    awaitRows(config, 2_000);
+    run1.cancel().get(30, TimeUnit.SECONDS);
+
+    sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 500));
+    Configuration conf = new Configuration();
+    conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
+    StreamExecutionEnvironment env2 = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env2.setParallelism(2);
+    SpatialIngestJob.build(env2, config, false);
+    JobClient run2 = env2.executeAsync("older-savepoint-2");
+    awaitRows(config, 2_500);
+    Thread.sleep(3_000); // anything committed twice would land within a few more commits
+    run2.cancel().get(30, TimeUnit.SECONDS);
+
+    assertExactly(config, sent);
+    boolean reverted = false;
+    table.refresh();
+    for (Snapshot s : table.snapshots()) {
+      reverted |= s.summary().containsKey(SnapshotSummaryKeys.REVERTED_BATCHES);
+    }
+    assertThat(reverted).as("the batches committed after the savepoint were reconciled").isTrue();
+  }
+
+  // ---- helpers ----
+
+  private static String topic() throws Exception {
+    String topic = "sink-" + TOPICS.incrementAndGet();
+    kafka.createTopic(topic, 2);
+    return topic;
+  }
+
+  /** Runs the job over what the topic holds now; {@code parkNanos} slows each record so checkpoints interleave. */
+  private static void runBounded(JobConfig config, long parkNanos) throws Exception {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(200));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(2);
+    SpatialIngestJob.configureCheckpointing(env, config);
+    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true);
+    if (parkNanos > 0) {
+      records = records.map(new Slow(parkNanos)).name("slow");
+    }
+    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
+    env.execute("bounded");
+  }
+
+  private static Table awaitRows(JobConfig config, int expected) throws Exception {
+    Table table = TestKit.table(config);
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (System.currentTimeMillis() < deadline) {
+      if (TestKit.rows(table).size() >= expected) {
+        return table;
+      }
+      Thread.sleep(300);
+    }
+    throw new AssertionError("fewer than " + expected + " rows committed in time");
+  }
+
+  private static Table assertExactly(JobConfig config, Map<String, TelemetryGenerator.Record> sent) throws Exception {
+    Table table = TestKit.table(config);
+    List<Record> rows = TestKit.rows(table);
+    assertThat(TestKit.distinctIds(rows)).isEqualTo(sent.keySet());
+    assertThat(rows).hasSize(sent.size());
+    return table;
+  }
+
+  private static long closedBy(Table table, String reason) {
+    long n = 0;
+    for (Snapshot s : table.snapshots()) {
+      n += Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.CLOSED_PREFIX + reason, "0"));
+    }
+    return n;
+  }
+
+  /** Slows records down; optionally fails once when a condition holds. */
+  static final class Slow implements MapFunction<SourceRecord, SourceRecord> {
+    static final AtomicBoolean FAILED = new AtomicBoolean();
+    static volatile java.util.function.BooleanSupplier failWhen;
+    private final long parkNanos;
+
+    Slow(long parkNanos) {
+      this.parkNanos = parkNanos;
+    }
+
+    @Override
+    public SourceRecord map(SourceRecord value) {
+      LockSupport.parkNanos(parkNanos);
+      java.util.function.BooleanSupplier condition = failWhen;
+      if (condition != null && condition.getAsBoolean() && FAILED.compareAndSet(false, true)) {
+        throw new IllegalStateException("injected failure between the first and the last writer finishing");
+      }
+      return value;
+    }
+  }
+}
