@@ -72,6 +72,24 @@ public final class TestKit {
     return sent;
   }
 
+  /** Produces raw record values (keyed by index). */
+  public static void produceValues(String bootstrap, String topic, List<byte[]> values) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      List<Future<RecordMetadata>> acks = new ArrayList<>();
+      for (int i = 0; i < values.size(); i++) {
+        acks.add(producer.send(new ProducerRecord<>(topic, Integer.toString(i).getBytes(), values.get(i))));
+      }
+      for (Future<RecordMetadata> ack : acks) {
+        ack.get();
+      }
+    }
+  }
+
   /** Ids of the rows, failing on duplicates. */
   public static java.util.Set<String> distinctIds(List<Record> rows) {
     java.util.Set<String> ids = new java.util.HashSet<>();
