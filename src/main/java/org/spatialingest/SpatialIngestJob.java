@@ -69,10 +69,12 @@ public final class SpatialIngestJob {
 
   public static void sink(DataStream<RowData> rows, JobConfig config) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), config.partitioning());
+    TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), TelemetryTable.LAYOUT,
+        config.partitioning());
     closeQuietly(catalog);
     BoundedIcebergSink sink = BoundedIcebergSink.builder()
         .tableLoader(Catalogs.tableLoader(config))
+        .layout(TelemetryTable.LAYOUT)
         .closePolicy(ClosePolicy.of(config))
         .maxOpenPartitions(config.maxOpenPartitions())
         .uidPrefix(SINK_UID)

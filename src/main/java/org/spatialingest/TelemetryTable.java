@@ -3,14 +3,14 @@ package org.spatialingest;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
-import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.spatialingest.sink.TableLayout;
 import org.apache.iceberg.types.Types;
 import org.spatialingest.config.JobConfig.TimePartitioning;
 
 /**
  * The telemetry table: its Iceberg schema, the field positions of the Flink {@code RowData} the transform produces
- * and the sink writes, the time-only partition spec and the Hilbert sort order.
+ * and the sink writes, and its {@link TableLayout}: time-only partitioning and the Hilbert sort order.
  */
 public final class TelemetryTable {
   public static final int ID = 0;
@@ -42,17 +42,12 @@ public final class TelemetryTable {
 
   public static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
 
+  /** Partitioned by the time of the event, freshness measured from the Kafka timestamp, sorted by Hilbert key. */
+  public static final TableLayout LAYOUT = new TableLayout(SCHEMA, "event_time", INGEST_TIME, "hilbert");
+
   private TelemetryTable() {}
 
   public static PartitionSpec partitionSpec(TimePartitioning partitioning) {
-    PartitionSpec.Builder b = PartitionSpec.builderFor(SCHEMA);
-    return switch (partitioning) {
-      case DAY -> b.day("event_time").build();
-      case HOUR -> b.hour("event_time").build();
-    };
-  }
-
-  public static SortOrder sortOrder() {
-    return SortOrder.builderFor(SCHEMA).asc("hilbert").build();
+    return LAYOUT.partitionSpec(partitioning);
   }
 }

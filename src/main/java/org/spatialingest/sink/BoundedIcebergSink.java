@@ -33,12 +33,15 @@ public final class BoundedIcebergSink
         SupportsCommitter<FileBatch>,
         SupportsPreCommitTopology<FileBatch, FileBatch> {
   private final TableLoader tableLoader;
+  private final TableLayout layout;
   private final ClosePolicy policy;
   private final int maxOpenPartitions;
   private final String uidPrefix;
 
-  private BoundedIcebergSink(TableLoader tableLoader, ClosePolicy policy, int maxOpenPartitions, String uidPrefix) {
+  private BoundedIcebergSink(TableLoader tableLoader, TableLayout layout, ClosePolicy policy, int maxOpenPartitions,
+      String uidPrefix) {
     this.tableLoader = tableLoader;
+    this.layout = layout;
     this.policy = policy;
     this.maxOpenPartitions = maxOpenPartitions;
     this.uidPrefix = uidPrefix;
@@ -56,7 +59,7 @@ public final class BoundedIcebergSink
   @Override
   public StatefulSinkWriter<RowData, WriterState> restoreWriter(WriterInitContext context,
       Collection<WriterState> recoveredState) throws IOException {
-    return new BufferingWriter(tableLoader.clone(), policy, maxOpenPartitions, context, recoveredState);
+    return new BufferingWriter(tableLoader.clone(), layout, policy, maxOpenPartitions, context, recoveredState);
   }
 
   @Override
@@ -93,15 +96,21 @@ public final class BoundedIcebergSink
     return new FileBatchSerializer();
   }
 
-  /** Builder; the table loader and close policy are required. */
+  /** Builder; the table loader, layout and close policy are required. */
   public static final class Builder {
     private TableLoader tableLoader;
+    private TableLayout layout;
     private ClosePolicy policy;
     private int maxOpenPartitions = 8;
     private String uidPrefix = "spatial-sink";
 
     public Builder tableLoader(TableLoader tableLoader) {
       this.tableLoader = tableLoader;
+      return this;
+    }
+
+    public Builder layout(TableLayout layout) {
+      this.layout = layout;
       return this;
     }
 
@@ -125,10 +134,10 @@ public final class BoundedIcebergSink
     }
 
     public BoundedIcebergSink build() {
-      if (tableLoader == null || policy == null) {
-        throw new IllegalStateException("tableLoader and closePolicy are required");
+      if (tableLoader == null || layout == null || policy == null) {
+        throw new IllegalStateException("tableLoader, layout and closePolicy are required");
       }
-      return new BoundedIcebergSink(tableLoader, policy, maxOpenPartitions, uidPrefix);
+      return new BoundedIcebergSink(tableLoader, layout, policy, maxOpenPartitions, uidPrefix);
     }
   }
 }

@@ -30,7 +30,6 @@ import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.TelemetryTable;
 
 /**
  * A writer subtask of the bounded sink. Rows are buffered per time partition as serialized bytes, measured as they
@@ -54,7 +53,9 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   private final TableLoader tableLoader;
   private final Table table;
   private final SortedFileWriter fileWriter;
-  private final RowDataSerializer serializer = new RowDataSerializer(TelemetryTable.ROW_TYPE);
+  private final TableLayout layout;
+  private final int sortKeyField;
+  private final RowDataSerializer serializer;
   private final DataOutputSerializer out = new DataOutputSerializer(1024);
   private final PartitionKey partitionKey;
   private final RowDataWrapper wrapper;
@@ -73,26 +74,29 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   private double encodedRatio = DEFAULT_ENCODED_RATIO;
   private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
 
-  BufferingWriter(TableLoader tableLoader, ClosePolicy policy, int maxOpenPartitions, WriterInitContext context,
-      Collection<WriterState> restored) throws IOException {
+  BufferingWriter(TableLoader tableLoader, TableLayout layout, ClosePolicy policy, int maxOpenPartitions,
+      WriterInitContext context, Collection<WriterState> restored) throws IOException {
+    this.layout = layout;
+    this.sortKeyField = layout.sortKeyField();
+    this.serializer = new RowDataSerializer(layout.rowType());
     this.policy = policy;
     this.maxOpenPartitions = maxOpenPartitions;
     this.tableLoader = tableLoader;
     tableLoader.open();
     this.table = tableLoader.loadTable();
     this.partitionKey = new PartitionKey(table.spec(), table.schema());
-    this.wrapper = new RowDataWrapper(TelemetryTable.ROW_TYPE, table.schema().asStruct());
+    this.wrapper = new RowDataWrapper(layout.rowType(), table.schema().asStruct());
     OutputFileFactory files = OutputFileFactory.builderFor(table, context.getTaskInfo().getIndexOfThisSubtask(),
             context.getTaskInfo().getAttemptNumber())
         .format(FileFormat.PARQUET)
         .operationId(UUID.randomUUID().toString())
         .build();
-    this.fileWriter = new SortedFileWriter(table, files, serializer);
+    this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
     seedEncodedRatio(table.currentSnapshot());
     registerMetrics(context.metricGroup().addGroup("spatialSink"));
     int restoredRows = 0;
     DataInputDeserializer in = new DataInputDeserializer();
-    RowData reuse = new BinaryRowData(TelemetryTable.FIELD_COUNT);
+    RowData reuse = new BinaryRowData(layout.fieldCount());
     for (WriterState state : restored) {
       for (byte[] row : state.rows()) {
         in.setBuffer(row);
@@ -186,8 +190,8 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
       buffer = new PartitionBuffer(key);
       buffers.put(key, buffer);
     }
-    long ingestMillis = row.getTimestamp(TelemetryTable.INGEST_TIME, 6).getMillisecond();
-    inFlightBytes += buffer.add(serialized, row.getLong(TelemetryTable.HILBERT), ingestMillis, ++writeSequence);
+    long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
+    inFlightBytes += buffer.add(serialized, sortKey, layout.ingestMillis(row), ++writeSequence);
     inFlightRows++;
     return buffer;
   }

@@ -15,14 +15,14 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.spatialingest.TelemetryTable;
 
 /**
- * Writes one partition buffer as one Parquet data file, rows in Hilbert order, through Iceberg's own Flink Parquet
+ * Writes one partition buffer as one Parquet data file, rows in sort-key (Hilbert) order, through Iceberg's own Flink Parquet
  * writer (so column metrics, bounds and split offsets are Iceberg's).
  */
 final class SortedFileWriter {
   private final Table table;
+  private final TableLayout layout;
   private final PartitionSpec spec;
   private final SortOrder sortOrder;
   private final MetricsConfig metricsConfig;
@@ -30,8 +30,9 @@ final class SortedFileWriter {
   private final RowDataSerializer serializer;
   private final DataInputDeserializer in = new DataInputDeserializer();
 
-  SortedFileWriter(Table table, OutputFileFactory files, RowDataSerializer serializer) {
+  SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files, RowDataSerializer serializer) {
     this.table = table;
+    this.layout = layout;
     this.spec = table.spec();
     this.sortOrder = table.sortOrder();
     this.metricsConfig = MetricsConfig.forTable(table);
@@ -53,13 +54,13 @@ final class SortedFileWriter {
             RowData.class, out)
         .setAll(table.properties())
         .schema(table.schema())
-        .engineSchema(TelemetryTable.ROW_TYPE)
+        .engineSchema(layout.rowType())
         .spec(spec)
         .partition(buffer.partition())
         .sortOrder(sortOrder)
         .metricsConfig(metricsConfig)
         .build();
-    RowData reuse = new BinaryRowData(TelemetryTable.FIELD_COUNT);
+    RowData reuse = new BinaryRowData(layout.fieldCount());
     try (writer) {
       for (int index : buffer.sortedOrder()) {
         in.setBuffer(buffer.row(index));

@@ -1,5 +1,6 @@
 package org.spatialingest.sink;
 
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
@@ -8,18 +9,33 @@ import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
+import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.TelemetryTable;
 import org.spatialingest.config.JobConfig.TimePartitioning;
 
-/** Creates the telemetry table if it is missing: format v2, time-only partitioning, sorted by the Hilbert key. */
+/** Creates a sink table if it is missing: format v2, time-only partitioning, sorted by the layout's key. */
 public final class TableBootstrap {
   private static final Logger LOG = LoggerFactory.getLogger(TableBootstrap.class);
 
   private TableBootstrap() {}
 
-  public static Table ensureTable(Catalog catalog, TableIdentifier id, TimePartitioning partitioning) {
+  static Map<String, String> properties(TableLayout layout) {
+    Map<String, String> props = new HashMap<>();
+    props.put(TableProperties.FORMAT_VERSION, "2");
+    props.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+    for (Types.NestedField column : layout.schema().columns()) {
+      if (column.type().typeId() == Type.TypeID.BINARY) {
+        // min/max of WKB or raw bytes prune nothing (the bbox columns carry the spatial stats)
+        props.put(TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + column.name(), "none");
+      }
+    }
+    return props;
+  }
+
+  public static Table ensureTable(Catalog catalog, TableIdentifier id, TableLayout layout,
+      TimePartitioning partitioning) {
     if (catalog.tableExists(id)) {
       return catalog.loadTable(id);
     }
@@ -34,16 +50,13 @@ public final class TableBootstrap {
       }
     }
     try {
-      Table table = catalog.buildTable(id, TelemetryTable.SCHEMA)
-          .withPartitionSpec(TelemetryTable.partitionSpec(partitioning))
-          .withSortOrder(TelemetryTable.sortOrder())
-          .withProperties(Map.of(
-              TableProperties.FORMAT_VERSION, "2",
-              TableProperties.PARQUET_COMPRESSION, "zstd",
-              // min/max of WKB bytes prune nothing; the bbox columns carry the spatial stats
-              TableProperties.METRICS_MODE_COLUMN_CONF_PREFIX + "geometry", "none"))
+      Table table = catalog.buildTable(id, layout.schema())
+          .withPartitionSpec(layout.partitionSpec(partitioning))
+          .withSortOrder(layout.sortOrder())
+          .withProperties(properties(layout))
           .create();
-      LOG.info("Created table {} partitioned by {}({})", id, partitioning.name().toLowerCase(), "event_time");
+      LOG.info("Created table {} partitioned by {}({})", id, partitioning.name().toLowerCase(),
+          layout.partitionTimeColumn());
       return table;
     } catch (AlreadyExistsException raced) {
       return catalog.loadTable(id);

@@ -9,7 +9,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
  * Versioned binary form of {@link WriterState}. Version 1: row count, then each row as length and bytes of Flink's
- * {@code RowDataSerializer} form for {@link org.spatialingest.TelemetryTable#ROW_TYPE}.
+ * {@code RowDataSerializer} form for the sink's {@link TableLayout#rowType()}.
  */
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
   static final int VERSION = 1;

@@ -73,7 +73,7 @@ class SpatialPruningTest {
     TestKit.produceValues(kafka.bootstrapServers(), topic, values);
     JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1h"));
     Table created = TableBootstrap.ensureTable(Catalogs.catalogLoader(config).loadCatalog(),
-        Catalogs.tableIdentifier(config), config.partitioning());
+        Catalogs.tableIdentifier(config), org.spatialingest.TelemetryTable.LAYOUT, config.partitioning());
     created.updateProperties().set("write.parquet.row-group-size-bytes", "32768").commit(); // many small row groups
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();

@@ -1,0 +1,61 @@
+package org.spatialingest.sink;
+
+import java.io.Serializable;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.spatialingest.config.JobConfig.TimePartitioning;
+
+/**
+ * What the sink needs to know about the rows of one table: the schema, the time column it partitions by (time only),
+ * the field holding each row's ingest time (the freshness bound is measured from it), and the long field rows are
+ * sorted by inside a file (or none).
+ *
+ * @param schema Iceberg schema; the Flink {@code RowData} the sink receives has the same fields in the same order
+ * @param partitionTimeColumn the timestamp column partitioned by day or hour
+ * @param ingestTimeField position of the ingest-time (Kafka timestamp) field, a timestamp with time zone
+ * @param sortKeyColumn the long column files are sorted by, or {@code null} to keep arrival order
+ */
+public record TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn)
+    implements Serializable {
+
+  public RowType rowType() {
+    return FlinkSchemaUtil.convert(schema);
+  }
+
+  public int fieldCount() {
+    return schema.columns().size();
+  }
+
+  public PartitionSpec partitionSpec(TimePartitioning partitioning) {
+    PartitionSpec.Builder b = PartitionSpec.builderFor(schema);
+    return switch (partitioning) {
+      case DAY -> b.day(partitionTimeColumn).build();
+      case HOUR -> b.hour(partitionTimeColumn).build();
+    };
+  }
+
+  public SortOrder sortOrder() {
+    return sortKeyColumn == null ? SortOrder.unsorted() : SortOrder.builderFor(schema).asc(sortKeyColumn).build();
+  }
+
+  long ingestMillis(RowData row) {
+    return row.getTimestamp(ingestTimeField, 6).getMillisecond();
+  }
+
+  /** Position of the sort key, or -1. */
+  int sortKeyField() {
+    if (sortKeyColumn == null) {
+      return -1;
+    }
+    for (int i = 0; i < schema.columns().size(); i++) {
+      if (schema.columns().get(i).name().equals(sortKeyColumn)) {
+        return i;
+      }
+    }
+    throw new IllegalArgumentException("sort key column " + sortKeyColumn + " is not in the schema");
+  }
+}
