@@ -13,7 +13,6 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
@@ -55,7 +54,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   private final Table table;
   private final SortedFileWriter fileWriter;
   private final RowDataSerializer serializer = new RowDataSerializer(TelemetryTable.ROW_TYPE);
-  private final DataOutputSerializer out = new DataOutputSerializer(1024);
+  private final BufferedRowSize rowSize = new BufferedRowSize(serializer);
   private final PartitionKey partitionKey;
   private final RowDataWrapper wrapper;
   private final Map<StructLike, PartitionBuffer> buffers = new HashMap<>();
@@ -107,9 +106,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
 
   @Override
   public void write(RowData row, Context context) throws IOException {
-    out.clear();
-    serializer.serialize(row, out);
-    buffer(row, out.getCopyOfBuffer());
+    buffer(row, rowSize.serialize(row));
     enforceMemoryBudget();
   }
 
