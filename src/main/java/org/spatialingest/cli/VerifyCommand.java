@@ -127,7 +127,7 @@ final class VerifyCommand implements Callable<Integer> {
         r.bytes(), r.sinkCommits());
     out.printf(Locale.ROOT, "median file          %.3f MB%n", r.medianFileMb());
     out.printf(Locale.ROOT, "expected file        %.3f MB (%s)%n", r.expectedFileMb(), r.expectedSource());
-    out.printf(Locale.ROOT, "ratio                %.3f (tolerance %sx) -> %s%n", r.ratio(), fmt(r.tolerance()),
+    out.printf(Locale.ROOT, "ratio                %.3g (tolerance %sx) -> %s%n", r.ratio(), fmt(r.tolerance()),
         r.withinTolerance() ? "OK" : "OUTSIDE TOLERANCE");
     out.println("size histogram (x expected):");
     for (PartitionVerification.Bucket b : r.histogram()) {

@@ -135,7 +135,7 @@ public final class PartitionVerification {
         round3(median / 1e6),
         round3(expectedBytes / 1e6),
         expectedSource,
-        round3(ratio),
+        Math.round(ratio * 1e6) / 1e6,
         tolerance,
         within,
         verdict,
@@ -154,13 +154,13 @@ public final class PartitionVerification {
     String reasons = total == 0 ? "" : String.format(Locale.ROOT, " Most files in these commits closed by '%s' (%d of"
         + " %d).", dominant, closed.get(dominant), total);
     return switch (verdict) {
-      case "ok" -> String.format(Locale.ROOT, "Median file size is %.2fx the planned size, within the %sx tolerance.",
+      case "ok" -> String.format(Locale.ROOT, "Median file size is %.3gx the planned size, within the %sx tolerance.",
           ratio, num(tolerance)) + reasons;
-      case "too_small" -> String.format(Locale.ROOT, "Median file size is %.2fx the planned size, below 1/%sx: the"
+      case "too_small" -> String.format(Locale.ROOT, "Median file size is %.3gx the planned size, below 1/%sx: the"
           + " latency bound binds earlier than planned, so batches close before they fill (fewer rows per writer and"
           + " partition than planned: a lower rate, more writers or partitions sharing it, or a shorter"
           + " sink.max-latency).", ratio, num(tolerance)) + reasons + hint(dominant);
-      default -> String.format(Locale.ROOT, "Median file size is %.2fx the planned size, above %sx: batches hold more"
+      default -> String.format(Locale.ROOT, "Median file size is %.3gx the planned size, above %sx: batches hold more"
           + " than planned. The plan spread the rate over more partitions per batch (fan-out) or writers than"
           + " actually share it, or the rate is higher than planned; check --partitions-per-commit and --writers of"
           + " the plan.", ratio, num(tolerance)) + reasons + hint(dominant);
@@ -173,6 +173,9 @@ public final class PartitionVerification {
       case "partition_limit" -> " Partition-limit closes dominate: more partitions are open at once than"
           + " sink.max-open-partitions allows.";
       case "checkpoint" -> " The every-checkpoint close policy closes every file at every checkpoint.";
+      case "bytes" -> " Byte closes dominate: files reach the job's sink.target-file-size, so the job's target differs"
+          + " from the plan's --target-file-mb, or the plan's encoded bytes per record are off.";
+      case "end_of_input" -> " End-of-input closes dominate: bounded runs (backfills) ended and wrote partial files.";
       default -> "";
     };
   }
