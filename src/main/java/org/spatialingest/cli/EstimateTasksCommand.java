@@ -19,8 +19,12 @@ import org.spatialingest.sizing.ScanInput;
 import org.spatialingest.sizing.SizesFile;
 import org.spatialingest.sizing.SparkFilePacking;
 import org.spatialingest.sizing.TaskEstimate;
+import org.spatialingest.tools.PartitionFilter;
+import org.spatialingest.tools.TableAccess;
+import org.spatialingest.tools.TableTaskPlanning;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -46,13 +50,14 @@ import picocli.CommandLine.Spec;
           + " size."
     },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:estimate printed", "2:bad flag or bad sizes file (the message names the line)",
+    exitCodeList = {"0:estimate printed",
+        "2:bad flag, bad sizes file (the message names the line), bad config or no such table",
         "3:runtime failure"})
 public final class EstimateTasksCommand implements Callable<Integer> {
 
   public enum Engine { spark, iceberg }
 
-  /** Where file sizes come from; exactly one. An Iceberg table (--table NS.TABLE + catalog) joins this group later. */
+  /** Where file sizes come from; exactly one. */
   static final class InputSource {
     @Option(
         names = "--sizes",
@@ -60,9 +65,25 @@ public final class EstimateTasksCommand implements Callable<Integer> {
         description = "One file size in bytes per line, or an object-store listing whose 'Content-Length: N' lines"
             + " give the sizes (other lines ignored). Blank lines are skipped.")
     Path sizes;
+
+    @Option(
+        names = "--table",
+        paramLabel = "NS.TABLE",
+        description = "An Iceberg table (located with --config/--set like `run`): sizes and split offsets (row-group"
+            + " starts) of the current snapshot's data files. With --engine iceberg, Iceberg's own planTasks() count"
+            + " is printed next to the estimate.")
+    String table;
   }
 
   @Spec CommandSpec spec;
+
+  @Mixin CatalogOptions catalog;
+
+  @Option(
+      names = "--partition",
+      paramLabel = "KEY=VALUE",
+      description = "With --table: only this partition (day=2026-11-29, hour=2026-11-29-10 or FIELD=VALUE).")
+  String partition;
 
   @Option(names = "--engine", required = true, paramLabel = "ENGINE", description = "spark or iceberg.")
   Engine engine;
@@ -123,6 +144,9 @@ public final class EstimateTasksCommand implements Callable<Integer> {
     if (lookback < 1) {
       throw usage("--lookback must be >= 1, was " + lookback);
     }
+    if (input.table == null && (partition != null || catalog.config != null || !catalog.overrides.isEmpty())) {
+      throw usage("--partition, --config and --set apply only with --table");
+    }
     ScanInput scan = loadInput();
     OptionalInt parallelism = defaultParallelism == null ? OptionalInt.empty() : OptionalInt.of(defaultParallelism);
     OptionalInt slotCount = slots == null ? OptionalInt.empty() : OptionalInt.of(slots);
@@ -131,15 +155,41 @@ public final class EstimateTasksCommand implements Callable<Integer> {
       case iceberg -> IcebergSplitPlanning.estimate(
           scan, maxPartitionBytes, openCost, lookback, parallelism, slotCount);
     };
+    Integer icebergTasks = null;
+    if (input.table != null && engine == Engine.iceberg) {
+      try (TableAccess access = TableAccess.open(catalog.jobConfig(input.table))) {
+        icebergTasks = TableTaskPlanning.icebergPlannedTasks(access.table(), partitionFilter(), est.maxSplitBytes(),
+            lookback, openCost);
+      }
+    }
     PrintWriter out = spec.commandLine().getOut();
-    List<String> notes = notes(est);
+    List<String> notes = notes(est, scan);
     if (json) {
-      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(toJson(est)));
+      ObjectNode node = toJson(est);
+      if (input.table != null) {
+        node.put("table", input.table);
+        if (partition != null) {
+          node.put("partition", partition);
+        }
+        node.put("filesWithSplitOffsets", filesWithUsableOffsets(scan));
+      }
+      if (icebergTasks != null) {
+        node.put("icebergPlannedTasks", icebergTasks);
+      }
+      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(node));
       PrintWriter err = spec.commandLine().getErr();
       notes.forEach(n -> err.println("note: " + n));
       err.flush();
     } else {
       printText(out, est);
+      if (input.table != null) {
+        out.printf(Locale.ROOT, "table                %s%s, %d of %d files with row-group split offsets%n", input.table,
+            partition == null ? "" : " (" + partition + ")", filesWithUsableOffsets(scan), scan.fileCount());
+      }
+      if (icebergTasks != null) {
+        out.printf(Locale.ROOT, "iceberg planTasks    %d (table.newScan().planTasks(), same split size, lookback and"
+            + " open cost)%n", icebergTasks);
+      }
       notes.forEach(n -> out.println("note: " + n));
     }
     out.flush();
@@ -148,6 +198,11 @@ public final class EstimateTasksCommand implements Callable<Integer> {
 
   /** The files to plan. A table-backed input (sizes and split offsets from manifests) returns its own here. */
   ScanInput loadInput() throws IOException {
+    if (input.table != null) {
+      try (TableAccess access = TableAccess.open(catalog.jobConfig(input.table))) {
+        return TableTaskPlanning.scanInput(access.table(), partitionFilter());
+      }
+    }
     Path file = input.sizes;
     if (!Files.isRegularFile(file)) {
       throw usage("--sizes: " + file + " does not exist or is not a file");
@@ -170,7 +225,21 @@ public final class EstimateTasksCommand implements Callable<Integer> {
     return ScanInput.ofSizes(sizes);
   }
 
-  private List<String> notes(TaskEstimate est) {
+  private PartitionFilter partitionFilter() {
+    return partition == null ? null : PartitionFilter.parse(partition);
+  }
+
+  private static int filesWithUsableOffsets(ScanInput scan) {
+    int n = 0;
+    for (int f = 0; f < scan.fileCount(); f++) {
+      if (IcebergSplitPlanning.usableOffsets(scan.splitOffsets(f), scan.size(f))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private List<String> notes(TaskEstimate est, ScanInput scan) {
     List<String> notes = new ArrayList<>();
     if (engine == Engine.spark && defaultParallelism == null) {
       notes.add("no --default-parallelism: maxSplitBytes = maxPartitionBytes (Spark lowers it toward"
@@ -183,8 +252,11 @@ public final class EstimateTasksCommand implements Callable<Integer> {
     if (engine == Engine.iceberg && defaultParallelism != null && est.maxSplitBytes() != est.maxPartitionBytes()) {
       notes.add("adaptive split size: " + est.maxSplitBytes() + " bytes for parallelism " + defaultParallelism);
     }
-    if (engine == Engine.iceberg) {
+    if (engine == Engine.iceberg && input.table == null) {
       notes.add("no split offsets in a sizes file: files are cut at the split size, not at row groups");
+    }
+    if (input.table != null && scan.fileCount() == 0) {
+      notes.add("the table's current snapshot has no data files" + (partition == null ? "" : " in " + partition));
     }
     return notes;
   }

@@ -20,6 +20,8 @@ import picocli.CommandLine.Command;
       DemoCommand.class,
       PlanCommand.class,
       EstimateTasksCommand.class,
+      VerifyCommand.class,
+      InspectCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class Main implements Runnable {

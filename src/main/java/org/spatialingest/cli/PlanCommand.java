@@ -10,14 +10,15 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.spatialingest.sizing.BatchPlan;
 import org.spatialingest.sizing.LineSampleMeasurer;
-import org.spatialingest.sizing.SampleMeasurement;
-import org.spatialingest.sizing.SampleMeasurer;
+import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.sizing.Units;
 import picocli.CommandLine.ArgGroup;
@@ -42,15 +43,18 @@ import picocli.CommandLine.Spec;
       "Sizes given with -mb flags are decimal megabytes (10^6 bytes)."
     },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:plan printed", "2:bad flag or unusable sample", "3:runtime failure"})
+    exitCodeList = {"0:plan printed", "2:bad flag or unusable sample (missing, empty, or no record parses)",
+        "3:runtime failure (e.g. Kafka unreachable)"})
 public final class PlanCommand implements Callable<Integer> {
 
-  /** Where bytes per record come from; exactly one. A Kafka-topic sample joins this group later. */
+  /** Where bytes per record come from; exactly one. */
   static final class RecordSizeSource {
     @Option(
         names = "--sample",
         paramLabel = "FILE",
-        description = "Newline-delimited records (e.g. NDJSON); buffered bytes/record = mean UTF-8 line length.")
+        description = "Newline-delimited JSON records of the record contract. Each is parsed like the job does;"
+            + " bytes/record = what the sink buffers (serialized row + per-row overhead), encoded bytes/record ="
+            + " Parquet bytes of the rows written through the sink's file writer / rows.")
     Path sample;
 
     @Option(
@@ -58,6 +62,32 @@ public final class PlanCommand implements Callable<Integer> {
         paramLabel = "B",
         description = "Serialized bytes per record as the sink buffers it.")
     Double bytesPerRecord;
+
+    @ArgGroup(exclusive = false, multiplicity = "1")
+    TopicSource topic;
+  }
+
+  /** A sample read from Kafka: the newest records, read without a consumer group and without committing. */
+  static final class TopicSource {
+    @Option(names = "--topic", required = true, paramLabel = "TOPIC",
+        description = "Sample the newest records of this topic (measured like --sample); also estimates the rate.")
+    String topic;
+
+    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers.")
+    String bootstrap;
+
+    @Option(names = "--sample-records", paramLabel = "N", defaultValue = "1000",
+        description = "Records to read, newest first, spread over the partitions. Default: ${DEFAULT-VALUE}.")
+    int sampleRecords;
+
+    @Option(names = "--rate-window", paramLabel = "DURATION", defaultValue = "5m",
+        converter = CliConverters.DurationConverter.class,
+        description = "Rate = records between now-window and the end offsets / window. Default: ${DEFAULT-VALUE}.")
+    Duration rateWindow;
+
+    @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
+        description = "Extra Kafka consumer property (e.g. security.protocol=SSL); repeatable. group.id is refused.")
+    List<String> consumerProperties = new ArrayList<>();
   }
 
   @Spec CommandSpec spec;
@@ -71,7 +101,11 @@ public final class PlanCommand implements Callable<Integer> {
       description = "Parquet bytes per record. Default: equal to the buffered bytes (no compression assumed).")
   Double encodedBytesPerRecord;
 
-  @Option(names = "--rate", required = true, paramLabel = "R", description = "Total input rate, records/s (>= 0).")
+  @Option(names = "--rate", paramLabel = "R",
+      description = "Total input rate, records/s (>= 0). Required unless --topic estimates it; overrides that.")
+  Double rateFlag;
+
+  /** The rate used: the flag, or the topic's estimate. */
   double rate;
 
   @Option(
@@ -135,14 +169,24 @@ public final class PlanCommand implements Callable<Integer> {
     SizingBounds bounds = bounds();
     requireAtLeast("--writers", writers, 1);
     requireAtLeast("--partitions-per-commit", partitionsPerCommit, 1);
-    if (!(rate >= 0) || !Double.isFinite(rate)) {
-      throw usage("--rate must be a number >= 0 records/s, was " + rate);
+    if (rateFlag != null && (!(rateFlag >= 0) || !Double.isFinite(rateFlag))) {
+      throw usage("--rate must be a number >= 0 records/s, was " + rateFlag);
+    }
+    if (rateFlag == null && recordSize.topic == null) {
+      throw usage("--rate is required (only --topic can estimate it)");
+    }
+    if (recordSize.topic != null) {
+      requireAtLeast("--sample-records", recordSize.topic.sampleRecords, 1);
+      if (recordSize.topic.rateWindow.isZero() || recordSize.topic.rateWindow.isNegative()) {
+        throw usage("--rate-window must be > 0");
+      }
     }
     if (encodedBytesPerRecord != null && !(encodedBytesPerRecord > 0 && Double.isFinite(encodedBytesPerRecord))) {
       throw usage("--encoded-bytes-per-record must be > 0, was " + encodedBytesPerRecord);
     }
 
     Inputs in = inputs();
+    rate = in.rate;
     BatchPlan plan;
     try {
       plan = BatchPlan.derive(in.buffered, in.encoded, rate, bounds, writers, partitionsPerCommit);
@@ -168,45 +212,55 @@ public final class PlanCommand implements Callable<Integer> {
     return Main.EXIT_OK;
   }
 
-  /**
-   * The measurer for the chosen source, or {@code null} when bytes per record were given as flags. Other sources
-   * (a Kafka topic, a Parquet-encoding measurer) return their own {@link SampleMeasurer} here.
-   */
-  SampleMeasurer sampleMeasurer() {
-    return recordSize.sample != null ? new LineSampleMeasurer(recordSize.sample) : null;
-  }
+  /** {@code encodedBytesSource} of a sample encoded through the sink's Parquet writer. */
+  static final String ENCODED_MEASURED = "measured-parquet";
 
   private record Inputs(
-      double buffered, double encoded, String encodedSource, String source, Long sampleSize) {}
+      double buffered, double encoded, String encodedSource, String source, Long sampleSize, double rate,
+      String rateSource, PlanSampling.Measured measured) {}
 
   private Inputs inputs() throws IOException {
-    SampleMeasurer measurer = sampleMeasurer();
-    if (measurer == null) {
+    if (recordSize.bytesPerRecord != null) {
       double b = recordSize.bytesPerRecord;
       if (!(b > 0) || !Double.isFinite(b)) {
         throw usage("--bytes-per-record must be > 0, was " + b);
       }
       return encodedBytesPerRecord != null
-          ? new Inputs(b, encodedBytesPerRecord, "flag", "flag", null)
-          : new Inputs(b, b, LineSampleMeasurer.ENCODED_ASSUMED, "flag", null);
+          ? new Inputs(b, encodedBytesPerRecord, "flag", "flag", null, rateFlag, "flag", null)
+          : new Inputs(b, b, LineSampleMeasurer.ENCODED_ASSUMED, "flag", null, rateFlag, "flag", null);
     }
-    SampleMeasurement m;
+    boolean encode = encodedBytesPerRecord == null;
+    PlanSampling.Measured m;
+    String flag = recordSize.sample != null ? "--sample" : "--topic";
     try {
-      m = measurer.measure();
+      if (recordSize.sample != null) {
+        m = PlanSampling.fromFile(recordSize.sample, encode);
+      } else {
+        TopicSource t = recordSize.topic;
+        m = PlanSampling.fromTopic(t.bootstrap, t.topic, t.sampleRecords, t.rateWindow,
+            ConfigLoader.parseOverrides(t.consumerProperties), encode);
+      }
     } catch (IllegalArgumentException e) {
-      throw usage("--sample: " + e.getMessage());
+      throw usage(flag + ": " + e.getMessage());
     }
-    if (encodedBytesPerRecord != null) {
-      return new Inputs(m.bufferedBytesPerRecord(), encodedBytesPerRecord, "flag", m.source(), m.sampleSize());
+    double r;
+    String rateSource;
+    if (rateFlag != null) {
+      r = rateFlag;
+      rateSource = "flag";
+    } else if (m.topic().recordsInWindow() > 0) {
+      r = m.topic().offsetsRate();
+      rateSource = "kafka-offsets";
+    } else if (Double.isFinite(m.topic().sampleTimestampsRate())) {
+      r = m.topic().sampleTimestampsRate();
+      rateSource = "sample-timestamps";
+    } else {
+      throw usage("--topic: no records in the last " + Units.formatDuration(recordSize.topic.rateWindow)
+          + " and too few sampled timestamps to estimate the rate; give --rate");
     }
-    if (m.encodedBytesPerRecord().isPresent()) {
-      return new Inputs(
-          m.bufferedBytesPerRecord(), m.encodedBytesPerRecord().getAsDouble(), m.encodedBytesSource(), m.source(),
-          m.sampleSize());
-    }
-    return new Inputs(
-        m.bufferedBytesPerRecord(), m.bufferedBytesPerRecord(), LineSampleMeasurer.ENCODED_ASSUMED, m.source(),
-        m.sampleSize());
+    double encoded = encode ? m.encodedBytesPerRecord().getAsDouble() : encodedBytesPerRecord;
+    return new Inputs(m.bufferedBytesPerRecord(), encoded, encode ? ENCODED_MEASURED : "flag", m.source(),
+        m.parsed(), r, rateSource, m);
   }
 
   private SizingBounds bounds() {
@@ -236,6 +290,33 @@ public final class PlanCommand implements Callable<Integer> {
     o.put("source", in.source);
     if (in.sampleSize != null) {
       o.put("sampleSize", in.sampleSize);
+    }
+    o.put("recordsPerSecond", in.rate);
+    o.put("rateSource", in.rateSource);
+    if (in.measured != null) {
+      PlanSampling.Measured m = in.measured;
+      o.put("recordsRead", m.recordsRead());
+      o.put("parseFailures", m.recordsRead() - m.parsed());
+      ObjectNode byReason = o.putObject("parseFailuresByReason");
+      m.rejectsByReason().forEach(byReason::put);
+      if (m.encodedBytesPerRecord().isPresent()) {
+        o.put("encodedFiles", m.encodedFiles());
+        o.put("encodedFileBytes", m.encodedFileBytes());
+      }
+      if (m.topic() != null) {
+        ObjectNode t = o.putObject("topic");
+        t.put("partitions", m.topic().partitions());
+        ObjectNode per = t.putObject("sampledPerPartition");
+        m.topic().perPartition().forEach((k, v) -> per.put(Integer.toString(k), v));
+        putNumber(t, "rateWindowSeconds", m.topic().windowSeconds());
+        t.put("recordsInWindow", m.topic().recordsInWindow());
+        t.put("offsetsRate", round3(m.topic().offsetsRate()));
+        if (Double.isFinite(m.topic().sampleTimestampsRate())) {
+          t.put("sampleTimestampsRate", round3(m.topic().sampleTimestampsRate()));
+        } else {
+          t.putNull("sampleTimestampsRate");
+        }
+      }
     }
     o.put("rowsByMemory", plan.rowsByMemory());
     o.put("rowsByFile", plan.rowsByFile());
@@ -271,6 +352,23 @@ public final class PlanCommand implements Callable<Integer> {
     String sample = in.sampleSize != null ? " (" + in.source + ", " + in.sampleSize + " records)" : " (" + in.source + ")";
     out.printf(Locale.ROOT, "bytes/record buffered   %.1f%s%n", in.buffered, sample);
     out.printf(Locale.ROOT, "bytes/record encoded    %.1f (%s)%n", in.encoded, in.encodedSource);
+    if (in.measured != null) {
+      PlanSampling.Measured m = in.measured;
+      out.printf(Locale.ROOT, "records read            %d, parsed %d, failed %d%s%n", m.recordsRead(), m.parsed(),
+          m.recordsRead() - m.parsed(), m.rejectsByReason().isEmpty() ? "" : " " + m.rejectsByReason());
+      m.firstRejectByReason().forEach((reason, msg) -> out.printf(Locale.ROOT, "  first %s: %s%n", reason, msg));
+      if (m.encodedBytesPerRecord().isPresent()) {
+        out.printf(Locale.ROOT, "parquet written         %d bytes in %d file(s)%n", m.encodedFileBytes(),
+            m.encodedFiles());
+      }
+      if (m.topic() != null) {
+        out.printf(Locale.ROOT, "topic rate              %.3f records/s by offsets (%d in the last %s s), %s by"
+                + " sampled timestamps%n", m.topic().offsetsRate(), m.topic().recordsInWindow(),
+            num(m.topic().windowSeconds()), Double.isFinite(m.topic().sampleTimestampsRate())
+                ? String.format(Locale.ROOT, "%.3f", m.topic().sampleTimestampsRate()) : "n/a");
+      }
+    }
+    out.printf(Locale.ROOT, "rate                    %s records/s (%s)%n", num(in.rate), in.rateSource);
     out.printf(
         Locale.ROOT, "rate per writer/part.   %.3f records/s (%s records/s over %d writer(s) x %d partition(s))%n",
         plan.recordsPerSecondPerWriterPartition(), num(rate), writers, partitionsPerCommit);
@@ -312,8 +410,13 @@ public final class PlanCommand implements Callable<Integer> {
     d.put("bytesPerRecord", in.buffered);
     d.put("encodedBytesPerRecord", in.encoded);
     d.put("encodedBytesSource", in.encodedSource);
+    if (in.measured != null) {
+      d.put("recordsRead", in.measured.recordsRead());
+      d.put("parseFailures", in.measured.recordsRead() - in.measured.parsed());
+    }
     ObjectNode inputs = d.putObject("inputs");
     inputs.put("rate", rate);
+    inputs.put("rateSource", in.rateSource);
     inputs.put("memoryBytes", plan.bounds().memoryBytes());
     inputs.put("targetFileBytes", plan.bounds().targetFileBytes());
     putNumber(inputs, "maxLatencySeconds", plan.bounds().maxLatency().toMillis() / 1000.0);

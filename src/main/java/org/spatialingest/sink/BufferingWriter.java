@@ -13,7 +13,6 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
@@ -56,7 +55,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   private final TableLayout layout;
   private final int sortKeyField;
   private final RowDataSerializer serializer;
-  private final DataOutputSerializer out = new DataOutputSerializer(1024);
+  private final BufferedRowSize rowSize;
   private final PartitionKey partitionKey;
   private final RowDataWrapper wrapper;
   private final Map<StructLike, PartitionBuffer> buffers = new HashMap<>();
@@ -79,6 +78,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     this.layout = layout;
     this.sortKeyField = layout.sortKeyField();
     this.serializer = new RowDataSerializer(layout.rowType());
+    this.rowSize = new BufferedRowSize(serializer);
     this.policy = policy;
     this.maxOpenPartitions = maxOpenPartitions;
     this.tableLoader = tableLoader;
@@ -113,9 +113,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
 
   @Override
   public void write(RowData row, Context context) throws IOException {
-    out.clear();
-    serializer.serialize(row, out);
-    PartitionBuffer buffer = buffer(row, out.getCopyOfBuffer());
+    PartitionBuffer buffer = buffer(row, rowSize.serialize(row));
     if (policy.targetReached(buffer.bytes(), encodedRatio)) {
       close(buffer, CloseReason.BYTES);
     }

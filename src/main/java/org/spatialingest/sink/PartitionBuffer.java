@@ -33,7 +33,7 @@ final class PartitionBuffer {
     rows[size] = row;
     keys[size] = hilbertKey;
     size++;
-    long accounted = row.length + ROW_OVERHEAD_BYTES;
+    long accounted = BufferedRowSize.accountedBytes(row);
     bytes += accounted;
     minIngestMillis = Math.min(minIngestMillis, ingestMillis);
     maxIngestMillis = Math.max(maxIngestMillis, ingestMillis);

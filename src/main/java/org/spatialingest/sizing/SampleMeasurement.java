@@ -9,7 +9,7 @@ import java.util.OptionalDouble;
  * @param encodedBytesPerRecord mean Parquet bytes per row, empty when the measurer could not encode the sample
  * @param sampleSize number of records measured
  * @param source where the sample came from, e.g. {@code file:/tmp/sample.ndjson} or {@code kafka:telemetry}
- * @param encodedBytesSource how {@code encodedBytesPerRecord} was obtained, e.g. {@code parquet-measured}
+ * @param encodedBytesSource how {@code encodedBytesPerRecord} was obtained, e.g. {@code measured-parquet}
  */
 public record SampleMeasurement(
     double bufferedBytesPerRecord,

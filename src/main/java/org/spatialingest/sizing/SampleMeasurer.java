@@ -3,8 +3,10 @@ package org.spatialingest.sizing;
 import java.io.IOException;
 
 /**
- * Supplies bytes per record to {@code plan}. Implementations: {@link LineSampleMeasurer} (newline-delimited file, a
- * stand-in for the sink's serialized size); a Kafka-topic sampler and a Parquet-encoding measurer plug in here.
+ * Supplies bytes per record from a sample, without Flink or Iceberg. Implementation: {@link LineSampleMeasurer}
+ * (newline-delimited file, mean line length: a stand-in for the sink's serialized size). {@code plan} itself now measures
+ * samples with the job's parser and the sink's own writer ({@code org.spatialingest.tools.RecordSampleMeasurer}),
+ * which needs Flink and Iceberg and therefore lives outside this package.
  */
 @FunctionalInterface
 public interface SampleMeasurer {

@@ -60,22 +60,29 @@ class PlanCommandTest {
   @Test
   void sampleFileAndEncodedFlag() throws Exception {
     Path sample = dir.resolve("sample.ndjson");
-    // lines of 100 and 300 ASCII bytes -> 200 bytes per record
-    Files.writeString(sample, "a".repeat(100) + "\n" + "b".repeat(300) + "\n", StandardCharsets.UTF_8);
-    CliRun r = CliRun.of("plan", "--sample", sample.toString(), "--rate", "1000", "--memory-mb", "64", "--json");
-    assertThat(r.exitCode()).as(r.err()).isZero();
-    JsonNode j = JSON.readTree(r.out());
-    assertThat(j.get("bytesPerRecord").asDouble()).isEqualTo(200.0);
-    assertThat(j.get("sampleSize").asLong()).isEqualTo(2);
-    assertThat(j.get("encodedBytesSource").asText()).isEqualTo("assumed-equal-to-buffered");
-    assertThat(j.get("rowsByMemory").asLong()).isEqualTo(320_000); // 64e6 / 200
-
+    String point = "{\"id\":\"p%d\",\"event_time\":\"2026-11-29T10:00:0%dZ\","
+        + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[13.4,52.5]}}";
+    Files.writeString(sample, String.format(point, 1, 1) + "\n\n" + String.format(point, 2, 2) + "\n",
+        StandardCharsets.UTF_8);
     CliRun enc = CliRun.of("plan", "--sample", sample.toString(), "--encoded-bytes-per-record", "50", "--rate",
-        "1000", "--json");
+        "1000", "--memory-mb", "64", "--json");
+    assertThat(enc.exitCode()).as(enc.err()).isZero();
     JsonNode e = JSON.readTree(enc.out());
+    assertThat(e.get("sampleSize").asLong()).isEqualTo(2);
     assertThat(e.get("encodedBytesPerRecord").asDouble()).isEqualTo(50.0);
     assertThat(e.get("encodedBytesSource").asText()).isEqualTo("flag");
     assertThat(e.get("rowsByFile").asLong()).isEqualTo(2_560_000); // 128e6 / 50
+    assertThat(e.has("encodedFiles")).as("no Parquet written when the flag gives e").isFalse();
+    double b = e.get("bytesPerRecord").asDouble();
+    assertThat(b).as("serialized row + per-row overhead, not the JSON line").isGreaterThan(100).isLessThan(300);
+    assertThat(e.get("rowsByMemory").asLong()).isEqualTo((long) Math.floor(64e6 / b));
+
+    // lines that are not telemetry records: nothing to measure
+    Path junk = dir.resolve("junk.ndjson");
+    Files.writeString(junk, "a".repeat(100) + "\n" + "b".repeat(300) + "\n", StandardCharsets.UTF_8);
+    CliRun r = CliRun.of("plan", "--sample", junk.toString(), "--rate", "1000", "--json");
+    assertThat(r.exitCode()).isEqualTo(2);
+    assertThat(r.err()).contains("--sample").contains("none of the 2 records").contains("malformed_json");
   }
 
   @Test

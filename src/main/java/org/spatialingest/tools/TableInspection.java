@@ -1,0 +1,216 @@
+package org.spatialingest.tools;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * {@code inspect}: a summary of the table as the sink left it. Snapshot fields come from the sink's summary keys
+ * (metadata only); file, row, partition and size figures come from the current snapshot's manifests.
+ */
+public final class TableInspection {
+  private TableInspection() {}
+
+  public record Report(
+      String table,
+      String location,
+      int formatVersion,
+      String partitionSpec,
+      Long currentSnapshotId,
+      String lastCommit,
+      Long lastCommitMs,
+      Long timeSinceLastCommitMs,
+      int snapshots,
+      int sinkCommits,
+      int dataFiles,
+      long rows,
+      long totalBytes,
+      int partitions,
+      SizeDistribution fileSizes,
+      Long oldestKafkaTimestampMs,
+      String oldestKafkaTimestamp,
+      Long newestKafkaTimestampMs,
+      String newestKafkaTimestamp,
+      Map<String, Long> closedByReason,
+      Double encodedPerBufferedRatio,
+      List<SnapshotRow> snapshotList,
+      List<PartitionRow> newestPartitions) {}
+
+  /** File sizes in bytes; percentiles interpolate between closest ranks. All 0 without files. */
+  public record SizeDistribution(long min, long p10, long p50, long p90, long max, long mean) {
+    static SizeDistribution of(long[] sizes) {
+      if (sizes.length == 0) {
+        return new SizeDistribution(0, 0, 0, 0, 0, 0);
+      }
+      long sum = 0;
+      long min = Long.MAX_VALUE;
+      long max = 0;
+      for (long s : sizes) {
+        sum += s;
+        min = Math.min(min, s);
+        max = Math.max(max, s);
+      }
+      return new SizeDistribution(min, Math.round(Stats.percentile(sizes, 0.1)), Math.round(Stats.median(sizes)),
+          Math.round(Stats.percentile(sizes, 0.9)), max, Math.round(sum / (double) sizes.length));
+    }
+  }
+
+  /** One snapshot; the sink fields are null for snapshots the sink did not write. */
+  public record SnapshotRow(
+      long snapshotId,
+      String committedAt,
+      long timestampMs,
+      String operation,
+      boolean sink,
+      Long addedRecords,
+      Long addedFiles,
+      Long rows,
+      Long files,
+      Long fileBytes,
+      Long bufferedBytes,
+      Long minIngestMs,
+      Long maxIngestMs,
+      Map<String, Long> closedByReason,
+      Long checkpointId,
+      String flinkJobId,
+      Long maxAgeAtCommitMs,
+      Long minAgeAtCommitMs) {}
+
+  public record PartitionRow(String partition, int files, long rows, long bytes, long medianFileBytes) {}
+
+  public static Report inspect(Table table, String name, int limit, long nowMillis) {
+    List<Snapshot> history = SinkCommit.history(table);
+    List<SinkCommit> commits = new ArrayList<>();
+    List<SnapshotRow> rows = new ArrayList<>();
+    Long oldest = null;
+    Long newest = null;
+    long fileBytes = 0;
+    long bufferedBytes = 0;
+    for (Snapshot s : history) {
+      SinkCommit c = SinkCommit.of(s).orElse(null);
+      if (c != null) {
+        commits.add(c);
+        if (c.minIngestMillis() != null) {
+          oldest = oldest == null ? c.minIngestMillis() : Math.min(oldest, c.minIngestMillis());
+        }
+        if (c.maxIngestMillis() != null) {
+          newest = newest == null ? c.maxIngestMillis() : Math.max(newest, c.maxIngestMillis());
+        }
+        if (c.fileBytes() != null && c.bufferedBytes() != null) {
+          fileBytes += c.fileBytes();
+          bufferedBytes += c.bufferedBytes();
+        }
+      }
+      if (rows.size() < limit) {
+        rows.add(row(s, c));
+      }
+    }
+
+    Map<String, List<Long>> sizesByPartition = new HashMap<>();
+    Map<String, Long> startByPartition = new HashMap<>();
+    Map<String, Long> rowsByPartition = new HashMap<>();
+    List<Long> sizes = new ArrayList<>();
+    long totalRows = 0;
+    if (table.currentSnapshot() != null) {
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        for (FileScanTask task : tasks) {
+          DataFile f = task.file();
+          PartitionSpec spec = table.specs().get(f.specId());
+          String label = spec.isUnpartitioned() ? "(unpartitioned)" : PartitionFilter.label(spec, f.partition());
+          sizes.add(f.fileSizeInBytes());
+          totalRows += f.recordCount();
+          sizesByPartition.computeIfAbsent(label, k -> new ArrayList<>()).add(f.fileSizeInBytes());
+          rowsByPartition.merge(label, f.recordCount(), Long::sum);
+          startByPartition.putIfAbsent(label, PartitionFilter.startMillis(spec, f.partition()));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    long[] all = sizes.stream().mapToLong(Long::longValue).toArray();
+    List<PartitionRow> partitions = new ArrayList<>();
+    sizesByPartition.forEach((label, list) -> {
+      long[] s = list.stream().mapToLong(Long::longValue).toArray();
+      partitions.add(new PartitionRow(label, s.length, rowsByPartition.get(label),
+          list.stream().mapToLong(Long::longValue).sum(), Math.round(Stats.median(s))));
+    });
+    partitions.sort(Comparator.<PartitionRow>comparingLong(p -> startByPartition.get(p.partition()))
+        .thenComparing(PartitionRow::partition).reversed());
+
+    Snapshot current = table.currentSnapshot();
+    return new Report(
+        name,
+        table.location(),
+        formatVersion(table),
+        table.spec().toString().replaceAll("\\s+", " "),
+        current == null ? null : current.snapshotId(),
+        current == null ? null : Instant.ofEpochMilli(current.timestampMillis()).toString(),
+        current == null ? null : current.timestampMillis(),
+        current == null ? null : nowMillis - current.timestampMillis(),
+        history.size(),
+        commits.size(),
+        all.length,
+        totalRows,
+        sizes.stream().mapToLong(Long::longValue).sum(),
+        sizesByPartition.size(),
+        SizeDistribution.of(all),
+        oldest,
+        oldest == null ? null : Instant.ofEpochMilli(oldest).toString(),
+        newest,
+        newest == null ? null : Instant.ofEpochMilli(newest).toString(),
+        SinkCommit.sumClosed(commits),
+        bufferedBytes > 0 ? Math.round(fileBytes * 1000.0 / bufferedBytes) / 1000.0 : null,
+        rows,
+        partitions.subList(0, Math.min(limit, partitions.size())));
+  }
+
+  private static SnapshotRow row(Snapshot s, SinkCommit c) {
+    Map<String, String> summary = s.summary() == null ? Map.of() : s.summary();
+    return new SnapshotRow(
+        s.snapshotId(),
+        Instant.ofEpochMilli(s.timestampMillis()).toString(),
+        s.timestampMillis(),
+        s.operation(),
+        c != null,
+        parse(summary.get(SnapshotSummary.ADDED_RECORDS_PROP)),
+        parse(summary.get(SnapshotSummary.ADDED_FILES_PROP)),
+        c == null ? null : c.rows(),
+        c == null ? null : c.files(),
+        c == null ? null : c.fileBytes(),
+        c == null ? null : c.bufferedBytes(),
+        c == null ? null : c.minIngestMillis(),
+        c == null ? null : c.maxIngestMillis(),
+        c == null ? null : c.closedByReason(),
+        c == null ? null : c.checkpointId(),
+        c == null ? null : c.flinkJobId(),
+        c == null ? null : c.maxAgeAtCommitMillis(),
+        c == null ? null : c.minAgeAtCommitMillis());
+  }
+
+  private static int formatVersion(Table table) {
+    if (table instanceof org.apache.iceberg.HasTableOperations ops) {
+      return ops.operations().current().formatVersion();
+    }
+    return -1;
+  }
+
+  private static Long parse(String v) {
+    try {
+      return v == null ? null : Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+}
