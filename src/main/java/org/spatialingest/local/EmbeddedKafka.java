@@ -5,11 +5,13 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.Properties;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
@@ -69,7 +71,15 @@ public final class EmbeddedKafka implements AutoCloseable {
   private static void awaitLeaders(Admin admin, String topic, int partitions) throws Exception {
     long deadline = System.currentTimeMillis() + 30_000;
     while (System.currentTimeMillis() < deadline) {
-      TopicDescription d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      TopicDescription d;
+      try {
+        d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+          throw e;
+        }
+        d = null; // metadata not propagated yet
+      }
       if (d != null && d.partitions().size() == partitions
           && d.partitions().stream().allMatch(p -> p.leader() != null && !p.leader().isEmpty())) {
         return;
