@@ -1,0 +1,183 @@
+package org.spatialingest.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** Renders one benchmark run side by side as Markdown and as JSON. */
+final class BenchReport {
+  /** Files B/A at least this, ... */
+  static final double GOAL_FILE_RATIO = 8.0;
+  /** ... at a throughput A/B of at least this (the goal). */
+  static final double GOAL_THROUGHPUT_RATIO = 1.0;
+
+  private final BenchSettings settings;
+  private final InputFeed.Produced producedA;
+  private final InputFeed.Produced producedB;
+  private final long expectedLive;
+  private final long[] catchUpMs;
+  private final RunResult liveA;
+  private final RunResult liveB;
+  private final RunResult tputA;
+  private final RunResult tputB;
+
+  BenchReport(BenchSettings settings, long expectedLive, InputFeed.Produced producedA, InputFeed.Produced producedB,
+      long[] catchUpMs, RunResult liveA, RunResult liveB, RunResult tputA, RunResult tputB) {
+    this.settings = settings;
+    this.expectedLive = expectedLive;
+    this.producedA = producedA;
+    this.producedB = producedB;
+    this.catchUpMs = catchUpMs;
+    this.liveA = liveA;
+    this.liveB = liveB;
+    this.tputA = tputA;
+    this.tputB = tputB;
+  }
+
+  double recordsPerSecond(RunResult r) {
+    return settings.backlog() * 1000.0 / Math.max(1, r.jobRuntimeMs());
+  }
+
+  double fileRatio() {
+    return (double) liveB.dataFiles() / Math.max(1, liveA.dataFiles());
+  }
+
+  double throughputRatio() {
+    return recordsPerSecond(tputA) / recordsPerSecond(tputB);
+  }
+
+  String markdown() {
+    StringBuilder md = new StringBuilder();
+    md.append("## Sink benchmark: A = our BoundedIcebergSink (bounded policy), B = Iceberg's IcebergSink\n\n");
+    md.append("One run, ").append(Instant.now()).append(", ").append(Runtime.getRuntime().availableProcessors())
+        .append(" cores (shared). Scenario: ").append(settings.describe()).append(".\n\n");
+    md.append("| | A: ours (bounded) | B: IcebergSink | ratio |\n|---|---:|---:|---:|\n");
+    md.append(String.format(Locale.ROOT, "| **throughput phase**: backlog N = %,d, bounded job | | | |%n",
+        settings.backlog()));
+    row(md, "records/s (N / job runtime)", f0(recordsPerSecond(tputA)), f0(recordsPerSecond(tputB)),
+        "A/B = " + f2(throughputRatio()));
+    row(md, "job runtime", secs(tputA.jobRuntimeMs()), secs(tputB.jobRuntimeMs()), "");
+    row(md, "rows committed", n(tputA.rowsCommitted()), n(tputB.rowsCommitted()), "");
+    row(md, "snapshots / data files", tputA.snapshots() + " / " + tputA.dataFiles(),
+        tputB.snapshots() + " / " + tputB.dataFiles(), "files B/A = " + f2(ratio(tputB.dataFiles(), tputA.dataFiles())));
+    row(md, "peak heap used (sampled) / after GC", heap(tputA), heap(tputB), "");
+    row(md, "A: files closed by reason", reasons(tputA), "n/a", "");
+    md.append(String.format(Locale.ROOT, "| **live phase**: %s at %,d rec/s offered, drained once consumed | | | |%n",
+        settings.duration().toSeconds() + " s", settings.rate()));
+    row(md, "produced (achieved rate, max behind schedule)", produced(producedA), produced(producedB), "");
+    row(md, "rows committed", n(liveA.rowsCommitted()) + " of " + n(expectedLive),
+        n(liveB.rowsCommitted()) + " of " + n(expectedLive), "");
+    row(md, "snapshots", n(liveA.snapshots()), n(liveB.snapshots()),
+        "B/A = " + f2(ratio(liveB.snapshots(), liveA.snapshots())));
+    row(md, "**data files**", n(liveA.dataFiles()), n(liveB.dataFiles()), "**B/A = " + f2(fileRatio()) + "**");
+    row(md, "file size p10 / p50 / p90", sizes(liveA), sizes(liveB),
+        "p50 A/B = " + f2(ratio(liveA.fileP50(), liveB.fileP50())));
+    row(md, "largest file / total bytes", mb(liveA.fileMax()) + " / " + mb(liveA.fileBytes()),
+        mb(liveB.fileMax()) + " / " + mb(liveB.fileBytes()), "bytes A/B = " + f2(ratio(liveA.fileBytes(),
+            liveB.fileBytes())));
+    row(md, "max row age at commit (snapshot time - ingest_time lower bound)", secs(liveA.maxRowAgeAtCommitMs()),
+        secs(liveB.maxRowAgeAtCommitMs()), "");
+    row(md, "caught up after production ended (offsets committed; includes up to one C)", secs(catchUpMs[0]),
+        secs(catchUpMs[1]), "");
+    row(md, "drain after stop (stop-with-savepoint)", secs(liveA.drainMs()), secs(liveB.drainMs()), "");
+    row(md, "peak heap used (sampled) / after GC", heap(liveA), heap(liveB), "sampled A/B = "
+        + f2(ratio(liveA.peakHeapSampledBytes(), liveB.peakHeapSampledBytes())));
+    row(md, "A: files closed by reason", reasons(liveA), "n/a", "");
+    md.append('\n');
+    boolean filesMet = fileRatio() >= GOAL_FILE_RATIO;
+    boolean tputMet = throughputRatio() >= GOAL_THROUGHPUT_RATIO;
+    md.append(String.format(Locale.ROOT, "Goal (>= %.0fx fewer files at >= %.1fx the throughput): files B/A = %.2f "
+            + "(%s), throughput A/B = %.2f (%s).%n", GOAL_FILE_RATIO, GOAL_THROUGHPUT_RATIO, fileRatio(),
+        filesMet ? "met" : "NOT met, " + f2(GOAL_FILE_RATIO / fileRatio()) + "x short", throughputRatio(),
+        tputMet ? "met" : "NOT met, A is " + f0(100 * (1 - throughputRatio())) + " % slower"));
+    return md.toString();
+  }
+
+  Map<String, Object> json() {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("when", Instant.now().toString());
+    j.put("cores", Runtime.getRuntime().availableProcessors());
+    j.put("settings", settings.asMap());
+    j.put("liveExpectedRecords", expectedLive);
+    j.put("liveProducedA", producedA);
+    j.put("liveProducedB", producedB);
+    j.put("liveCatchUpMsA", catchUpMs[0]);
+    j.put("liveCatchUpMsB", catchUpMs[1]);
+    j.put("liveA", liveA);
+    j.put("liveB", liveB);
+    j.put("throughputA", tputA);
+    j.put("throughputB", tputB);
+    Map<String, Object> ratios = new LinkedHashMap<>();
+    ratios.put("throughputRecordsPerSecondA", recordsPerSecond(tputA));
+    ratios.put("throughputRecordsPerSecondB", recordsPerSecond(tputB));
+    ratios.put("throughputAOverB", throughputRatio());
+    ratios.put("liveFilesBOverA", fileRatio());
+    ratios.put("liveSnapshotsBOverA", ratio(liveB.snapshots(), liveA.snapshots()));
+    ratios.put("livePeakHeapSampledAOverB", ratio(liveA.peakHeapSampledBytes(), liveB.peakHeapSampledBytes()));
+    ratios.put("goalFilesMet", fileRatio() >= GOAL_FILE_RATIO);
+    ratios.put("goalThroughputMet", throughputRatio() >= GOAL_THROUGHPUT_RATIO);
+    j.put("ratios", ratios);
+    return j;
+  }
+
+  void write(Path dir) throws IOException {
+    Files.writeString(dir.resolve("sink-benchmark.md"), markdown());
+    new ObjectMapper().writerWithDefaultPrettyPrinter()
+        .writeValue(dir.resolve("sink-benchmark.json").toFile(), json());
+  }
+
+  private static void row(StringBuilder md, String label, String a, String b, String ratio) {
+    md.append("| ").append(label).append(" | ").append(a).append(" | ").append(b).append(" | ").append(ratio)
+        .append(" |\n");
+  }
+
+  private static double ratio(double num, double den) {
+    return den == 0 ? Double.NaN : num / den;
+  }
+
+  private static String produced(InputFeed.Produced p) {
+    return String.format(Locale.ROOT, "%,d (%,.0f rec/s, %d ms)", p.records(), p.rate(), p.maxBehindMillis());
+  }
+
+  private static String sizes(RunResult r) {
+    return mb(r.fileP10()) + " / " + mb(r.fileP50()) + " / " + mb(r.fileP90());
+  }
+
+  private static String heap(RunResult r) {
+    return mb(r.peakHeapSampledBytes()) + " / " + mb(r.peakHeapAfterGcBytes());
+  }
+
+  private static String reasons(RunResult r) {
+    if (r.closeReasons() == null || r.closeReasons().isEmpty()) {
+      return "-";
+    }
+    StringBuilder sb = new StringBuilder();
+    r.closeReasons().forEach((k, v) -> sb.append(sb.length() == 0 ? "" : ", ").append(k).append(' ').append(v));
+    return sb.toString();
+  }
+
+  private static String mb(long bytes) {
+    return String.format(Locale.ROOT, "%.2f MB", bytes / 1e6);
+  }
+
+  private static String secs(long millis) {
+    return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+  }
+
+  private static String n(long v) {
+    return String.format(Locale.ROOT, "%,d", v);
+  }
+
+  private static String f0(double v) {
+    return String.format(Locale.ROOT, "%,.0f", v);
+  }
+
+  private static String f2(double v) {
+    return String.format(Locale.ROOT, "%.2f", v);
+  }
+}

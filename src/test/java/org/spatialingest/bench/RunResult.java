@@ -1,0 +1,33 @@
+package org.spatialingest.bench;
+
+import java.util.Map;
+
+/**
+ * What one child JVM measured for one sink in one phase; written as JSON by {@link BenchChild}, read by
+ * {@link SinkBenchmark}.
+ *
+ * @param variant {@code A} (our bounded sink) or {@code B} (Iceberg's IcebergSink)
+ * @param phase {@code live} (paced input, stopped by draining) or {@code throughput} (bounded read of a backlog)
+ * @param jobRuntimeMs the job's own runtime (JobExecutionResult net runtime)
+ * @param clientWallMs from submitting the job to its end, seen by the client (includes MiniCluster start-up)
+ * @param drainMs live phase: from the stop request to the end of the drained job
+ */
+record RunResult(
+    String variant,
+    String phase,
+    long rowsCommitted,
+    int snapshots,
+    int dataFiles,
+    long fileBytes,
+    long fileP10,
+    long fileP50,
+    long fileP90,
+    long fileMax,
+    long maxRowAgeAtCommitMs,
+    Map<String, Long> closeReasons,
+    long peakHeapSampledBytes,
+    long peakHeapAfterGcBytes,
+    long maxHeapBytes,
+    long jobRuntimeMs,
+    long clientWallMs,
+    long drainMs) {}

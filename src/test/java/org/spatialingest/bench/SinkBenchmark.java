@@ -1,0 +1,139 @@
+package org.spatialingest.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.spatialingest.local.EmbeddedKafka;
+
+/**
+ * Compares our bounded sink (A) with Iceberg's IcebergSink (B) on the same input, parallelism and checkpoint
+ * interval, one after the other, each in its own JVM, MiniCluster and warehouse:
+ * <ol>
+ *   <li>live phase: the same pre-generated sequence is produced at the offered rate to a real embedded KRaft broker
+ *       while the job runs; once the job has consumed all of it, it is drained (stop with savepoint), and files,
+ *       snapshots, file sizes, freshness and peak heap are read;
+ *   <li>throughput phase: a backlog of N records (the same topic for both) is read by a bounded job; records/s = N /
+ *       job runtime.
+ * </ol>
+ * The report goes to stdout and {@code target/bench/sink-benchmark.{md,json}}. Run with {@code mvn -B -Pbench verify};
+ * knobs are {@code name=value} arguments ({@code -Dbench.args="rate=5000 duration=90s"} through Maven), see
+ * {@link BenchSettings}; the argument {@code jfr} records the throughput runs with Java Flight Recorder.
+ */
+public final class SinkBenchmark {
+  private SinkBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    boolean jfr = Stream.of(args).anyMatch(SinkBenchmark::isJfr);
+    BenchSettings settings = BenchSettings.parse(Stream.of(args).filter(a -> !isJfr(a)).toArray(String[]::new));
+    Path dir = Path.of("target", "bench").toAbsolutePath();
+    deleteRecursively(dir);
+    Files.createDirectories(dir);
+    log("Scenario: " + settings.describe());
+    log("Output: " + dir + " (child logs: <phase>-<variant>.log)");
+
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"))) {
+      for (String topic : new String[] {"live-A", "live-B", "backlog"}) {
+        kafka.createTopic(topic, settings.partitions());
+      }
+      InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
+      feed.generateLive(System.currentTimeMillis());
+      log(String.format("Generated the live sequence: %,d records (%,d polygons), %.1f MB of JSON",
+          settings.liveRecords(), feed.livePolygons(), feed.liveBytes() / 1e6));
+
+      InputFeed.Produced[] produced = new InputFeed.Produced[2];
+      RunResult[] live = new RunResult[2];
+      long[] catchUpMs = new long[2];
+      String[] variants = {"A", "B"};
+      for (int i = 0; i < 2; i++) {
+        String v = variants[i];
+        ChildJvm child = ChildJvm.start(dir, v, "live", settings, jobKeys(settings, kafka, "live-" + v, dir), false);
+        child.awaitReady(180_000);
+        log("live " + v + ": job running; producing for " + settings.duration().toSeconds() + " s");
+        produced[i] = feed.replayLive("live-" + v);
+        log("live " + v + ": produced " + produced[i] + "; waiting until the job has consumed everything");
+        catchUpMs[i] = awaitConsumed(kafka, "bench-live-" + v, produced[i].records());
+        log("live " + v + ": caught up " + catchUpMs[i] + " ms after production ended; draining");
+        child.requestStop();
+        live[i] = child.awaitResult(15);
+        log("live " + v + ": " + live[i]);
+      }
+
+      InputFeed.Produced backlog = feed.produceBacklog("backlog");
+      log("Backlog produced: " + backlog);
+      RunResult[] tput = new RunResult[2];
+      for (int i = 0; i < 2; i++) {
+        String v = variants[i];
+        Map<String, String> keys = jobKeys(settings, kafka, "backlog", dir);
+        keys.put("kafka.group-id", "bench-throughput-" + v);
+        keys.put("catalog.warehouse", dir.resolve("warehouse-throughput-" + v).toString());
+        tput[i] = ChildJvm.start(dir, v, "throughput", settings, keys, jfr).awaitResult(30);
+        log("throughput " + v + ": " + tput[i]);
+      }
+
+      BenchReport report = new BenchReport(settings, settings.liveRecords(), produced[0], produced[1], catchUpMs,
+          live[0], live[1], tput[0], tput[1]);
+      report.write(dir);
+      System.out.println();
+      System.out.println(report.markdown());
+      System.out.println("Written: " + dir.resolve("sink-benchmark.md") + " and " + dir.resolve("sink-benchmark.json"));
+    }
+    System.exit(0);
+  }
+
+  /**
+   * Waits until the job's checkpointed offsets (committed to the group at each completed checkpoint) cover every
+   * produced record, so a drained stop commits all of them; returns how long that took: the consumer lag at the end
+   * of production, plus up to one checkpoint interval.
+   */
+  private static long awaitConsumed(EmbeddedKafka kafka, String group, long records) throws Exception {
+    long start = System.currentTimeMillis();
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      while (System.currentTimeMillis() - start < 600_000) {
+        Map<TopicPartition, OffsetAndMetadata> offsets =
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+        long consumed = offsets.values().stream().mapToLong(o -> o == null ? 0 : o.offset()).sum();
+        if (consumed >= records) {
+          return System.currentTimeMillis() - start;
+        }
+        Thread.sleep(100);
+      }
+    }
+    throw new IllegalStateException("group " + group + " did not consume " + records + " records within 10 min");
+  }
+
+  private static boolean isJfr(String arg) {
+    return arg.equals("jfr") || arg.equals("--jfr");
+  }
+
+  private static Map<String, String> jobKeys(BenchSettings settings, EmbeddedKafka kafka, String topic, Path dir) {
+    Map<String, String> keys = new LinkedHashMap<>(settings.jobKeys());
+    keys.put("kafka.bootstrap-servers", kafka.bootstrapServers());
+    keys.put("kafka.topic", topic);
+    keys.put("kafka.group-id", "bench-" + topic);
+    keys.put("kafka.starting-offsets", "earliest");
+    keys.put("catalog.type", "hadoop");
+    keys.put("catalog.warehouse", dir.resolve("warehouse-" + topic).toString());
+    return keys;
+  }
+
+  private static void log(String message) {
+    System.out.println("[bench] " + message);
+  }
+
+  private static void deleteRecursively(Path dir) throws Exception {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+}

@@ -1,0 +1,77 @@
+package org.spatialingest.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.spatialingest.TelemetryTable;
+import org.spatialingest.sink.SnapshotSummaryKeys;
+
+/** Reads the same figures from either sink's table: snapshots, current data files and their sizes, freshness. */
+final class TableStats {
+  /** What a table holds after a run. */
+  record Stats(long rows, int snapshots, int dataFiles, long fileBytes, long p10, long p50, long p90, long max,
+      long maxRowAgeAtCommitMs, Map<String, Long> closeReasons) {}
+
+  private TableStats() {}
+
+  static Stats of(Table table) {
+    table.refresh();
+    int snapshots = 0;
+    long maxAge = 0;
+    int ingestField = TelemetryTable.SCHEMA.findField("ingest_time").fieldId();
+    Map<String, Long> reasons = new TreeMap<>();
+    for (Snapshot s : table.snapshots()) {
+      snapshots++;
+      // the oldest row of a snapshot is the smallest ingest_time lower bound among the files it added
+      for (DataFile f : s.addedDataFiles(table.io())) {
+        ByteBuffer lower = f.lowerBounds() == null ? null : f.lowerBounds().get(ingestField);
+        if (lower != null) {
+          long micros = Conversions.fromByteBuffer(Types.TimestampType.withZone(), lower);
+          maxAge = Math.max(maxAge, s.timestampMillis() - micros / 1000);
+        }
+      }
+      s.summary().forEach((k, v) -> {
+        if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
+          reasons.merge(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()), Long.parseLong(v), Long::sum);
+        }
+      });
+    }
+    List<Long> sizes = new ArrayList<>();
+    long rows = 0;
+    long bytes = 0;
+    if (table.currentSnapshot() != null) {
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        for (FileScanTask t : tasks) {
+          sizes.add(t.file().fileSizeInBytes());
+          rows += t.file().recordCount();
+          bytes += t.file().fileSizeInBytes();
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    sizes.sort(null);
+    return new Stats(rows, snapshots, sizes.size(), bytes, percentile(sizes, 10), percentile(sizes, 50),
+        percentile(sizes, 90), sizes.isEmpty() ? 0 : sizes.get(sizes.size() - 1), maxAge, reasons);
+  }
+
+  /** Nearest-rank percentile of sorted values (0 when empty). */
+  static long percentile(List<Long> sorted, int p) {
+    if (sorted.isEmpty()) {
+      return 0;
+    }
+    int rank = (int) Math.ceil(p / 100.0 * sorted.size());
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+  }
+}
