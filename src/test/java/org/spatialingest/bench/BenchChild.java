@@ -102,7 +102,8 @@ public final class BenchChild {
   /** Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours. */
   static void icebergSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), config.partitioning());
+    TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), org.spatialingest.TelemetryTable.LAYOUT,
+        config.partitioning());
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))
         .writeParallelism(parallelism)
