@@ -52,7 +52,7 @@ public final class SpatialIngestJob {
   }
 
   public static DataStream<SourceRecord> source(StreamExecutionEnvironment env, JobConfig config, boolean bounded) {
-    SingleOutputStreamOperator<SourceRecord> stream = env.fromSource(TelemetrySources.kafka(config, bounded),
+    SingleOutputStreamOperator<SourceRecord> stream = env.fromSource(TelemetrySources.source(config, bounded),
             WatermarkStrategy.noWatermarks(), "kafka-source")
         .uid(SOURCE_UID);
     return withParallelism(stream, config.sourceParallelism());

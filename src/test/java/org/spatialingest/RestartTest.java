@@ -95,7 +95,7 @@ class RestartTest {
     }
     Thread.sleep(2_000); // a late duplicate would show up in the next commits
     rows = TestKit.rows(table);
-    run2.cancel().get(30, TimeUnit.SECONDS);
+    TestKit.cancelAndWait(run2);
 
     Set<String> ids = new HashSet<>();
     for (Record r : rows) {

@@ -90,6 +90,15 @@ public final class TestKit {
     }
   }
 
+  /** Cancels a job and waits until it is really gone, so nothing writes into a temporary folder being deleted. */
+  public static void cancelAndWait(org.apache.flink.core.execution.JobClient job) throws Exception {
+    job.cancel().get(60, java.util.concurrent.TimeUnit.SECONDS);
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (!job.getJobStatus().get().isGloballyTerminalState() && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+  }
+
   /** Ids of the rows, failing on duplicates. */
   public static java.util.Set<String> distinctIds(List<Record> rows) {
     java.util.Set<String> ids = new java.util.HashSet<>();

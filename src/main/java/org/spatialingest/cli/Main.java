@@ -18,6 +18,7 @@ import picocli.CommandLine.Command;
     subcommands = {
       RunCommand.class,
       DemoCommand.class,
+      LabCommand.class,
       PlanCommand.class,
       EstimateTasksCommand.class,
       VerifyCommand.class,

@@ -38,7 +38,9 @@ public record JobConfig(
     long memoryBudgetBytes,
     long targetFileBytes,
     Duration maxLatency,
-    int maxOpenPartitions)
+    int maxOpenPartitions,
+    double maxRecordsPerSecond,
+    long maxBytesPerSecond)
     implements Serializable {
 
   /** Where the source starts when the group has no committed offset (or always, for earliest/latest). */
@@ -79,6 +81,8 @@ public record JobConfig(
     k.put("sink.target-file-size", "128MB|size > 0 of a committed data file, e.g. 128MB");
     k.put("sink.max-latency", "120s|duration > 0, e.g. 120s");
     k.put("sink.max-open-partitions", "8|positive integer");
+    k.put("admission.max-records-per-second", "0|records/s per source subtask, 0 = no cap");
+    k.put("admission.max-bytes-per-second", "0|Kafka value bytes/s per source subtask (e.g. 5MB), 0 = no cap");
     KEYS = Collections.unmodifiableMap(k);
   }
 
@@ -131,7 +135,9 @@ public record JobConfig(
         r.positiveBytes("sink.memory-budget"),
         r.positiveBytes("sink.target-file-size"),
         r.positiveDuration("sink.max-latency"),
-        r.positiveInt("sink.max-open-partitions"));
+        r.positiveInt("sink.max-open-partitions"),
+        r.nonNegativeDouble("admission.max-records-per-second"),
+        r.nonNegativeBytes("admission.max-bytes-per-second"));
   }
 
   /** The configuration as flat keys, the inverse of {@link #fromMap}. */
@@ -161,6 +167,8 @@ public record JobConfig(
     m.put("sink.target-file-size", Long.toString(targetFileBytes));
     m.put("sink.max-latency", maxLatency.toMillis() + "ms");
     m.put("sink.max-open-partitions", Integer.toString(maxOpenPartitions));
+    m.put("admission.max-records-per-second", Double.toString(maxRecordsPerSecond));
+    m.put("admission.max-bytes-per-second", Long.toString(maxBytesPerSecond));
     return m;
   }
 
@@ -243,6 +251,22 @@ public record JobConfig(
         throw new ConfigException(key + " must be > 0; allowed: " + allowedOf(key));
       }
       return d;
+    }
+
+    double nonNegativeDouble(String key) {
+      double v = parsed(key, Double::parseDouble);
+      if (!(v >= 0) || Double.isInfinite(v)) {
+        throw new ConfigException(key + " has value '" + v + "'; allowed: " + allowedOf(key));
+      }
+      return v;
+    }
+
+    long nonNegativeBytes(String key) {
+      long v = parsed(key, Units::parseBytes);
+      if (v < 0) {
+        throw new ConfigException(key + " has value '" + v + "'; allowed: " + allowedOf(key));
+      }
+      return v;
     }
 
     int positiveInt(String key) {

@@ -64,6 +64,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   private long closedBufferedBytes;
   private long closedMinIngest = Long.MAX_VALUE;
   private long closedMaxIngest = Long.MIN_VALUE;
+  private final IngestTimeCounts closedIngestTimes = new IngestTimeCounts();
   private long inFlightBytes;
   private long inFlightRows;
   private long writeSequence;
@@ -149,7 +150,8 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     }
     FileBatch batch = new FileBatch(0, closedFiles, closedReasons, closedBufferedBytes, closedMinIngest,
         closedMaxIngest, now, Map.of(fileWriter.spec().specId(), fileWriter.spec()),
-        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()), "");
+        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()), "", closedIngestTimes.toMap());
+    closedIngestTimes.clear();
     closedFiles.clear();
     closedReasons.clear();
     closedBufferedBytes = 0;
@@ -234,6 +236,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     closedBufferedBytes += buffer.bytes();
     closedMinIngest = Math.min(closedMinIngest, buffer.minIngestMillis());
     closedMaxIngest = Math.max(closedMaxIngest, buffer.maxIngestMillis());
+    closedIngestTimes.addAll(buffer.ingestTimes());
     ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
     ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
     encodedRatio = ratioEncoded / ratioBuffered;

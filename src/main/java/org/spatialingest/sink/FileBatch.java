@@ -27,6 +27,7 @@ import org.apache.iceberg.SortOrder;
  * @param specs the partition specs of the files, by id (so the committable can be read without the table)
  * @param sortOrders the sort orders of the files, by id
  * @param lineage the sink lineage that produced the batch (set by the aggregator; see {@link RestoreReconciler})
+ * @param ingestSecondCounts rows per ingest second (epoch seconds), for the row-age-at-commit histogram
  */
 public record FileBatch(
     long checkpointId,
@@ -38,7 +39,8 @@ public record FileBatch(
     long createdAtMillis,
     Map<Integer, PartitionSpec> specs,
     Map<Integer, SortOrder> sortOrders,
-    String lineage) {
+    String lineage,
+    Map<Long, Long> ingestSecondCounts) {
 
   public FileBatch {
     if (files.size() != reasons.size()) {
@@ -48,6 +50,7 @@ public record FileBatch(
     reasons = List.copyOf(reasons);
     specs = Map.copyOf(specs);
     sortOrders = Map.copyOf(sortOrders);
+    ingestSecondCounts = Map.copyOf(ingestSecondCounts);
   }
 
   public long rowCount() {
@@ -90,6 +93,7 @@ public record FileBatch(
     long created = Long.MAX_VALUE;
     Map<Integer, PartitionSpec> specs = new HashMap<>();
     Map<Integer, SortOrder> sortOrders = new HashMap<>();
+    IngestTimeCounts ingestTimes = new IngestTimeCounts();
     for (FileBatch part : parts) {
       files.addAll(part.files);
       reasons.addAll(part.reasons);
@@ -99,8 +103,9 @@ public record FileBatch(
       created = Math.min(created, part.createdAtMillis);
       specs.putAll(part.specs);
       sortOrders.putAll(part.sortOrders);
+      ingestTimes.addAll(part.ingestSecondCounts);
     }
     return new FileBatch(checkpointId, files, reasons, buffered, minIngest, maxIngest, created, specs, sortOrders,
-        lineage);
+        lineage, ingestTimes.toMap());
   }
 }

@@ -51,6 +51,11 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
       writeString(out, SchemaParser.toJson(order.schema()));
       writeString(out, SortOrderParser.toJson(order));
     }
+    out.writeInt(batch.ingestSecondCounts().size());
+    for (Map.Entry<Long, Long> e : batch.ingestSecondCounts().entrySet()) {
+      out.writeLong(e.getKey());
+      out.writeLong(e.getValue());
+    }
     out.writeInt(batch.files().size());
     for (int i = 0; i < batch.files().size(); i++) {
       DataFile file = batch.files().get(i);
@@ -86,6 +91,11 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
       SortOrder order = SortOrderParser.fromJson(schema, readString(in));
       orders.put(order.orderId(), order);
     }
+    int seconds = in.readInt();
+    Map<Long, Long> ingestSecondCounts = new HashMap<>();
+    for (int i = 0; i < seconds; i++) {
+      ingestSecondCounts.put(in.readLong(), in.readLong());
+    }
     int fileCount = in.readInt();
     List<DataFile> files = new ArrayList<>(fileCount);
     List<CloseReason> reasons = new ArrayList<>(fileCount);
@@ -94,7 +104,7 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
       files.add(DataFileCodec.read(in, specs, orders));
     }
     return new FileBatch(checkpointId, files, reasons, bufferedBytes, minIngest, maxIngest, createdAt, specs, orders,
-        lineage);
+        lineage, ingestSecondCounts);
   }
 
   static void writeString(DataOutputView out, String s) throws IOException {

@@ -8,7 +8,9 @@ import java.util.Map;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -30,6 +32,8 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergBatchCommitter.class);
   /** How far before a batch's creation to look for its commit; covers clock skew between task managers. */
   private static final long LOOKBACK_SLACK_MS = 10 * 60_000L;
+  /** values the age histogram keeps; a commit feeds at most this many (rows weighted by their ingest second) */
+  private static final int AGE_WINDOW = 4096;
 
   private final TableLoader tableLoader;
   private final Table table;
@@ -42,6 +46,7 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
   private volatile long lastCommitMillis;
   private volatile long lastMaxRowAgeMs;
   private volatile long lastMinRowAgeMs;
+  private final Histogram rowAgeAtCommit;
 
   IcebergBatchCommitter(TableLoader tableLoader, CommitterInitContext context) {
     this.tableLoader = tableLoader;
@@ -58,6 +63,7 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
         : System.currentTimeMillis() - lastCommitMillis);
     group.gauge("maxRowAgeAtCommitMs", () -> lastMaxRowAgeMs);
     group.gauge("minRowAgeAtCommitMs", () -> lastMinRowAgeMs);
+    rowAgeAtCommit = group.histogram("rowAgeAtCommitMs", new DescriptiveStatisticsHistogram(AGE_WINDOW));
   }
 
   @Override
@@ -94,12 +100,28 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
     lastCommitMillis = end;
     lastMaxRowAgeMs = end - batch.minIngestMillis();
     lastMinRowAgeMs = end - batch.maxIngestMillis();
+    recordRowAges(batch, end);
     commits.inc();
     committedFiles.inc(batch.files().size());
     committedBytes.inc(batch.fileBytes());
     committedRows.inc(batch.rowCount());
     LOG.info("Committed checkpoint {}: {} files, {} rows, {} bytes in {} ms (batch {})", batch.checkpointId(),
         batch.files().size(), batch.rowCount(), batch.fileBytes(), lastCommitDurationMs, batchId);
+  }
+
+  /** Feeds commit time − ingest time of the batch's rows (per ingest second, mid-second) into the histogram. */
+  private void recordRowAges(FileBatch batch, long commitMillis) {
+    long rows = 0;
+    for (long n : batch.ingestSecondCounts().values()) {
+      rows += n;
+    }
+    long perUpdate = Math.max(1, (rows + AGE_WINDOW - 1) / AGE_WINDOW);
+    batch.ingestSecondCounts().forEach((second, n) -> {
+      long age = commitMillis - (second * 1000 + 500);
+      for (long i = 0; i < (n + perUpdate - 1) / perUpdate; i++) {
+        rowAgeAtCommit.update(age);
+      }
+    });
   }
 
   private Map<String, String> summary(FileBatch batch, String batchId) {

@@ -19,6 +19,7 @@ final class PartitionBuffer {
   private long minIngestMillis = Long.MAX_VALUE;
   private long maxIngestMillis = Long.MIN_VALUE;
   private long lastWriteSequence;
+  private final IngestTimeCounts ingestTimes = new IngestTimeCounts();
 
   PartitionBuffer(StructLike partition) {
     this.partition = partition;
@@ -37,6 +38,7 @@ final class PartitionBuffer {
     bytes += accounted;
     minIngestMillis = Math.min(minIngestMillis, ingestMillis);
     maxIngestMillis = Math.max(maxIngestMillis, ingestMillis);
+    ingestTimes.add(ingestMillis);
     lastWriteSequence = writeSequence;
     return accounted;
   }
@@ -61,6 +63,10 @@ final class PartitionBuffer {
     return maxIngestMillis;
   }
 
+  IngestTimeCounts ingestTimes() {
+    return ingestTimes;
+  }
+
   long lastWriteSequence() {
     return lastWriteSequence;
   }
@@ -69,17 +75,34 @@ final class PartitionBuffer {
     return rows[i];
   }
 
-  /** Row indexes in ascending Hilbert-key order (stable for equal keys). */
+  /** Row indexes in ascending sort-key order, stable for equal keys (a merge sort on primitive indexes). */
   int[] sortedOrder() {
-    Integer[] boxed = new Integer[size];
-    for (int i = 0; i < size; i++) {
-      boxed[i] = i;
-    }
-    Arrays.sort(boxed, (a, b) -> Long.compare(keys[a], keys[b]));
     int[] order = new int[size];
     for (int i = 0; i < size; i++) {
-      order[i] = boxed[i];
+      order[i] = i;
+    }
+    int[] scratch = new int[size];
+    for (int width = 1; width < size; width *= 2) {
+      for (int lo = 0; lo < size - width; lo += 2 * width) {
+        merge(order, scratch, lo, lo + width, Math.min(lo + 2 * width, size));
+      }
     }
     return order;
+  }
+
+  private void merge(int[] order, int[] scratch, int lo, int mid, int hi) {
+    if (keys[order[mid - 1]] <= keys[order[mid]]) {
+      return; // already in order: the common case for rows that arrive spatially clustered
+    }
+    System.arraycopy(order, lo, scratch, lo, hi - lo);
+    int i = lo;
+    int j = mid;
+    for (int k = lo; k < hi; k++) {
+      if (i < mid && (j >= hi || keys[scratch[i]] <= keys[scratch[j]])) {
+        order[k] = scratch[i++];
+      } else {
+        order[k] = scratch[j++];
+      }
+    }
   }
 }

@@ -1,6 +1,7 @@
 package org.spatialingest.source;
 
 import java.util.Properties;
+import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -10,6 +11,20 @@ import org.spatialingest.config.JobConfig;
 /** Builds the Kafka source from the job configuration. Offsets live in Flink checkpoints (exactly-once). */
 public final class TelemetrySources {
   private TelemetrySources() {}
+
+  /**
+   * The Kafka source, wrapped in the admission cap when one is configured.
+   *
+   * @param bounded stop at the offsets that are latest when the job starts (tests and backfills); otherwise unbounded
+   */
+  public static Source<SourceRecord, ?, ?> source(JobConfig config, boolean bounded) {
+    KafkaSource<SourceRecord> kafka = kafka(config, bounded);
+    if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
+      return kafka;
+    }
+    return new AdmissionControlledSource<>(kafka, config.maxRecordsPerSecond(), config.maxBytesPerSecond(),
+        record -> record.value.length);
+  }
 
   /**
    * @param bounded stop at the offsets that are latest when the job starts (tests and backfills); otherwise unbounded

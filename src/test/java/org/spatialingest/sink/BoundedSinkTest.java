@@ -199,7 +199,7 @@ class BoundedSinkTest {
     while (TestKit.rows(table).size() < sent.size() && System.currentTimeMillis() < deadline) {
       Thread.sleep(500);
     }
-    job.cancel().get(30, TimeUnit.SECONDS);
+    TestKit.cancelAndWait(job);
 
     assertExactly(config, sent);
     List<Snapshot> commits = new ArrayList<>();
@@ -236,7 +236,7 @@ class BoundedSinkTest {
         .get(60, TimeUnit.SECONDS);
     sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000)); // committed after the savepoint
     awaitRows(config, 2_000);
-    run1.cancel().get(30, TimeUnit.SECONDS);
+    TestKit.cancelAndWait(run1);
 
     sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 500));
     Configuration conf = new Configuration();
@@ -247,7 +247,7 @@ class BoundedSinkTest {
     JobClient run2 = env2.executeAsync("older-savepoint-2");
     awaitRows(config, 2_500);
     Thread.sleep(3_000); // anything committed twice would land within a few more commits
-    run2.cancel().get(30, TimeUnit.SECONDS);
+    TestKit.cancelAndWait(run2);
 
     assertExactly(config, sent);
     boolean reverted = false;

@@ -29,7 +29,8 @@ class SerializerRoundTripTest {
     DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
     DataFile b = dataFile("file:/w/b.parquet", 491_001, 7, null);
     FileBatch batch = new FileBatch(42, List.of(a, b), List.of(CloseReason.BYTES, CloseReason.END_OF_INPUT),
-        99_999, 1_000L, 2_000L, 3_000L, Map.of(SPEC.specId(), SPEC), Map.of(ORDER.orderId(), ORDER), "lineage-1");
+        99_999, 1_000L, 2_000L, 3_000L, Map.of(SPEC.specId(), SPEC), Map.of(ORDER.orderId(), ORDER), "lineage-1",
+        Map.of(1_795_946_400L, 7L, 1_795_946_401L, 3L));
     FileBatchSerializer serializer = new FileBatchSerializer();
     FileBatch copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(batch));
 
@@ -58,6 +59,7 @@ class SerializerRoundTripTest {
       assertThat(out.sortOrderId()).isEqualTo(1);
     }
     assertThat(copy.lineage()).isEqualTo("lineage-1");
+    assertThat(copy.ingestSecondCounts()).containsEntry(1_795_946_400L, 7L).containsEntry(1_795_946_401L, 3L);
     assertThat(copy.batchId()).isEqualTo(batch.batchId());
   }
 

@@ -1,0 +1,199 @@
+package org.spatialingest.source;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.source.ReaderOutput;
+import org.apache.flink.api.connector.source.SourceEvent;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.core.io.InputStatus;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MeterView;
+import org.apache.flink.metrics.MetricGroup;
+
+/**
+ * Wraps a source reader and admits records at most at the configured rates, without blocking the task thread: when
+ * the budget is spent, {@link #pollNext} returns {@code NOTHING_AVAILABLE} and {@link #isAvailable} completes once it
+ * has refilled, so the mailbox keeps running checkpoints and timers meanwhile.
+ *
+ * <p>Unlike Flink's {@code RateLimitedSourceReader}, every call is forwarded — checkpoint completion (the Kafka reader
+ * commits group offsets there), aborts, split pause/resume, source events — so the wrapped reader behaves exactly as
+ * it would unwrapped.
+ */
+final class AdmissionControlledReader<T, SplitT extends SourceSplit> implements SourceReader<T, SplitT> {
+  private final SourceReader<T, SplitT> delegate;
+  private final AdmissionBudget budget;
+  private final RecordSizer<T> sizer;
+  private final CountingOutput output = new CountingOutput();
+  private final Counter throttledMs;
+  private final Counter admittedRecords;
+  private final Counter admittedBytes;
+
+  AdmissionControlledReader(SourceReader<T, SplitT> delegate, AdmissionBudget budget, RecordSizer<T> sizer,
+      MetricGroup metrics) {
+    this.delegate = delegate;
+    this.budget = budget;
+    this.sizer = sizer;
+    MetricGroup group = metrics.addGroup("admission");
+    this.throttledMs = group.counter("throttledMs");
+    group.meter("throttledTimeMsPerSecond", new MeterView(throttledMs));
+    this.admittedRecords = group.counter("admittedRecords");
+    this.admittedBytes = group.counter("admittedBytes");
+    group.meter("admittedRecordsPerSecond", new MeterView(admittedRecords));
+    group.meter("admittedBytesPerSecond", new MeterView(admittedBytes));
+    group.gauge("overshoots", budget::overshoots);
+    // 0 = no cap holds records back, 1 = records/s binds, 2 = bytes/s binds
+    group.gauge("bindingCap", () -> budget.binding().ordinal());
+  }
+
+  @Override
+  public void start() {
+    delegate.start();
+  }
+
+  @Override
+  public InputStatus pollNext(ReaderOutput<T> readerOutput) throws Exception {
+    if (budget.waitNanos() > 0) {
+      return InputStatus.NOTHING_AVAILABLE;
+    }
+    output.target = readerOutput;
+    InputStatus status = delegate.pollNext(output);
+    budget.charge(output.records, output.bytes);
+    admittedRecords.inc(output.records);
+    admittedBytes.inc(output.bytes);
+    output.records = 0;
+    output.bytes = 0;
+    return status;
+  }
+
+  @Override
+  public CompletableFuture<Void> isAvailable() {
+    long wait = budget.waitNanos();
+    if (wait > 0) {
+      throttledMs.inc(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
+      return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS));
+    }
+    return delegate.isAvailable();
+  }
+
+  @Override
+  public List<SplitT> snapshotState(long checkpointId) {
+    return delegate.snapshotState(checkpointId);
+  }
+
+  @Override
+  public void addSplits(List<SplitT> splits) {
+    delegate.addSplits(splits);
+  }
+
+  @Override
+  public void notifyNoMoreSplits() {
+    delegate.notifyNoMoreSplits();
+  }
+
+  @Override
+  public void handleSourceEvents(SourceEvent sourceEvent) {
+    delegate.handleSourceEvents(sourceEvent);
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) throws Exception {
+    delegate.notifyCheckpointComplete(checkpointId);
+  }
+
+  @Override
+  public void notifyCheckpointAborted(long checkpointId) throws Exception {
+    delegate.notifyCheckpointAborted(checkpointId);
+  }
+
+  @Override
+  public void pauseOrResumeSplits(Collection<String> splitsToPause, Collection<String> splitsToResume) {
+    delegate.pauseOrResumeSplits(splitsToPause, splitsToResume);
+  }
+
+  @Override
+  public void close() throws Exception {
+    delegate.close();
+  }
+
+  /** Counts what the wrapped reader emits, directly or through per-split outputs it keeps across calls. */
+  private final class CountingOutput implements ReaderOutput<T> {
+    ReaderOutput<T> target;
+    long records;
+    long bytes;
+
+    private void count(T record) {
+      records++;
+      bytes += sizer.bytes(record);
+    }
+
+    @Override
+    public void collect(T record) {
+      count(record);
+      target.collect(record);
+    }
+
+    @Override
+    public void collect(T record, long timestamp) {
+      count(record);
+      target.collect(record, timestamp);
+    }
+
+    @Override
+    public void emitWatermark(Watermark watermark) {
+      target.emitWatermark(watermark);
+    }
+
+    @Override
+    public void markIdle() {
+      target.markIdle();
+    }
+
+    @Override
+    public void markActive() {
+      target.markActive();
+    }
+
+    @Override
+    public SourceOutput<T> createOutputForSplit(String splitId) {
+      SourceOutput<T> split = target.createOutputForSplit(splitId);
+      return new SourceOutput<>() {
+        @Override
+        public void collect(T record) {
+          count(record);
+          split.collect(record);
+        }
+
+        @Override
+        public void collect(T record, long timestamp) {
+          count(record);
+          split.collect(record, timestamp);
+        }
+
+        @Override
+        public void emitWatermark(Watermark watermark) {
+          split.emitWatermark(watermark);
+        }
+
+        @Override
+        public void markIdle() {
+          split.markIdle();
+        }
+
+        @Override
+        public void markActive() {
+          split.markActive();
+        }
+      };
+    }
+
+    @Override
+    public void releaseOutputForSplit(String splitId) {
+      target.releaseOutputForSplit(splitId);
+    }
+  }
+}

@@ -1,0 +1,101 @@
+package org.spatialingest.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.TestKit;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.local.EmbeddedKafka;
+import org.spatialingest.local.TelemetryGenerator;
+
+/** The admission cap on a real broker and MiniCluster: the admitted rate holds the cap and offsets still commit. */
+class AdmissionCapTest {
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = new MiniClusterExtension(
+      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+
+  static EmbeddedKafka kafka;
+  static final AtomicLong SEEN = new AtomicLong();
+
+  @BeforeAll
+  static void startKafka() throws Exception {
+    kafka = EmbeddedKafka.start(null);
+  }
+
+  @AfterAll
+  static void stopKafka() throws Exception {
+    kafka.close();
+  }
+
+  @Test
+  void admittedRateHoldsTheCapAndGroupOffsetsAdvance(@TempDir Path dir) throws Exception {
+    String topic = "capped";
+    kafka.createTopic(topic, 2);
+    TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(41, 10, 0, 0), 8_000);
+    double cap = 200;
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
+        "admission.max-records-per-second", Double.toString(cap), "sink.max-latency", "1s",
+        "checkpoint.interval", "500ms"));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(1);
+    SpatialIngestJob.configureCheckpointing(env, config);
+    SEEN.set(0);
+    DataStream<org.spatialingest.source.SourceRecord> records = SpatialIngestJob.source(env, config, false)
+        .map((MapFunction<SourceRecord, SourceRecord>) r -> {
+          SEEN.incrementAndGet();
+          return r;
+        }).name("count");
+    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
+    JobClient job = env.executeAsync("capped");
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      awaitFirstRecord();
+      Thread.sleep(2_000); // past the first second of budget a reader starts with
+      long c1 = SEEN.get();
+      long t1 = System.nanoTime();
+      long offsets1 = groupOffsets(admin, config.groupId());
+      Thread.sleep(10_000);
+      long c2 = SEEN.get();
+      long t2 = System.nanoTime();
+      long offsets2 = groupOffsets(admin, config.groupId());
+      double rate = (c2 - c1) / ((t2 - t1) / 1e9);
+
+      assertThat(rate).as("admitted records/s over 10 s with a cap of %s", cap).isBetween(cap * 0.8, cap * 1.2);
+      assertThat(c2).as("the backlog is far from consumed: the cap, not the input, limits").isLessThan(8_000);
+      assertThat(offsets2).as("group offsets committed with the cap on (%d, then %d)", offsets1, offsets2)
+          .isGreaterThan(0).isGreaterThan(offsets1);
+      Thread.sleep(3_000);
+      assertThat(groupOffsets(admin, config.groupId())).as("and they keep advancing").isGreaterThan(offsets2);
+    } finally {
+      TestKit.cancelAndWait(job);
+    }
+  }
+
+  private static void awaitFirstRecord() throws InterruptedException {
+    long deadline = System.currentTimeMillis() + 60_000;
+    while (SEEN.get() == 0 && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+  }
+
+  private static long groupOffsets(Admin admin, String group) throws Exception {
+    Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+    return offsets.values().stream().mapToLong(o -> o == null ? 0 : o.offset()).sum();
+  }
+}
