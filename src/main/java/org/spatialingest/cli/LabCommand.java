@@ -33,7 +33,7 @@ final class LabCommand implements Callable<Integer> {
       + "overload scenario, microseconds. Default: ${DEFAULT-VALUE}.")
   long delayMicros;
 
-  @Option(names = "--cap", defaultValue = "400", description = "Admission cap (records/s) of delay-removed. Default: "
+  @Option(names = "--cap", defaultValue = "700", description = "Admission cap (records/s) of delay-removed. Default: "
       + "${DEFAULT-VALUE}.")
   double cap;
 

@@ -47,31 +47,14 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   static final List<String> NOT_IN_DISTRIBUTION = List.of("flink-connector-kafka-", "flink-connector-base-");
 
   /**
-   * The JVM flags Flink's default conf/config.yaml sets as {@code env.java.opts.all} and its scripts pass to every
-   * JVM (JobManager, TaskManager, client). Without them the client fails on Java 17 while building the job graph:
-   * InaccessibleObjectException "module java.base does not opens java.util" (DataStreamV2SinkTransformationTranslator).
+   * The Java 17 module flags ({@code env.java.opts.all}) Flink's scripts pass to every JVM (JobManager, TaskManager,
+   * client), read from the project's own {@code flink-conf/config.yaml}, so the test proves that file works. Without
+   * them the client fails on Java 17 while building the job graph: InaccessibleObjectException "module java.base does
+   * not opens java.util" (DataStreamV2SinkTransformationTranslator).
    */
-  static final String JAVA_OPTS_ALL = String.join(" ",
-      "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
-      "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
-      "--add-exports=jdk.compiler/com.sun.tools.javac.api=ALL-UNNAMED",
-      "--add-exports=jdk.compiler/com.sun.tools.javac.file=ALL-UNNAMED",
-      "--add-exports=jdk.compiler/com.sun.tools.javac.parser=ALL-UNNAMED",
-      "--add-exports=jdk.compiler/com.sun.tools.javac.tree=ALL-UNNAMED",
-      "--add-exports=jdk.compiler/com.sun.tools.javac.util=ALL-UNNAMED",
-      "--add-exports=java.security.jgss/sun.security.krb5=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang=ALL-UNNAMED",
-      "--add-opens=java.base/java.net=ALL-UNNAMED",
-      "--add-opens=java.base/java.io=ALL-UNNAMED",
-      "--add-opens=java.base/java.nio=ALL-UNNAMED",
-      "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-      "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-      "--add-opens=java.base/java.text=ALL-UNNAMED",
-      "--add-opens=java.base/java.time=ALL-UNNAMED",
-      "--add-opens=java.base/java.util=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
-      "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+  static final String JAVA_OPTS_ALL = org.apache.flink.configuration.GlobalConfiguration
+      .loadConfiguration(Path.of("flink-conf").toAbsolutePath().toString())
+      .get(org.apache.flink.configuration.CoreOptions.FLINK_JVM_OPTIONS);
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern JOB_ID = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})");
