@@ -20,8 +20,6 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,29 +28,17 @@ import org.locationtech.jts.io.WKBReader;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryParser;
-import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.SnapshotSummaryKeys;
 import org.spatialingest.source.SourceRecord;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 
 /** Real broker, real MiniCluster, real Iceberg files: exactly-once through an injected failure. */
 class EndToEndTest {
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  static EmbeddedKafka kafka;
-
-  @BeforeAll
-  static void startKafka() throws Exception {
-    kafka = EmbeddedKafka.start(null);
-  }
-
-  @AfterAll
-  static void stopKafka() throws Exception {
-    kafka.close();
-  }
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void everyRecordCommittedExactlyOnceThroughAFailure(@TempDir Path warehouse) throws Exception {
@@ -110,6 +96,25 @@ class EndToEndTest {
     }
     assertThat(summaryRows).as("snapshot summaries account for every row once").isEqualTo(n);
     assertThat(snapshots).isGreaterThan(1);
+  }
+
+  @Test
+  void aJdbcCatalogOnASqliteFileWorksTheSameWay(@TempDir Path dir) throws Exception {
+    String topic = "e2e-jdbc";
+    kafka.createTopic(topic, 2);
+    Map<String, TelemetryGenerator.Record> sent =
+        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(8, 10, 100, 500), 2_000);
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), Map.of(
+        "catalog.type", "jdbc",
+        "catalog.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"),
+        "sink.max-latency", "1s"));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    SpatialIngestJob.build(env, config, true);
+    env.execute("e2e-jdbc");
+
+    assertThat(java.nio.file.Files.size(dir.resolve("catalog.db"))).isGreaterThan(0);
+    assertThat(TestKit.distinctIds(TestKit.rows(TestKit.table(config)))).isEqualTo(sent.keySet());
   }
 
   /** Passes records through slowly; throws once, after a checkpoint completed, so recovery restores real state. */

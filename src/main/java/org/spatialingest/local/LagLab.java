@@ -111,7 +111,7 @@ public final class LagLab {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, new Configuration());
     SpatialIngestJob.configureCheckpointing(env, config);
     DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, false)
-        .map(new Probe(topic, s.injectedDelayMicros())).name("lab-probe (artificial delay)");
+        .map(new Probe(topic, s.injectedDelayMicros())).name("lab-probe");
     SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
     JobClient job = env.executeAsync("lab " + s.name());
 

@@ -18,14 +18,21 @@ public interface ClosePolicy extends Serializable {
    */
   CloseReason atCheckpoint(long bufferedBytes, double encodedPerBufferedByte, long oldestAgeMillis);
 
+  /** M, T, L and C this policy works with. */
+  SizingBounds bounds();
+
   /** Whether the writer's in-flight bytes reached the memory budget and a buffer must be flushed now. */
-  boolean memoryFull(long inFlightBytes);
+  default boolean memoryFull(long inFlightBytes) {
+    return bounds().memoryFull(inFlightBytes);
+  }
 
   /**
    * Whether one partition's buffer would already encode to a full target file: it is written out at once, between
    * barriers, so files land near T however much arrives per checkpoint (it commits at the next checkpoint).
    */
-  boolean targetReached(long bufferedBytes, double encodedPerBufferedByte);
+  default boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
+    return bufferedBytes >= bounds().bufferedBytesForTargetFile(encodedPerBufferedByte);
+  }
 
   static ClosePolicy of(JobConfig config) {
     SizingBounds bounds = config.sizingBounds();
@@ -39,23 +46,13 @@ public interface ClosePolicy extends Serializable {
   record Bounded(SizingBounds bounds) implements ClosePolicy {
     @Override
     public CloseReason atCheckpoint(long bufferedBytes, double encodedPerBufferedByte, long oldestAgeMillis) {
-      if (bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte)) {
+      if (targetReached(bufferedBytes, encodedPerBufferedByte)) {
         return CloseReason.BYTES;
       }
       if (bounds.latencyDue(oldestAgeMillis)) {
         return CloseReason.LATENCY;
       }
       return null;
-    }
-
-    @Override
-    public boolean memoryFull(long inFlightBytes) {
-      return bounds.memoryFull(inFlightBytes);
-    }
-
-    @Override
-    public boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
-      return bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
     }
   }
 
@@ -67,16 +64,6 @@ public interface ClosePolicy extends Serializable {
     @Override
     public CloseReason atCheckpoint(long bufferedBytes, double encodedPerBufferedByte, long oldestAgeMillis) {
       return CloseReason.CHECKPOINT;
-    }
-
-    @Override
-    public boolean memoryFull(long inFlightBytes) {
-      return bounds.memoryFull(inFlightBytes);
-    }
-
-    @Override
-    public boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
-      return bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
     }
   }
 }

@@ -17,7 +17,6 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -26,9 +25,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.FileScanTask;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,30 +33,20 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.KafkaBroker;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.source.SourceRecord;
 
 /** The bounded sink's contract on a real broker, MiniCluster and Iceberg catalog: sizes, cadence, exactly-once. */
 class BoundedSinkTest {
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  static EmbeddedKafka kafka;
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
   static final AtomicInteger TOPICS = new AtomicInteger();
-
-  @BeforeAll
-  static void startKafka() throws Exception {
-    kafka = EmbeddedKafka.start(null);
-  }
-
-  @AfterAll
-  static void stopKafka() throws Exception {
-    kafka.close();
-  }
 
   @AfterEach
   void removeFaults() {
@@ -171,6 +158,37 @@ class BoundedSinkTest {
       long buffered = Long.parseLong(s.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES));
       assertThat(buffered / files).isLessThanOrEqualTo(3_000_000L + 1_000_000L);
     }
+  }
+
+  // ---- late rows for old partitions do not open unbounded buffers ----
+
+  @Test
+  void openPartitionsPerWriterAreBounded(@TempDir Path dir) throws Exception {
+    String topic = topic();
+    List<byte[]> values = new ArrayList<>();
+    Map<String, TelemetryGenerator.Record> sent = new HashMap<>();
+    long day = 86_400_000L;
+    long today = System.currentTimeMillis() / day * day;
+    for (int i = 0; i < 2_000; i++) {
+      String id = "late-" + i;
+      // mostly today; one row in 50 is late, from one of 11 earlier days
+      long eventTime = i % 50 == 49 ? today - (1 + (i / 50) % 11) * day : today;
+      values.add(String.format(java.util.Locale.ROOT, "{\"id\":\"%s\",\"event_time\":%d,\"geometry\":"
+          + "\"POINT(%d 45)\"}", id, eventTime, i % 170).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      sent.put(id, null);
+    }
+    TestKit.produceValues(kafka.bootstrapServers(), topic, values);
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
+        "sink.max-latency", "1h", "sink.max-open-partitions", "3"));
+    runBounded(config, 0);
+
+    Table table = assertExactly(config, sent);
+    assertThat(closedBy(table, "partition_limit")).isGreaterThan(0);
+    java.util.Set<Object> partitions = new java.util.HashSet<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      tasks.forEach(t -> partitions.add(t.file().partition().get(0, Integer.class)));
+    }
+    assertThat(partitions).hasSize(12);
   }
 
   // ---- C vs L: commits follow L, not C ----

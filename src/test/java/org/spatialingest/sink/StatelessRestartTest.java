@@ -15,14 +15,13 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.KafkaBroker;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
@@ -31,17 +30,8 @@ import org.spatialingest.local.TelemetryGenerator;
  * (apache/iceberg#18098); this sink keys commits by content, so nothing is skipped.
  */
 class StatelessRestartTest {
-  static EmbeddedKafka kafka;
-
-  @BeforeAll
-  static void startKafka() throws Exception {
-    kafka = EmbeddedKafka.start(null);
-  }
-
-  @AfterAll
-  static void stopKafka() throws Exception {
-    kafka.close();
-  }
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void aRestartWithoutStateButTheSameJobIdCommitsItsNewData(@TempDir Path dir) throws Exception {

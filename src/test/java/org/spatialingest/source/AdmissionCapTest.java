@@ -8,41 +8,28 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.KafkaBroker;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 
 /** The admission cap on a real broker and MiniCluster: the admitted rate holds the cap and offsets still commit. */
 class AdmissionCapTest {
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
-  static EmbeddedKafka kafka;
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
   static final AtomicLong SEEN = new AtomicLong();
-
-  @BeforeAll
-  static void startKafka() throws Exception {
-    kafka = EmbeddedKafka.start(null);
-  }
-
-  @AfterAll
-  static void stopKafka() throws Exception {
-    kafka.close();
-  }
 
   @Test
   void admittedRateHoldsTheCapAndGroupOffsetsAdvance(@TempDir Path dir) throws Exception {
