@@ -4,8 +4,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -20,11 +18,8 @@ import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.flink.RowDataWrapper;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.slf4j.Logger;
@@ -53,21 +48,11 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   private final Table table;
   private final SortedFileWriter fileWriter;
   private final TableLayout layout;
-  private final int sortKeyField;
   private final RowDataSerializer serializer;
   private final BufferedRowSize rowSize;
-  private final PartitionKey partitionKey;
-  private final RowDataWrapper wrapper;
-  private final Map<StructLike, PartitionBuffer> buffers = new HashMap<>();
-  private final List<DataFile> closedFiles = new ArrayList<>();
-  private final List<CloseReason> closedReasons = new ArrayList<>();
-  private long closedBufferedBytes;
-  private long closedMinIngest = Long.MAX_VALUE;
-  private long closedMaxIngest = Long.MIN_VALUE;
-  private final IngestTimeCounts closedIngestTimes = new IngestTimeCounts();
-  private long inFlightBytes;
-  private long inFlightRows;
-  private long writeSequence;
+  private final PartitionBuffers buffers;
+  /** files closed since the last barrier, one part each; merged into the barrier's batch */
+  private final List<FileBatch> closed = new ArrayList<>();
   private double ratioEncoded;
   private double ratioBuffered;
   /** ratioEncoded / ratioBuffered, kept current so the per-record target check is one comparison */
@@ -77,7 +62,6 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   BufferingWriter(TableLoader tableLoader, TableLayout layout, ClosePolicy policy, int maxOpenPartitions,
       WriterInitContext context, Collection<WriterState> restored) throws IOException {
     this.layout = layout;
-    this.sortKeyField = layout.sortKeyField();
     this.serializer = new RowDataSerializer(layout.rowType());
     this.rowSize = new BufferedRowSize(serializer);
     this.policy = policy;
@@ -85,8 +69,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     this.tableLoader = tableLoader;
     tableLoader.open();
     this.table = tableLoader.loadTable();
-    this.partitionKey = new PartitionKey(table.spec(), table.schema());
-    this.wrapper = new RowDataWrapper(layout.rowType(), table.schema().asStruct());
+    this.buffers = new PartitionBuffers(table, layout);
     OutputFileFactory files = OutputFileFactory.builderFor(table, context.getTaskInfo().getIndexOfThisSubtask(),
             context.getTaskInfo().getAttemptNumber())
         .format(FileFormat.PARQUET)
@@ -95,7 +78,6 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
     seedEncodedRatio(table.currentSnapshot());
     registerMetrics(context.metricGroup().addGroup("spatialSink"));
-    int restoredRows = 0;
     DataInputDeserializer in = new DataInputDeserializer();
     RowData reuse = new BinaryRowData(layout.fieldCount());
     for (WriterState state : restored) {
@@ -103,11 +85,11 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
         in.setBuffer(row);
         reuse = serializer.deserialize(reuse, in);
         buffer(reuse, row);
-        restoredRows++;
       }
     }
-    if (restoredRows > 0) {
-      LOG.info("Restored {} buffered rows ({} bytes) in {} partitions", restoredRows, inFlightBytes, buffers.size());
+    if (!buffers.isEmpty()) {
+      LOG.info("Restored {} buffered rows ({} bytes) in {} partitions", buffers.rows(), buffers.bytes(),
+          buffers.size());
     }
     enforceMemoryBudget();
   }
@@ -124,7 +106,9 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   @Override
   public void flush(boolean endOfInput) throws IOException {
     if (endOfInput) {
-      closeAll(CloseReason.END_OF_INPUT);
+      for (PartitionBuffer buffer : buffers.all()) {
+        close(buffer, CloseReason.END_OF_INPUT);
+      }
       SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
     }
   }
@@ -132,31 +116,18 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   @Override
   public Collection<FileBatch> prepareCommit() throws IOException {
     long now = System.currentTimeMillis();
-    double ratio = encodedRatio;
-    List<PartitionBuffer> due = new ArrayList<>();
-    List<CloseReason> reasons = new ArrayList<>();
-    for (PartitionBuffer buffer : buffers.values()) {
-      CloseReason reason = policy.atCheckpoint(buffer.bytes(), ratio, now - Math.min(now, buffer.minIngestMillis()));
+    for (PartitionBuffer buffer : buffers.all()) {
+      long oldestAge = now - Math.min(now, buffer.minIngestMillis());
+      CloseReason reason = policy.atCheckpoint(buffer.bytes(), encodedRatio, oldestAge);
       if (reason != null) {
-        due.add(buffer);
-        reasons.add(reason);
+        close(buffer, reason);
       }
     }
-    for (int i = 0; i < due.size(); i++) {
-      close(due.get(i), reasons.get(i));
-    }
-    if (closedFiles.isEmpty()) {
+    if (closed.isEmpty()) {
       return List.of();
     }
-    FileBatch batch = new FileBatch(0, closedFiles, closedReasons, closedBufferedBytes, closedMinIngest,
-        closedMaxIngest, now, Map.of(fileWriter.spec().specId(), fileWriter.spec()),
-        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()), "", closedIngestTimes.toMap());
-    closedIngestTimes.clear();
-    closedFiles.clear();
-    closedReasons.clear();
-    closedBufferedBytes = 0;
-    closedMinIngest = Long.MAX_VALUE;
-    closedMaxIngest = Long.MIN_VALUE;
+    FileBatch batch = FileBatch.merge(0, "", closed);
+    closed.clear();
     return List.of(batch);
   }
 
@@ -165,8 +136,8 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     if (buffers.isEmpty()) {
       return List.of();
     }
-    List<byte[]> rows = new ArrayList<>((int) inFlightRows);
-    for (PartitionBuffer buffer : buffers.values()) {
+    List<byte[]> rows = new ArrayList<>((int) buffers.rows());
+    for (PartitionBuffer buffer : buffers.all()) {
       for (int i = 0; i < buffer.size(); i++) {
         rows.add(buffer.row(i));
       }
@@ -180,63 +151,28 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   }
 
   private PartitionBuffer buffer(RowData row, byte[] serialized) throws IOException {
-    partitionKey.partition(wrapper.wrap(row));
-    PartitionBuffer buffer = buffers.get(partitionKey);
-    if (buffer == null) {
-      if (buffers.size() >= maxOpenPartitions) {
-        close(leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);
-      }
-      PartitionKey key = partitionKey.copy();
-      buffer = new PartitionBuffer(key);
-      buffers.put(key, buffer);
+    PartitionBuffer buffer = buffers.add(row, serialized);
+    if (buffers.size() > maxOpenPartitions) {
+      // the new row's buffer is the most recently written, so never the one closed here
+      close(buffers.leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);
     }
-    long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
-    inFlightBytes += buffer.add(serialized, sortKey, layout.ingestMillis(row), ++writeSequence);
-    inFlightRows++;
     return buffer;
   }
 
   /** Memory wins over file size: write the largest buffers until the writer is back under its budget. */
   private void enforceMemoryBudget() throws IOException {
-    while (policy.memoryFull(inFlightBytes) && !buffers.isEmpty()) {
-      PartitionBuffer largest = null;
-      for (PartitionBuffer b : buffers.values()) {
-        if (largest == null || b.bytes() > largest.bytes()) {
-          largest = b;
-        }
-      }
-      close(largest, CloseReason.MEMORY);
+    while (policy.memoryFull(buffers.bytes()) && !buffers.isEmpty()) {
+      close(buffers.largest(), CloseReason.MEMORY);
       SinkFaults.reach(SinkFaults.Point.AFTER_MEMORY_FLUSH);
-    }
-  }
-
-  private PartitionBuffer leastRecentlyWritten() {
-    PartitionBuffer oldest = null;
-    for (PartitionBuffer b : buffers.values()) {
-      if (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence()) {
-        oldest = b;
-      }
-    }
-    return oldest;
-  }
-
-  private void closeAll(CloseReason reason) throws IOException {
-    for (Iterator<PartitionBuffer> it = new ArrayList<>(buffers.values()).iterator(); it.hasNext(); ) {
-      close(it.next(), reason);
     }
   }
 
   private void close(PartitionBuffer buffer, CloseReason reason) throws IOException {
     DataFile file = fileWriter.write(buffer);
-    buffers.remove(buffer.partition());
-    inFlightBytes -= buffer.bytes();
-    inFlightRows -= buffer.size();
-    closedFiles.add(file);
-    closedReasons.add(reason);
-    closedBufferedBytes += buffer.bytes();
-    closedMinIngest = Math.min(closedMinIngest, buffer.minIngestMillis());
-    closedMaxIngest = Math.max(closedMaxIngest, buffer.maxIngestMillis());
-    closedIngestTimes.addAll(buffer.ingestTimes());
+    buffers.remove(buffer);
+    closed.add(new FileBatch(0, List.of(file), List.of(reason), buffer.bytes(), buffer.minIngestMillis(),
+        buffer.maxIngestMillis(), System.currentTimeMillis(), Map.of(fileWriter.spec().specId(), fileWriter.spec()),
+        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()), "", buffer.ingestTimes().toMap()));
     ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
     ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
     encodedRatio = ratioEncoded / ratioBuffered;
@@ -244,7 +180,6 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     LOG.debug("Closed {} ({} rows, {} buffered bytes -> {} file bytes) by {}", file.location(), file.recordCount(),
         buffer.bytes(), file.fileSizeInBytes(), reason.code());
   }
-
 
   /** Start from the ratio the table's last commit of this sink measured, so even the first files land near T. */
   private void seedEncodedRatio(Snapshot snapshot) {
@@ -265,15 +200,12 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   }
 
   private void registerMetrics(MetricGroup group) {
-    group.gauge("bufferedBytes", () -> inFlightBytes);
-    group.gauge("bufferedRecords", () -> inFlightRows);
+    group.gauge("bufferedBytes", buffers::bytes);
+    group.gauge("bufferedRecords", buffers::rows);
     group.gauge("openPartitions", buffers::size);
     group.gauge("encodedPerBufferedRatio", () -> encodedRatio);
     group.gauge("oldestBufferedAgeMs", () -> {
-      long oldest = Long.MAX_VALUE;
-      for (PartitionBuffer b : buffers.values()) {
-        oldest = Math.min(oldest, b.minIngestMillis());
-      }
+      long oldest = buffers.oldestIngestMillis();
       return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
     });
     for (CloseReason reason : CloseReason.values()) {

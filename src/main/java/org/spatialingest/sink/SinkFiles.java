@@ -2,18 +2,13 @@ package org.spatialingest.sink;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.PartitionKey;
-import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.flink.RowDataWrapper;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.spatialingest.TelemetryTable;
 
@@ -29,7 +24,7 @@ public final class SinkFiles {
   /**
    * What {@link #write} produced.
    *
-   * @param files one data file per partition, in the order the partitions were first seen
+   * @param files one data file per partition
    * @param rows rows written
    * @param bufferedBytes bytes the writer would have accounted for these rows against its memory budget
    * @param minIngestMillis oldest ingest time of the rows ({@code Long.MAX_VALUE} without rows)
@@ -55,35 +50,23 @@ public final class SinkFiles {
     TableLayout layout = TelemetryTable.LAYOUT;
     RowDataSerializer serializer = new RowDataSerializer(layout.rowType());
     BufferedRowSize rowSize = new BufferedRowSize(serializer);
-    PartitionKey partitionKey = new PartitionKey(table.spec(), table.schema());
-    RowDataWrapper wrapper = new RowDataWrapper(layout.rowType(), table.schema().asStruct());
-    Map<StructLike, PartitionBuffer> buffers = new LinkedHashMap<>();
-    long sequence = 0;
-    long count = 0;
-    long buffered = 0;
+    PartitionBuffers buffers = new PartitionBuffers(table, layout);
     long minIngest = Long.MAX_VALUE;
     long maxIngest = Long.MIN_VALUE;
     for (RowData row : rows) {
-      partitionKey.partition(wrapper.wrap(row));
-      PartitionBuffer buffer = buffers.get(partitionKey);
-      if (buffer == null) {
-        PartitionKey key = partitionKey.copy();
-        buffer = new PartitionBuffer(key);
-        buffers.put(key, buffer);
-      }
-      long ingestMillis = layout.ingestMillis(row);
-      buffered += buffer.add(rowSize.serialize(row), row.getLong(TelemetryTable.HILBERT), ingestMillis, ++sequence);
-      count++;
-      minIngest = Math.min(minIngest, ingestMillis);
-      maxIngest = Math.max(maxIngest, ingestMillis);
+      PartitionBuffer buffer = buffers.add(row, rowSize.serialize(row));
+      minIngest = Math.min(minIngest, buffer.minIngestMillis());
+      maxIngest = Math.max(maxIngest, buffer.maxIngestMillis());
     }
+    long count = buffers.rows();
+    long buffered = buffers.bytes();
     OutputFileFactory fileFactory = OutputFileFactory.builderFor(table, 0, 0)
         .format(FileFormat.PARQUET)
         .operationId(UUID.randomUUID().toString())
         .build();
     SortedFileWriter writer = new SortedFileWriter(table, layout, fileFactory, serializer);
     List<DataFile> files = new ArrayList<>(buffers.size());
-    for (PartitionBuffer buffer : buffers.values()) {
+    for (PartitionBuffer buffer : buffers.all()) {
       files.add(writer.write(buffer));
     }
     return new Written(files, count, buffered, minIngest, maxIngest);

@@ -1,0 +1,107 @@
+package org.spatialingest.sink;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.RowDataWrapper;
+
+/**
+ * The open {@link PartitionBuffer}s of one writer, keyed by table partition, with the totals the close decisions
+ * need. Grouping rows into partitions happens here only, for the sink's writer and for tools that write files the
+ * same way ({@link SinkFiles}).
+ */
+final class PartitionBuffers {
+  private final TableLayout layout;
+  private final int sortKeyField;
+  private final PartitionKey partitionKey;
+  private final RowDataWrapper wrapper;
+  private final Map<StructLike, PartitionBuffer> buffers = new HashMap<>();
+  private long bytes;
+  private long rows;
+  private long writeSequence;
+
+  PartitionBuffers(Table table, TableLayout layout) {
+    this.layout = layout;
+    this.sortKeyField = layout.sortKeyField();
+    this.partitionKey = new PartitionKey(table.spec(), table.schema());
+    this.wrapper = new RowDataWrapper(layout.rowType(), table.schema().asStruct());
+  }
+
+  /** Adds a row (and its serialized form) to the buffer of its partition, opening one if needed. */
+  PartitionBuffer add(RowData row, byte[] serialized) {
+    partitionKey.partition(wrapper.wrap(row));
+    PartitionBuffer buffer = buffers.get(partitionKey);
+    if (buffer == null) {
+      PartitionKey key = partitionKey.copy();
+      buffer = new PartitionBuffer(key);
+      buffers.put(key, buffer);
+    }
+    long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
+    bytes += buffer.add(serialized, sortKey, layout.ingestMillis(row), ++writeSequence);
+    rows++;
+    return buffer;
+  }
+
+  void remove(PartitionBuffer buffer) {
+    if (buffers.remove(buffer.partition()) != null) {
+      bytes -= buffer.bytes();
+      rows -= buffer.size();
+    }
+  }
+
+  /** A snapshot of the open buffers, safe to close while iterating. */
+  List<PartitionBuffer> all() {
+    return new ArrayList<>(buffers.values());
+  }
+
+  int size() {
+    return buffers.size();
+  }
+
+  boolean isEmpty() {
+    return buffers.isEmpty();
+  }
+
+  /** Serialized bytes of all open buffers, as accounted against the memory budget. */
+  long bytes() {
+    return bytes;
+  }
+
+  long rows() {
+    return rows;
+  }
+
+  PartitionBuffer largest() {
+    PartitionBuffer largest = null;
+    for (PartitionBuffer b : buffers.values()) {
+      if (largest == null || b.bytes() > largest.bytes()) {
+        largest = b;
+      }
+    }
+    return largest;
+  }
+
+  PartitionBuffer leastRecentlyWritten() {
+    PartitionBuffer oldest = null;
+    for (PartitionBuffer b : buffers.values()) {
+      if (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence()) {
+        oldest = b;
+      }
+    }
+    return oldest;
+  }
+
+  /** Ingest time of the oldest buffered row, or {@code Long.MAX_VALUE} when nothing is buffered. */
+  long oldestIngestMillis() {
+    long oldest = Long.MAX_VALUE;
+    for (PartitionBuffer b : buffers.values()) {
+      oldest = Math.min(oldest, b.minIngestMillis());
+    }
+    return oldest;
+  }
+}
