@@ -54,6 +54,11 @@ public final class TestKit {
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 << 20));
+    // on a loaded 2-core machine a produce request can take long; a request that times out is retried and the
+    // idempotent producer's retry can then be refused as out of order until the delivery timeout, so wait instead
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
     Map<String, TelemetryGenerator.Record> sent = new HashMap<>();
     List<Future<RecordMetadata>> acks = new ArrayList<>();
     long t0 = System.currentTimeMillis() - 60_000;
@@ -78,6 +83,9 @@ public final class TestKit {
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       List<Future<RecordMetadata>> acks = new ArrayList<>();
