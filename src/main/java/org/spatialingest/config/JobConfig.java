@@ -38,7 +38,10 @@ public record JobConfig(
     long memoryBudgetBytes,
     long targetFileBytes,
     Duration maxLatency,
-    int maxOpenPartitions)
+    int maxOpenPartitions,
+    InputConfig input,
+    TransformConfig transform,
+    RegionsConfig regions)
     implements Serializable {
 
   /** Where the source starts when the group has no committed offset (or always, for earliest/latest). */
@@ -79,6 +82,19 @@ public record JobConfig(
     k.put("sink.target-file-size", "128MB|size > 0 of a committed data file, e.g. 128MB");
     k.put("sink.max-latency", "120s|duration > 0, e.g. 120s");
     k.put("sink.max-open-partitions", "8|positive integer");
+    k.put("source", "kafka|kafka, file:<path> (a file or a directory of newline-delimited records; bounded)");
+    k.put("input.format", "geojson|geojson, wkt, wkb-hex, wkb-base64, feature");
+    k.put("input.typed-properties", "|name:type list (types string, long, double, boolean), e.g. speed:double,vehicle:string");
+    k.put("transform.reproject-from", "|EPSG code of the input coordinates, e.g. EPSG:3857; empty = already CRS84");
+    k.put("transform.validate", "true|true, false");
+    k.put("transform.repair", "true|true, false (repairs only invalid geometries; needs transform.validate)");
+    k.put("transform.simplify-tolerance", "0|tolerance >= 0 in degrees; 0 = off");
+    k.put("transform.simplify-min-vertices", "1000|positive integer; only geometries with more vertices are simplified");
+    k.put("transform.simplify-method", "topology|topology, douglas-peucker");
+    k.put("transform.max-vertices", "1000000|positive integer");
+    k.put("transform.max-record-bytes", "16MiB|size > 0 of one record");
+    k.put("regions.refresh-kind", "|properties.kind value of boundary refresh records; empty = no region enrichment");
+    k.put("regions.name-property", "region|property holding a refresh's region name");
     KEYS = Collections.unmodifiableMap(k);
   }
 
@@ -131,7 +147,35 @@ public record JobConfig(
         r.positiveBytes("sink.memory-budget"),
         r.positiveBytes("sink.target-file-size"),
         r.positiveDuration("sink.max-latency"),
-        r.positiveInt("sink.max-open-partitions"));
+        r.positiveInt("sink.max-open-partitions"),
+        new InputConfig(
+            r.parsed("source", InputConfig::parseSource),
+            r.enumValue("input.format", InputConfig.InputFormat.class),
+            r.parsed("input.typed-properties", InputConfig::parseTyped)),
+        transform(r),
+        new RegionsConfig(r.string("regions.refresh-kind"), r.nonEmpty("regions.name-property")));
+  }
+
+  private static TransformConfig transform(Reader r) {
+    boolean validate = r.bool("transform.validate");
+    boolean repair = r.bool("transform.repair");
+    if (repair && !validate) {
+      throw new ConfigException("transform.repair needs transform.validate: true (only invalid geometries are repaired)");
+    }
+    double tolerance = r.parsed("transform.simplify-tolerance", Double::parseDouble);
+    if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
+      throw new ConfigException("transform.simplify-tolerance has value '" + tolerance + "'; allowed: "
+          + allowedOf("transform.simplify-tolerance"));
+    }
+    return new TransformConfig(
+        r.parsed("transform.reproject-from", TransformConfig::parseEpsg),
+        validate,
+        repair,
+        tolerance,
+        r.positiveInt("transform.simplify-min-vertices"),
+        r.enumValue("transform.simplify-method", TransformConfig.SimplifyMethod.class),
+        r.positiveInt("transform.max-vertices"),
+        r.positiveBytes("transform.max-record-bytes"));
   }
 
   /** The configuration as flat keys, the inverse of {@link #fromMap}. */
@@ -161,6 +205,19 @@ public record JobConfig(
     m.put("sink.target-file-size", Long.toString(targetFileBytes));
     m.put("sink.max-latency", maxLatency.toMillis() + "ms");
     m.put("sink.max-open-partitions", Integer.toString(maxOpenPartitions));
+    m.put("source", input.sourceSpec());
+    m.put("input.format", lower(input.format().name()).replace('_', '-'));
+    m.put("input.typed-properties", input.typedSpec());
+    m.put("transform.reproject-from", transform.reprojectFrom() == null ? "" : transform.reprojectFrom());
+    m.put("transform.validate", Boolean.toString(transform.validate()));
+    m.put("transform.repair", Boolean.toString(transform.repair()));
+    m.put("transform.simplify-tolerance", Double.toString(transform.simplifyTolerance()));
+    m.put("transform.simplify-min-vertices", Integer.toString(transform.simplifyMinVertices()));
+    m.put("transform.simplify-method", lower(transform.simplifyMethod().name()).replace('_', '-'));
+    m.put("transform.max-vertices", Integer.toString(transform.maxVertices()));
+    m.put("transform.max-record-bytes", Long.toString(transform.maxRecordBytes()));
+    m.put("regions.refresh-kind", regions.refreshKind());
+    m.put("regions.name-property", regions.nameProperty());
     return m;
   }
 
@@ -243,6 +300,15 @@ public record JobConfig(
         throw new ConfigException(key + " must be > 0; allowed: " + allowedOf(key));
       }
       return d;
+    }
+
+    boolean bool(String key) {
+      String value = string(key).toLowerCase(Locale.ROOT);
+      return switch (value) {
+        case "true" -> true;
+        case "false" -> false;
+        default -> throw new ConfigException(key + " has value '" + value + "'; allowed: " + allowedOf(key));
+      };
     }
 
     int positiveInt(String key) {

@@ -1,41 +1,80 @@
 package org.spatialingest.geometry;
 
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.RejectsTable;
+import org.spatialingest.TelemetryTable;
+import org.spatialingest.config.InputConfig;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.config.RegionsConfig;
+import org.spatialingest.config.TransformConfig;
 import org.spatialingest.source.SourceRecord;
 
 /**
- * The parallel geometry transform: parses each record with JTS and emits the table row. A record that cannot become
- * a row never fails the job: it is counted per reason ({@code rejects_<reason>}) and logged at a bounded rate.
+ * The parallel geometry transform: runs the {@link TelemetryParser} chain on each record and emits the table row.
+ * A record that cannot become a row never fails the job: it goes to the {@link #REJECTS} side output (a rejects-table
+ * row: raw bytes, origin, reason, message), is counted per reason ({@code rejects_<reason>}) and logged at a bounded
+ * rate. Boundary refreshes ({@code regions.refresh-kind}) are rows like any other and also go to {@link #REFRESHES}.
  */
 public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
+  /** Rows of {@link RejectsTable}. */
+  public static final OutputTag<RowData> REJECTS =
+      new OutputTag<>("rejects", InternalTypeInfo.of(RejectsTable.ROW_TYPE));
+  public static final OutputTag<RegionRefresh> REFRESHES =
+      new OutputTag<>("region-refreshes", TypeInformation.of(RegionRefresh.class));
+
   private static final Logger LOG = LoggerFactory.getLogger(TelemetryTransform.class);
   private static final long LOG_INTERVAL_MS = 10_000;
+  private static final int MAX_MESSAGE_CHARS = 1_000;
 
   private final HilbertCurve hilbert;
+  private final InputConfig input;
+  private final TransformConfig transform;
+  private final RegionsConfig regions;
   private transient TelemetryParser parser;
   private transient Map<RejectReason, Counter> rejects;
   private transient Counter parsed;
+  private transient Counter repaired;
+  private transient Counter simplified;
+  private transient Counter refreshes;
   private transient long lastLogMillis;
   private transient long suppressed;
 
+  /** With every key at its default. */
   public TelemetryTransform(HilbertCurve hilbert) {
+    this(hilbert, JobConfig.defaults());
+  }
+
+  public TelemetryTransform(HilbertCurve hilbert, JobConfig config) {
     this.hilbert = hilbert;
+    this.input = config.input();
+    this.transform = config.transform();
+    this.regions = config.regions();
   }
 
   @Override
   public void open(OpenContext openContext) {
-    parser = new TelemetryParser(hilbert);
+    parser = new TelemetryParser(hilbert, input, transform, regions);
     MetricGroup group = getRuntimeContext().getMetricGroup();
     parsed = group.counter("recordsParsed");
+    repaired = group.counter("repaired");
+    simplified = group.counter("simplified");
+    refreshes = group.counter("regionRefreshes");
     rejects = new EnumMap<>(RejectReason.class);
     for (RejectReason reason : RejectReason.values()) {
       rejects.put(reason, group.counter("rejects_" + reason.code()));
@@ -45,19 +84,68 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
 
   @Override
   public void processElement(SourceRecord record, Context ctx, Collector<RowData> out) {
+    GenericRowData row;
     try {
-      out.collect(parser.parse(record.value, record.timestamp));
-      parsed.inc();
+      row = parser.parse(record.value, record.timestamp);
     } catch (GeometryParseException e) {
-      rejects.get(e.reason()).inc();
-      logRejected(record, e);
+      reject(record, e.reason(), e.getMessage(), ctx);
+      return;
+    } catch (RuntimeException e) {
+      // a bug or a JTS corner case must not restart the job: the record is kept, with the exception as its message
+      reject(record, RejectReason.UNPARSEABLE_GEOMETRY, "unexpected " + e, ctx);
+      return;
+    }
+    out.collect(row);
+    parsed.inc();
+    if (parser.lastRepaired()) {
+      repaired.inc();
+    }
+    if (parser.lastSimplified()) {
+      simplified.inc();
+    }
+    String region = parser.lastRefreshRegion();
+    if (region != null) {
+      ctx.output(REFRESHES, new RegionRefresh(region, (byte[]) row.getField(TelemetryTable.GEOMETRY),
+          parser.lastEventMillis()));
+      refreshes.inc();
     }
   }
 
-  private void logRejected(SourceRecord record, GeometryParseException e) {
+  private void reject(SourceRecord record, RejectReason reason, String message, Context ctx) {
+    rejects.get(reason).inc();
+    ctx.output(REJECTS, rejectRow(record, reason, message, transform.maxRecordBytes(), System.currentTimeMillis()));
+    logRejected(record, reason, message);
+  }
+
+  /** The rejects-table row for a record; raw bytes longer than {@code maxRawBytes} are cut to it. */
+  public static GenericRowData rejectRow(SourceRecord record, RejectReason reason, String message, long maxRawBytes,
+      long nowMillis) {
+    byte[] value = record.value == null ? new byte[0] : record.value;
+    GenericRowData r = new GenericRowData(RejectsTable.FIELD_COUNT);
+    r.setField(RejectsTable.RAW, value.length > maxRawBytes ? Arrays.copyOf(value, (int) maxRawBytes) : value);
+    r.setField(RejectsTable.RAW_SIZE, (long) value.length);
+    r.setField(RejectsTable.REASON, StringData.fromString(reason.code()));
+    r.setField(RejectsTable.MESSAGE, message == null ? null
+        : StringData.fromString(message.length() <= MAX_MESSAGE_CHARS ? message
+            : message.substring(0, MAX_MESSAGE_CHARS - 3) + "..."));
+    if (record.topic != null) {
+      r.setField(RejectsTable.TOPIC, StringData.fromString(record.topic));
+      r.setField(RejectsTable.PARTITION, record.partition);
+      r.setField(RejectsTable.OFFSET, record.offset);
+    }
+    if (record.file != null) {
+      r.setField(RejectsTable.FILE, StringData.fromString(record.file));
+      r.setField(RejectsTable.LINE, record.line);
+    }
+    r.setField(RejectsTable.INGEST_TIME, TimestampData.fromEpochMillis(record.timestamp));
+    r.setField(RejectsTable.REJECTED_AT, TimestampData.fromEpochMillis(nowMillis));
+    return r;
+  }
+
+  private void logRejected(SourceRecord record, RejectReason reason, String message) {
     long now = System.currentTimeMillis();
     if (now - lastLogMillis >= LOG_INTERVAL_MS) {
-      LOG.warn("Rejected record {} ({}): {}{}", record.origin(), e.reason().code(), e.getMessage(),
+      LOG.warn("Rejected record {} ({}): {}{}", record.origin(), reason.code(), message,
           suppressed > 0 ? " [" + suppressed + " more rejects not logged since the last line]" : "");
       lastLogMillis = now;
       suppressed = 0;
