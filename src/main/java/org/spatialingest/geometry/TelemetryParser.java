@@ -1,10 +1,13 @@
 package org.spatialingest.geometry;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -90,34 +93,26 @@ public final class TelemetryParser {
       throw new GeometryParseException(RejectReason.RECORD_TOO_LARGE,
           "record is " + payload.length + " bytes, more than transform.max-record-bytes " + transform.maxRecordBytes());
     }
-    JsonNode root;
-    try {
-      root = mapper.readTree(payload);
-    } catch (IOException e) {
-      throw new GeometryParseException(RejectReason.MALFORMED_JSON, firstLine(e));
-    }
-    if (root == null || !root.isObject()) {
-      throw new GeometryParseException(RejectReason.MALFORMED_JSON, "record must be a JSON object");
-    }
-    JsonNode props = root.get("properties");
+    boolean feature = format == InputFormat.FEATURE;
+    Fields f = readFields(payload, feature);
+    JsonNode props = f.properties;
     if (props != null && !props.isNull() && !props.isObject()) {
       throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH,
           "'properties' must be a JSON object, got " + props.getNodeType());
     }
-    boolean feature = format == InputFormat.FEATURE;
-    if (feature && !"Feature".equals(root.path("type").asText())) {
+    if (feature && !f.isFeature) {
       throw new GeometryParseException(RejectReason.MALFORMED_JSON, "input.format feature needs \"type\":\"Feature\"");
     }
-    String id = id(root.get("id"), feature);
-    JsonNode timeNode = feature ? (props == null ? null : props.get("event_time")) : root.get("event_time");
+    String id = id(f.id, feature);
+    JsonNode timeNode = feature ? (props == null ? null : props.get("event_time")) : f.eventTime;
     long eventMillis = eventTime(timeNode);
-    Geometry geometry = geometry(root.get("geometry"));
+    Geometry geometry = geometry(f.geometry);
     geometry = chain.apply(geometry);
 
     GenericRowData row = new GenericRowData(fieldCount);
     Object[] typedValues = typed.isEmpty() ? null : typedValues(props);
     String refresh = refreshRegion(props, geometry);
-    String properties = null;
+    String properties = f.rawProperties;
     if (props != null && !props.isNull()) {
       if (feature || typedValues != null) {
         ObjectNode rest = (ObjectNode) props;
@@ -153,6 +148,66 @@ public final class TelemetryParser {
     lastRefreshRegion = refresh;
     lastEventMillis = eventMillis;
     return row;
+  }
+
+  /** The top-level fields of a record; the others are skipped. */
+  private static final class Fields {
+    JsonNode id;
+    JsonNode eventTime;
+    JsonNode geometry;
+    JsonNode properties;
+    /** The properties object's original text, when it is kept as is (no typed columns, feature or regions). */
+    String rawProperties;
+    boolean isFeature;
+  }
+
+  /**
+   * Streams the record's top level (cheaper than a whole tree): scalars and the geometry become small trees, the
+   * properties object is copied as its original text when nothing needs to look inside it.
+   */
+  private Fields readFields(byte[] payload, boolean feature) throws GeometryParseException {
+    Fields f = new Fields();
+    boolean rawProps = typed.isEmpty() && !feature && !regions.enabled();
+    try (JsonParser p = mapper.getFactory().createParser(payload)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new GeometryParseException(RejectReason.MALFORMED_JSON, "record must be a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "id" -> f.id = mapper.readTree(p);
+          case "event_time" -> f.eventTime = mapper.readTree(p);
+          case "geometry" -> f.geometry = mapper.readTree(p);
+          case "type" -> {
+            f.isFeature = value == JsonToken.VALUE_STRING && "Feature".equals(p.getText());
+            p.skipChildren();
+          }
+          case "properties" -> {
+            if (rawProps && value == JsonToken.START_OBJECT) {
+              int start = (int) p.currentTokenLocation().getByteOffset();
+              p.skipChildren();
+              int end = (int) p.currentLocation().getByteOffset();
+              f.rawProperties = new String(payload, start, end - start, StandardCharsets.UTF_8);
+              f.properties = null;
+            } else {
+              f.rawProperties = null;
+              f.properties = mapper.readTree(p);
+            }
+          }
+          default -> p.skipChildren();
+        }
+      }
+      if (p.currentToken() != JsonToken.END_OBJECT) {
+        throw new GeometryParseException(RejectReason.MALFORMED_JSON, "unexpected end of the record");
+      }
+    } catch (IOException e) {
+      throw new GeometryParseException(RejectReason.MALFORMED_JSON, firstLine(e));
+    }
+    if (f.properties != null && f.properties.isNull()) {
+      f.properties = null;
+    }
+    return f;
   }
 
   /** The geometry of the last row {@link #parse} returned (after the chain). */
@@ -200,6 +255,10 @@ public final class TelemetryParser {
     }
     if (node.isTextual()) {
       String text = node.asText();
+      long fast = IsoTime.utcMillis(text);
+      if (fast != IsoTime.NOT_SIMPLE) {
+        return fast;
+      }
       try {
         return Instant.parse(text).toEpochMilli();
       } catch (DateTimeParseException e) {
