@@ -97,7 +97,7 @@ public final class SpatialIngestJob {
    * transform's boundary refreshes through broadcast state.
    */
   public static Transformed transformWithRejects(DataStream<SourceRecord> records, JobConfig config) {
-    TableLayout layout = TelemetryTable.layout(config.input().typedProperties());
+    TableLayout layout = TelemetryTable.layout(config);
     SingleOutputStreamOperator<RowData> rows = records
         .process(new TelemetryTransform(HilbertCurve.CRS84, config))
         .returns(InternalTypeInfo.of(layout.rowType()))
@@ -119,7 +119,7 @@ public final class SpatialIngestJob {
   }
 
   public static void sink(DataStream<RowData> rows, JobConfig config) {
-    TableLayout layout = TelemetryTable.layout(config.input().typedProperties());
+    TableLayout layout = TelemetryTable.layout(config);
     BoundedIcebergSink sink = boundedSink(config, Catalogs.tableIdentifier(config), Catalogs.tableLoader(config),
         layout, config.partitioning(), SINK_UID);
     var sinkStream = rows.sinkTo(sink).name("spatial-sink").uid(SINK_UID);

@@ -77,7 +77,20 @@ public final class TelemetryTable {
 
   /** The layout for the configured typed properties ({@link #LAYOUT} when there are none). */
   public static TableLayout layout(List<TypedProperty> typed) {
-    return typed.isEmpty() ? LAYOUT : new TableLayout(schema(typed), "event_time", INGEST_TIME, "hilbert");
+    return layout(typed, false);
+  }
+
+  /** ... and, with {@code partitionByRegion}, identity partitioning by {@code region} after the time. */
+  public static TableLayout layout(List<TypedProperty> typed, boolean partitionByRegion) {
+    if (typed.isEmpty() && !partitionByRegion) {
+      return LAYOUT;
+    }
+    return new TableLayout(schema(typed), "event_time", INGEST_TIME, "hilbert", partitionByRegion ? "region" : null);
+  }
+
+  /** The layout the job writes with {@code config}. */
+  public static TableLayout layout(org.spatialingest.config.JobConfig config) {
+    return layout(config.input().typedProperties(), config.regions().partition());
   }
 
   public static PartitionSpec partitionSpec(TimePartitioning partitioning) {

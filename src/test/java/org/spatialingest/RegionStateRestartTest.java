@@ -31,7 +31,7 @@ import org.spatialingest.local.TelemetryGenerator;
 /**
  * Regions live in broadcast state: refreshes seen before a stop-with-savepoint enrich points that arrive after the
  * restart, with no refresh in the second run (so no race between the two inputs: the result is deterministic). A
- * later refresh replaces a region whole.
+ * later refresh replaces a region whole. With {@code regions.partition} the table is also partitioned by region.
  */
 class RegionStateRestartTest {
   @RegisterExtension
@@ -65,7 +65,7 @@ class RegionStateRestartTest {
     TestKit.produceValues(kafka.bootstrapServers(), topic, refreshes.subList(2, 4));
 
     JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), Map.of(
-        "regions.refresh-kind", "boundary_refresh", "sink.max-latency", "1s"));
+        "regions.refresh-kind", "boundary_refresh", "regions.partition", "true", "sink.max-latency", "1s"));
     StreamExecutionEnvironment env1 = StreamExecutionEnvironment.getExecutionEnvironment();
     env1.setParallelism(2);
     SpatialIngestJob.build(env1, config, false);
@@ -102,6 +102,16 @@ class RegionStateRestartTest {
     }
     assertThat(enriched).isEqualTo(points.size());
     assertThat(byRegion).containsKeys("west", "east");
+
+    // regions.partition: identity partitions by region after the day, one file never mixes regions
+    assertThat(table.spec().fields()).extracting(f -> f.name()).containsExactly("event_time_day", "region");
+    java.util.Set<Object> partitionRegions = new java.util.HashSet<>();
+    try (var tasks = table.newScan().planFiles()) {
+      for (var task : tasks) {
+        partitionRegions.add(task.file().partition().get(1, String.class));
+      }
+    }
+    assertThat(partitionRegions).contains("west", "east");
   }
 
   private static byte[] refresh(String name, org.locationtech.jts.geom.Geometry g, String time) {

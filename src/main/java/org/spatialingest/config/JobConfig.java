@@ -95,6 +95,8 @@ public record JobConfig(
     k.put("transform.max-record-bytes", "16MiB|size > 0 of one record");
     k.put("regions.refresh-kind", "|properties.kind value of boundary refresh records; empty = no region enrichment");
     k.put("regions.name-property", "region|property holding a refresh's region name");
+    k.put("regions.partition", "false|true, false: also partition the table by region (identity, after the time; "
+        + "needs regions.refresh-kind; a handful of regions only)");
     KEYS = Collections.unmodifiableMap(k);
   }
 
@@ -153,7 +155,16 @@ public record JobConfig(
             r.enumValue("input.format", InputConfig.InputFormat.class),
             r.parsed("input.typed-properties", InputConfig::parseTyped)),
         transform(r),
-        new RegionsConfig(r.string("regions.refresh-kind"), r.nonEmpty("regions.name-property")));
+        regions(r));
+  }
+
+  private static RegionsConfig regions(Reader r) {
+    RegionsConfig regions = new RegionsConfig(r.string("regions.refresh-kind"), r.nonEmpty("regions.name-property"),
+        r.bool("regions.partition"));
+    if (regions.partition() && !regions.enabled()) {
+      throw new ConfigException("regions.partition needs regions.refresh-kind (without refreshes every region is null)");
+    }
+    return regions;
   }
 
   private static TransformConfig transform(Reader r) {
@@ -218,6 +229,7 @@ public record JobConfig(
     m.put("transform.max-record-bytes", Long.toString(transform.maxRecordBytes()));
     m.put("regions.refresh-kind", regions.refreshKind());
     m.put("regions.name-property", regions.nameProperty());
+    m.put("regions.partition", Boolean.toString(regions.partition()));
     return m;
   }
 

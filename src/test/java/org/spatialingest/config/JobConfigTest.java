@@ -100,6 +100,10 @@ class JobConfigTest {
         .hasMessageContaining("transform.max-vertices");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.max-record-bytes", "0")))
         .hasMessageContaining("transform.max-record-bytes must be > 0");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("regions.partition", "true")))
+        .hasMessageContaining("regions.partition needs regions.refresh-kind");
+    assertThat(JobConfig.fromMap(Map.of("regions.partition", "true", "regions.refresh-kind", "b")).regions().partition())
+        .isTrue();
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("regions.name-property", " ")))
         .hasMessageContaining("regions.name-property must not be empty");
   }
