@@ -1,6 +1,9 @@
 package org.spatialingest;
 
+import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -18,6 +21,7 @@ import org.spatialingest.geometry.RegionEnrichment;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
 import org.spatialingest.sink.Catalogs;
+import org.spatialingest.sink.DeadLetterSerializer;
 import org.spatialingest.sink.ClosePolicy;
 import org.spatialingest.sink.TableBootstrap;
 import org.spatialingest.sink.TableLayout;
@@ -38,6 +42,7 @@ public final class SpatialIngestJob {
   public static final String REGIONS_UID = "region-enrichment";
   public static final String SINK_UID = "spatial-sink";
   public static final String REJECTS_SINK_UID = "rejects-sink";
+  public static final String DEAD_LETTER_UID = "dead-letter-sink";
   /** Rejects are normally rare: one writer keeps their files few; raise it only if rejects backpressure the job. */
   public static final int REJECTS_SINK_PARALLELISM = 1;
 
@@ -128,11 +133,26 @@ public final class SpatialIngestJob {
     }
   }
 
-  /** Rejects into {@code <table>_rejects}, day-partitioned by ingest time, through the same bounded sink. */
+  /**
+   * Rejects into {@code <table>_rejects}, day-partitioned by ingest time, through the same bounded sink (exactly
+   * once); with {@code rejects.dead-letter-topic} also to that Kafka topic (at-least-once).
+   */
   public static void rejectsSink(DataStream<RowData> rejects, JobConfig config) {
     BoundedIcebergSink sink = boundedSink(config, Catalogs.rejectsTableIdentifier(config),
         Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, JobConfig.TimePartitioning.DAY, REJECTS_SINK_UID);
     rejects.sinkTo(sink).name("rejects-sink").uid(REJECTS_SINK_UID).setParallelism(REJECTS_SINK_PARALLELISM);
+    if (!config.deadLetterTopic().isEmpty()) {
+      Properties props = new Properties();
+      props.putAll(config.kafkaProperties());
+      KafkaSink<RowData> deadLetters = KafkaSink.<RowData>builder()
+          .setBootstrapServers(config.bootstrapServers())
+          .setKafkaProducerConfig(props)
+          .setRecordSerializer(new DeadLetterSerializer(config.deadLetterTopic()))
+          .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+          .build();
+      rejects.sinkTo(deadLetters).name("dead-letter-sink").uid(DEAD_LETTER_UID)
+          .setParallelism(REJECTS_SINK_PARALLELISM);
+    }
   }
 
   private static BoundedIcebergSink boundedSink(JobConfig config, TableIdentifier id, TableLoader loader,

@@ -28,7 +28,12 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.Record;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -48,6 +53,7 @@ import org.spatialingest.geometry.Shapes;
 import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.Catalogs;
+import org.spatialingest.sink.DeadLetterSerializer;
 
 /**
  * The bad-input corpus mixed with good records (points, a 100k-vertex star, a ring with holes, a bow-tie, an
@@ -111,6 +117,8 @@ class RejectsCorpusTest {
 
     Map<String, String> keys = new HashMap<>(BadInputCorpus.CONFIG);
     keys.put("sink.max-latency", "1s");
+    keys.put("rejects.dead-letter-topic", "corpus-dlt");
+    kafka.createTopic("corpus-dlt", 1);
     JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, warehouse, keys);
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -156,6 +164,30 @@ class RejectsCorpusTest {
       assertThat(r.getField("file")).isNull();
       assertThat(r.getField("ingest_time")).isNotNull();
       assertThat(r.getField("rejected_at")).isNotNull();
+    }
+
+    // the dead-letter topic got every reject too (at-least-once: no duplicates expected without failures)
+    Map<String, String> dltReasons = new HashMap<>();
+    Properties c = new Properties();
+    c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+    try (KafkaConsumer<byte[], byte[]> consumer =
+        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      consumer.assign(List.of(new TopicPartition("corpus-dlt", 0)));
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (dltReasons.size() < bad.size() && System.currentTimeMillis() < deadline) {
+        for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+          String reason = new String(r.headers().lastHeader("reason").value(), StandardCharsets.UTF_8);
+          assertThat(dltReasons.put(new String(r.value(), StandardCharsets.ISO_8859_1), reason)).isNull();
+        }
+      }
+    }
+    assertThat(dltReasons).hasSize(bad.size());
+    for (BadInputCorpus.Bad b : bad) {
+      byte[] expectedRaw = b.value().length > DeadLetterSerializer.MAX_VALUE_BYTES
+          ? Arrays.copyOf(b.value(), DeadLetterSerializer.MAX_VALUE_BYTES) : b.value();
+      assertThat(dltReasons.get(new String(expectedRaw, StandardCharsets.ISO_8859_1))).as(b.name())
+          .isEqualTo(b.reason().code());
     }
 
     WKBReader wkb = new WKBReader();

@@ -41,7 +41,8 @@ public record JobConfig(
     int maxOpenPartitions,
     InputConfig input,
     TransformConfig transform,
-    RegionsConfig regions)
+    RegionsConfig regions,
+    String deadLetterTopic)
     implements Serializable {
 
   /** Where the source starts when the group has no committed offset (or always, for earliest/latest). */
@@ -95,6 +96,8 @@ public record JobConfig(
     k.put("transform.max-record-bytes", "16MiB|size > 0 of one record");
     k.put("regions.refresh-kind", "|properties.kind value of boundary refresh records; empty = no region enrichment");
     k.put("regions.name-property", "region|property holding a refresh's region name");
+    k.put("rejects.dead-letter-topic", "|Kafka topic that also receives every reject (at-least-once; same brokers and "
+        + "kafka.properties); empty = rejects table only");
     k.put("regions.partition", "false|true, false: also partition the table by region (identity, after the time; "
         + "needs regions.refresh-kind; a handful of regions only)");
     KEYS = Collections.unmodifiableMap(k);
@@ -155,7 +158,8 @@ public record JobConfig(
             r.enumValue("input.format", InputConfig.InputFormat.class),
             r.parsed("input.typed-properties", InputConfig::parseTyped)),
         transform(r),
-        regions(r));
+        regions(r),
+        r.string("rejects.dead-letter-topic"));
   }
 
   private static RegionsConfig regions(Reader r) {
@@ -230,6 +234,7 @@ public record JobConfig(
     m.put("regions.refresh-kind", regions.refreshKind());
     m.put("regions.name-property", regions.nameProperty());
     m.put("regions.partition", Boolean.toString(regions.partition()));
+    m.put("rejects.dead-letter-topic", deadLetterTopic);
     return m;
   }
 
