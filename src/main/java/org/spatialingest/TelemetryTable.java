@@ -5,7 +5,11 @@ import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.spatialingest.sink.TableLayout;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import java.util.ArrayList;
+import java.util.List;
+import org.spatialingest.config.InputConfig.TypedProperty;
 import org.spatialingest.config.JobConfig.TimePartitioning;
 
 /**
@@ -24,7 +28,9 @@ public final class TelemetryTable {
   public static final int YMAX = 8;
   public static final int HILBERT = 9;
   public static final int PROPERTIES = 10;
-  public static final int FIELD_COUNT = 11;
+  public static final int REGION = 11;
+  /** Fields of the base schema; typed properties ({@code input.typed-properties}) follow in declared order. */
+  public static final int FIELD_COUNT = 12;
 
   public static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "id", Types.StringType.get()),
@@ -38,7 +44,10 @@ public final class TelemetryTable {
       Types.NestedField.required(8, "xmax", Types.DoubleType.get()),
       Types.NestedField.required(9, "ymax", Types.DoubleType.get()),
       Types.NestedField.required(10, "hilbert", Types.LongType.get(), "Hilbert key of the bbox centre; files sort by it"),
-      Types.NestedField.optional(11, "properties", Types.StringType.get(), "JSON object"));
+      Types.NestedField.optional(11, "properties", Types.StringType.get(),
+          "JSON object (the properties not declared as typed columns)"),
+      Types.NestedField.optional(12, "region", Types.StringType.get(),
+          "reference region containing the bbox centre (regions.refresh-kind), else null"));
 
   public static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
 
@@ -46,6 +55,43 @@ public final class TelemetryTable {
   public static final TableLayout LAYOUT = new TableLayout(SCHEMA, "event_time", INGEST_TIME, "hilbert");
 
   private TelemetryTable() {}
+
+  /** The base schema plus one optional column per typed property, appended in declared order (ids from 13). */
+  public static Schema schema(List<TypedProperty> typed) {
+    if (typed.isEmpty()) {
+      return SCHEMA;
+    }
+    List<Types.NestedField> columns = new ArrayList<>(SCHEMA.columns());
+    int id = FIELD_COUNT + 1;
+    for (TypedProperty p : typed) {
+      Type type = switch (p.type()) {
+        case STRING -> Types.StringType.get();
+        case LONG -> Types.LongType.get();
+        case DOUBLE -> Types.DoubleType.get();
+        case BOOLEAN -> Types.BooleanType.get();
+      };
+      columns.add(Types.NestedField.optional(id++, p.name(), type, "typed property (input.typed-properties)"));
+    }
+    return new Schema(columns);
+  }
+
+  /** The layout for the configured typed properties ({@link #LAYOUT} when there are none). */
+  public static TableLayout layout(List<TypedProperty> typed) {
+    return layout(typed, false);
+  }
+
+  /** ... and, with {@code partitionByRegion}, identity partitioning by {@code region} after the time. */
+  public static TableLayout layout(List<TypedProperty> typed, boolean partitionByRegion) {
+    if (typed.isEmpty() && !partitionByRegion) {
+      return LAYOUT;
+    }
+    return new TableLayout(schema(typed), "event_time", INGEST_TIME, "hilbert", partitionByRegion ? "region" : null);
+  }
+
+  /** The layout the job writes with {@code config}. */
+  public static TableLayout layout(org.spatialingest.config.JobConfig config) {
+    return layout(config.input().typedProperties(), config.regions().partition());
+  }
 
   public static PartitionSpec partitionSpec(TimePartitioning partitioning) {
     return LAYOUT.partitionSpec(partitioning);

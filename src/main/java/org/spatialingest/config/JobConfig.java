@@ -40,7 +40,11 @@ public record JobConfig(
     Duration maxLatency,
     int maxOpenPartitions,
     double maxRecordsPerSecond,
-    long maxBytesPerSecond)
+    long maxBytesPerSecond,
+    InputConfig input,
+    TransformConfig transform,
+    RegionsConfig regions,
+    String deadLetterTopic)
     implements Serializable {
 
   /** Where the source starts when the group has no committed offset (or always, for earliest/latest). */
@@ -83,6 +87,23 @@ public record JobConfig(
     k.put("sink.max-open-partitions", "8|positive integer");
     k.put("admission.max-records-per-second", "0|records/s per source subtask, 0 = no cap");
     k.put("admission.max-bytes-per-second", "0|Kafka value bytes/s per source subtask (e.g. 5MB), 0 = no cap");
+    k.put("source", "kafka|kafka, file:<path> (a file or a directory of newline-delimited records; bounded)");
+    k.put("input.format", "geojson|geojson, wkt, wkb-hex, wkb-base64, feature");
+    k.put("input.typed-properties", "|name:type list (types string, long, double, boolean), e.g. speed:double,vehicle:string");
+    k.put("transform.reproject-from", "|EPSG code of the input coordinates, e.g. EPSG:3857; empty = already CRS84");
+    k.put("transform.validate", "true|true, false");
+    k.put("transform.repair", "true|true, false (repairs only invalid geometries; needs transform.validate)");
+    k.put("transform.simplify-tolerance", "0|tolerance >= 0 in degrees; 0 = off");
+    k.put("transform.simplify-min-vertices", "1000|positive integer; only geometries with more vertices are simplified");
+    k.put("transform.simplify-method", "topology|topology, douglas-peucker");
+    k.put("transform.max-vertices", "1000000|positive integer");
+    k.put("transform.max-record-bytes", "16MiB|size > 0 of one record");
+    k.put("regions.refresh-kind", "|properties.kind value of boundary refresh records; empty = no region enrichment");
+    k.put("regions.name-property", "region|property holding a refresh's region name");
+    k.put("rejects.dead-letter-topic", "|Kafka topic that also receives every reject (at-least-once; same brokers and "
+        + "kafka.properties); empty = rejects table only");
+    k.put("regions.partition", "false|true, false: also partition the table by region (identity, after the time; "
+        + "needs regions.refresh-kind; a handful of regions only)");
     KEYS = Collections.unmodifiableMap(k);
   }
 
@@ -137,7 +158,45 @@ public record JobConfig(
         r.positiveDuration("sink.max-latency"),
         r.positiveInt("sink.max-open-partitions"),
         r.nonNegativeDouble("admission.max-records-per-second"),
-        r.nonNegativeBytes("admission.max-bytes-per-second"));
+        r.nonNegativeBytes("admission.max-bytes-per-second"),
+        new InputConfig(
+            r.parsed("source", InputConfig::parseSource),
+            r.enumValue("input.format", InputConfig.InputFormat.class),
+            r.parsed("input.typed-properties", InputConfig::parseTyped)),
+        transform(r),
+        regions(r),
+        r.string("rejects.dead-letter-topic"));
+  }
+
+  private static RegionsConfig regions(Reader r) {
+    RegionsConfig regions = new RegionsConfig(r.string("regions.refresh-kind"), r.nonEmpty("regions.name-property"),
+        r.bool("regions.partition"));
+    if (regions.partition() && !regions.enabled()) {
+      throw new ConfigException("regions.partition needs regions.refresh-kind (without refreshes every region is null)");
+    }
+    return regions;
+  }
+
+  private static TransformConfig transform(Reader r) {
+    boolean validate = r.bool("transform.validate");
+    boolean repair = r.bool("transform.repair");
+    if (repair && !validate) {
+      throw new ConfigException("transform.repair needs transform.validate: true (only invalid geometries are repaired)");
+    }
+    double tolerance = r.parsed("transform.simplify-tolerance", Double::parseDouble);
+    if (!(tolerance >= 0) || Double.isInfinite(tolerance)) {
+      throw new ConfigException("transform.simplify-tolerance has value '" + tolerance + "'; allowed: "
+          + allowedOf("transform.simplify-tolerance"));
+    }
+    return new TransformConfig(
+        r.parsed("transform.reproject-from", TransformConfig::parseEpsg),
+        validate,
+        repair,
+        tolerance,
+        r.positiveInt("transform.simplify-min-vertices"),
+        r.enumValue("transform.simplify-method", TransformConfig.SimplifyMethod.class),
+        r.positiveInt("transform.max-vertices"),
+        r.positiveBytes("transform.max-record-bytes"));
   }
 
   /** The configuration as flat keys, the inverse of {@link #fromMap}. */
@@ -169,6 +228,21 @@ public record JobConfig(
     m.put("sink.max-open-partitions", Integer.toString(maxOpenPartitions));
     m.put("admission.max-records-per-second", Double.toString(maxRecordsPerSecond));
     m.put("admission.max-bytes-per-second", Long.toString(maxBytesPerSecond));
+    m.put("source", input.sourceSpec());
+    m.put("input.format", lower(input.format().name()).replace('_', '-'));
+    m.put("input.typed-properties", input.typedSpec());
+    m.put("transform.reproject-from", transform.reprojectFrom() == null ? "" : transform.reprojectFrom());
+    m.put("transform.validate", Boolean.toString(transform.validate()));
+    m.put("transform.repair", Boolean.toString(transform.repair()));
+    m.put("transform.simplify-tolerance", Double.toString(transform.simplifyTolerance()));
+    m.put("transform.simplify-min-vertices", Integer.toString(transform.simplifyMinVertices()));
+    m.put("transform.simplify-method", lower(transform.simplifyMethod().name()).replace('_', '-'));
+    m.put("transform.max-vertices", Integer.toString(transform.maxVertices()));
+    m.put("transform.max-record-bytes", Long.toString(transform.maxRecordBytes()));
+    m.put("regions.refresh-kind", regions.refreshKind());
+    m.put("regions.name-property", regions.nameProperty());
+    m.put("regions.partition", Boolean.toString(regions.partition()));
+    m.put("rejects.dead-letter-topic", deadLetterTopic);
     return m;
   }
 
@@ -267,6 +341,15 @@ public record JobConfig(
         throw new ConfigException(key + " has value '" + v + "'; allowed: " + allowedOf(key));
       }
       return v;
+    }
+
+    boolean bool(String key) {
+      String value = string(key).toLowerCase(Locale.ROOT);
+      return switch (value) {
+        case "true" -> true;
+        case "false" -> false;
+        default -> throw new ConfigException(key + " has value '" + value + "'; allowed: " + allowedOf(key));
+      };
     }
 
     int positiveInt(String key) {

@@ -27,6 +27,9 @@ public final class GeoJsonGeometryReader {
       throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry must be an object");
     }
     String type = node.path("type").asText("");
+    if (type.isEmpty()) {
+      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
+    }
     if (type.equals("GeometryCollection")) {
       JsonNode members = node.path("geometries");
       if (!members.isArray()) {

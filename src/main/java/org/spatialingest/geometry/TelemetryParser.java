@@ -1,68 +1,133 @@
 package org.spatialingest.geometry;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.List;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.locationtech.jts.geom.Coordinate;
-import org.locationtech.jts.geom.CoordinateFilter;
+import org.locationtech.jts.geom.CoordinateSequence;
+import org.locationtech.jts.geom.CoordinateSequenceFilter;
 import org.locationtech.jts.geom.Envelope;
 import org.locationtech.jts.geom.Geometry;
 import org.locationtech.jts.geom.GeometryFactory;
 import org.locationtech.jts.geom.Point;
+import org.locationtech.jts.geom.Polygonal;
 import org.locationtech.jts.io.ParseException;
 import org.locationtech.jts.io.WKBWriter;
 import org.locationtech.jts.io.WKTReader;
 import org.spatialingest.TelemetryTable;
+import org.spatialingest.config.InputConfig;
+import org.spatialingest.config.InputConfig.InputFormat;
+import org.spatialingest.config.InputConfig.TypedProperty;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.config.RegionsConfig;
+import org.spatialingest.config.TransformConfig;
 
 /**
- * Turns one JSON telemetry record into a table row, or says why it cannot.
+ * Turns one telemetry record into a table row, or says why it cannot (a {@link GeometryParseException} with a
+ * {@link RejectReason}). The whole transform chain, in order: size cap; parse the record (Jackson) and the geometry
+ * per {@code input.format} (GeoJSON tree → JTS, WKT, WKB hex/base64 with a hand-written 2D-point fast path); vertex
+ * cap; emptiness and finiteness; {@link GeometryChain} (reproject, range, validate/repair, simplify); bbox, Hilbert
+ * key and 2D WKB (points written by hand).
  *
  * <p>Record contract: {@code id} (non-empty string), {@code event_time} (ISO-8601 with offset, or epoch millis),
- * {@code geometry} (GeoJSON geometry object or WKT string, CRS84: x = longitude, y = latitude) and an optional
- * {@code properties} object. The Kafka timestamp becomes {@code ingest_time}. Not thread-safe: one per operator.
+ * {@code geometry} and an optional {@code properties} object; for {@code feature} a GeoJSON Feature with
+ * {@code id} (string or number) and {@code properties.event_time}. Not thread-safe: one per operator.
  */
 public final class TelemetryParser {
   private final ObjectMapper mapper = new ObjectMapper();
   private final GeometryFactory factory = new GeometryFactory();
   private final GeoJsonGeometryReader geoJson = new GeoJsonGeometryReader(factory);
   private final WKTReader wkt = new WKTReader(factory);
+  private final Wkb wkb = new Wkb(factory);
   private final WKBWriter wkb2d = new WKBWriter(2);
   private final HilbertCurve hilbert;
+  private final InputFormat format;
+  private final List<TypedProperty> typed;
+  private final TransformConfig transform;
+  private final RegionsConfig regions;
+  private final GeometryChain chain;
+  private final int fieldCount;
 
+  // what the last successful parse found, for the transform's counters and the region side output
+  private Geometry lastGeometry;
+  private String lastRefreshRegion;
+  private long lastEventMillis;
+
+  /** The defaults of every key: GeoJSON (or WKT) input, validate and repair on, no reprojection or simplification. */
   public TelemetryParser(HilbertCurve hilbert) {
+    this(hilbert, JobConfig.defaults());
+  }
+
+  public TelemetryParser(HilbertCurve hilbert, JobConfig config) {
+    this(hilbert, config.input(), config.transform(), config.regions());
+  }
+
+  public TelemetryParser(HilbertCurve hilbert, InputConfig input, TransformConfig transform, RegionsConfig regions) {
     this.hilbert = hilbert;
+    this.format = input.format();
+    this.typed = input.typedProperties();
+    this.transform = transform;
+    this.regions = regions;
+    this.chain = new GeometryChain(transform);
+    this.fieldCount = TelemetryTable.FIELD_COUNT + typed.size();
   }
 
   /** The row for {@code payload}, with {@code ingestMillis} (the Kafka timestamp) as ingest time. */
   public GenericRowData parse(byte[] payload, long ingestMillis) throws GeometryParseException {
-    JsonNode root;
-    try {
-      root = mapper.readTree(payload);
-    } catch (IOException e) {
-      throw new GeometryParseException(RejectReason.MALFORMED_JSON, firstLine(e));
+    lastGeometry = null;
+    lastRefreshRegion = null;
+    if (payload.length > transform.maxRecordBytes()) {
+      throw new GeometryParseException(RejectReason.RECORD_TOO_LARGE,
+          "record is " + payload.length + " bytes, more than transform.max-record-bytes " + transform.maxRecordBytes());
     }
-    if (root == null || !root.isObject()) {
-      throw new GeometryParseException(RejectReason.MALFORMED_JSON, "record must be a JSON object");
+    boolean feature = format == InputFormat.FEATURE;
+    Fields f = readFields(payload, feature);
+    JsonNode props = f.properties;
+    if (props != null && !props.isNull() && !props.isObject()) {
+      throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH,
+          "'properties' must be a JSON object, got " + props.getNodeType());
     }
-    JsonNode idNode = root.get("id");
-    if (idNode == null || !idNode.isTextual() || idNode.asText().isBlank()) {
-      throw new GeometryParseException(RejectReason.MISSING_ID, "'id' must be a non-empty string");
+    if (feature && !f.isFeature) {
+      throw new GeometryParseException(RejectReason.MALFORMED_JSON, "input.format feature needs \"type\":\"Feature\"");
     }
-    long eventMillis = eventTime(root.get("event_time"));
-    Geometry geometry = geometry(root.get("geometry"));
-    checkCoordinates(geometry);
-    String properties = properties(root.get("properties"));
+    String id = id(f.id, feature);
+    JsonNode timeNode = feature ? (props == null ? null : props.get("event_time")) : f.eventTime;
+    long eventMillis = eventTime(timeNode);
+    Geometry geometry = geometry(f.geometry);
+    geometry = chain.apply(geometry);
+
+    GenericRowData row = new GenericRowData(fieldCount);
+    Object[] typedValues = typed.isEmpty() ? null : typedValues(props);
+    String refresh = refreshRegion(props, geometry);
+    String properties = f.rawProperties;
+    if (props != null && !props.isNull()) {
+      if (feature || typedValues != null) {
+        ObjectNode rest = (ObjectNode) props;
+        if (feature) {
+          rest.remove("event_time");
+        }
+        for (TypedProperty p : typed) {
+          rest.remove(p.name());
+        }
+      }
+      properties = json(props);
+    }
 
     Envelope env = geometry.getEnvelopeInternal();
-    GenericRowData row = new GenericRowData(TelemetryTable.FIELD_COUNT);
-    row.setField(TelemetryTable.ID, StringData.fromString(idNode.asText()));
+    row.setField(TelemetryTable.ID, StringData.fromString(id));
     row.setField(TelemetryTable.EVENT_TIME, TimestampData.fromEpochMillis(eventMillis));
     row.setField(TelemetryTable.INGEST_TIME, TimestampData.fromEpochMillis(ingestMillis));
     row.setField(TelemetryTable.GEOMETRY, geometry instanceof Point p ? pointWkb(p) : wkb2d.write(geometry));
@@ -74,18 +139,126 @@ public final class TelemetryParser {
     row.setField(TelemetryTable.HILBERT, hilbert.key((env.getMinX() + env.getMaxX()) / 2,
         (env.getMinY() + env.getMaxY()) / 2));
     row.setField(TelemetryTable.PROPERTIES, properties == null ? null : StringData.fromString(properties));
+    if (typedValues != null) {
+      for (int i = 0; i < typedValues.length; i++) {
+        row.setField(TelemetryTable.FIELD_COUNT + i, typedValues[i]);
+      }
+    }
+    lastGeometry = geometry;
+    lastRefreshRegion = refresh;
+    lastEventMillis = eventMillis;
     return row;
+  }
+
+  /** The top-level fields of a record; the others are skipped. */
+  private static final class Fields {
+    JsonNode id;
+    JsonNode eventTime;
+    JsonNode geometry;
+    JsonNode properties;
+    /** The properties object's original text, when it is kept as is (no typed columns, feature or regions). */
+    String rawProperties;
+    boolean isFeature;
+  }
+
+  /**
+   * Streams the record's top level (cheaper than a whole tree): scalars and the geometry become small trees, the
+   * properties object is copied as its original text when nothing needs to look inside it.
+   */
+  private Fields readFields(byte[] payload, boolean feature) throws GeometryParseException {
+    Fields f = new Fields();
+    boolean rawProps = typed.isEmpty() && !feature && !regions.enabled();
+    try (JsonParser p = mapper.getFactory().createParser(payload)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new GeometryParseException(RejectReason.MALFORMED_JSON, "record must be a JSON object");
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (name) {
+          case "id" -> f.id = mapper.readTree(p);
+          case "event_time" -> f.eventTime = mapper.readTree(p);
+          case "geometry" -> f.geometry = mapper.readTree(p);
+          case "type" -> {
+            f.isFeature = value == JsonToken.VALUE_STRING && "Feature".equals(p.getText());
+            p.skipChildren();
+          }
+          case "properties" -> {
+            if (rawProps && value == JsonToken.START_OBJECT) {
+              int start = (int) p.currentTokenLocation().getByteOffset();
+              p.skipChildren();
+              int end = (int) p.currentLocation().getByteOffset();
+              f.rawProperties = new String(payload, start, end - start, StandardCharsets.UTF_8);
+              f.properties = null;
+            } else {
+              f.rawProperties = null;
+              f.properties = mapper.readTree(p);
+            }
+          }
+          default -> p.skipChildren();
+        }
+      }
+      if (p.currentToken() != JsonToken.END_OBJECT) {
+        throw new GeometryParseException(RejectReason.MALFORMED_JSON, "unexpected end of the record");
+      }
+    } catch (IOException e) {
+      throw new GeometryParseException(RejectReason.MALFORMED_JSON, firstLine(e));
+    }
+    if (f.properties != null && f.properties.isNull()) {
+      f.properties = null;
+    }
+    return f;
+  }
+
+  /** The geometry of the last row {@link #parse} returned (after the chain). */
+  public Geometry lastGeometry() {
+    return lastGeometry;
+  }
+
+  /** The region the last row refreshes ({@code regions.refresh-kind}), or null. */
+  public String lastRefreshRegion() {
+    return lastRefreshRegion;
+  }
+
+  public long lastEventMillis() {
+    return lastEventMillis;
+  }
+
+  public boolean lastRepaired() {
+    return lastGeometry != null && chain.repaired;
+  }
+
+  public boolean lastSimplified() {
+    return lastGeometry != null && chain.simplified;
+  }
+
+  private static String id(JsonNode node, boolean feature) throws GeometryParseException {
+    if (node == null || node.isNull() || (node.isTextual() && node.asText().isBlank())) {
+      throw new GeometryParseException(RejectReason.MISSING_ID, "'id' must be a non-empty string");
+    }
+    if (node.isTextual()) {
+      return node.asText();
+    }
+    if (feature && node.isIntegralNumber()) {
+      return node.asText();
+    }
+    throw new GeometryParseException(RejectReason.INVALID_ID, "'id' must be a string"
+        + (feature ? " or an integer" : "") + ", got " + node.getNodeType());
   }
 
   private static long eventTime(JsonNode node) throws GeometryParseException {
     if (node == null || node.isNull()) {
-      throw new GeometryParseException(RejectReason.INVALID_TIME, "'event_time' is missing");
+      throw new GeometryParseException(RejectReason.MISSING_TIME, "'event_time' is missing");
     }
-    if (node.isIntegralNumber()) {
+    if (node.isIntegralNumber() && node.canConvertToLong()) {
       return node.asLong();
     }
     if (node.isTextual()) {
       String text = node.asText();
+      long fast = IsoTime.utcMillis(text);
+      if (fast != IsoTime.NOT_SIMPLE) {
+        return fast;
+      }
       try {
         return Instant.parse(text).toEpochMilli();
       } catch (DateTimeParseException e) {
@@ -105,42 +278,140 @@ public final class TelemetryParser {
     if (node == null || node.isNull()) {
       throw new GeometryParseException(RejectReason.MISSING_GEOMETRY, "'geometry' is missing");
     }
-    Geometry g;
-    if (node.isTextual()) {
-      try {
-        g = wkt.read(node.asText());
-      } catch (ParseException | IllegalArgumentException e) {
-        throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKT: " + e.getMessage());
+    Geometry g = switch (format) {
+      case GEOJSON -> node.isTextual() ? wkt(node.asText()) : geoJson(node);
+      case FEATURE -> geoJson(node);
+      case WKT -> wkt(text(node, "a WKT string"));
+      case WKB_HEX -> {
+        byte[] bytes = Wkb.fromHex(text(node, "a hex WKB string"));
+        if (bytes == null) {
+          throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
+        }
+        yield wkb.read(bytes);
       }
-    } else {
-      g = geoJson.read(node);
+      case WKB_BASE64 -> {
+        byte[] bytes;
+        try {
+          bytes = Base64.getDecoder().decode(text(node, "a base64 WKB string"));
+        } catch (IllegalArgumentException e) {
+          throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
+        }
+        yield wkb.read(bytes);
+      }
+    };
+    int vertices = g.getNumPoints();
+    if (vertices > transform.maxVertices()) {
+      throw new GeometryParseException(RejectReason.TOO_MANY_VERTICES,
+          g.getGeometryType() + " has " + vertices + " vertices, more than transform.max-vertices "
+              + transform.maxVertices());
     }
     if (g.isEmpty()) {
       throw new GeometryParseException(RejectReason.EMPTY_GEOMETRY, g.getGeometryType() + " is empty");
     }
+    if (!finite(g)) {
+      throw new GeometryParseException(RejectReason.NON_FINITE_COORDINATES, "geometry has NaN or infinite ordinates");
+    }
     return g;
   }
 
-  private static void checkCoordinates(Geometry g) throws GeometryParseException {
-    CoordinateCheck check = new CoordinateCheck();
-    g.apply(check);
-    if (check.nonFinite) {
-      throw new GeometryParseException(RejectReason.NON_FINITE_COORDINATES, "geometry has NaN or infinite ordinates");
-    }
-    if (check.outOfRange != null) {
-      throw new GeometryParseException(RejectReason.COORDINATES_OUT_OF_RANGE,
-          "coordinate " + check.outOfRange + " is outside CRS84 (lon -180..180, lat -90..90)");
+  private Geometry geoJson(JsonNode node) throws GeometryParseException {
+    try {
+      return geoJson.read(node);
+    } catch (IllegalArgumentException e) { // JTS constructors: e.g. a LineString of one position
+      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON: " + e.getMessage());
     }
   }
 
-  private String properties(JsonNode node) throws GeometryParseException {
-    if (node == null || node.isNull()) {
+  private static String text(JsonNode node, String what) throws GeometryParseException {
+    if (!node.isTextual()) {
+      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY,
+          "'geometry' must be " + what + ", got " + node.getNodeType());
+    }
+    return node.asText();
+  }
+
+  private Geometry wkt(String text) throws GeometryParseException {
+    try {
+      return wkt.read(text);
+    } catch (ParseException e) {
+      String m = String.valueOf(e.getMessage());
+      RejectReason reason = m.startsWith("Unknown geometry type") ? RejectReason.UNKNOWN_GEOMETRY_TYPE
+          : RejectReason.UNPARSEABLE_GEOMETRY;
+      throw new GeometryParseException(reason, "WKT: " + m);
+    } catch (RuntimeException e) {
+      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKT: " + e.getMessage());
+    }
+  }
+
+  private static boolean finite(Geometry g) {
+    if (g instanceof Point p) {
+      Coordinate c = p.getCoordinate();
+      return Double.isFinite(c.x) && Double.isFinite(c.y);
+    }
+    boolean[] ok = {true};
+    g.apply(new CoordinateSequenceFilter() {
+      @Override
+      public void filter(CoordinateSequence seq, int i) {
+        if (!Double.isFinite(seq.getX(i)) || !Double.isFinite(seq.getY(i))) {
+          ok[0] = false;
+        }
+      }
+
+      @Override
+      public boolean isDone() {
+        return !ok[0];
+      }
+
+      @Override
+      public boolean isGeometryChanged() {
+        return false;
+      }
+    });
+    return ok[0];
+  }
+
+  private Object[] typedValues(JsonNode props) throws GeometryParseException {
+    Object[] out = new Object[typed.size()];
+    if (props == null || props.isNull()) {
+      return out;
+    }
+    for (int i = 0; i < out.length; i++) {
+      TypedProperty p = typed.get(i);
+      JsonNode v = props.get(p.name());
+      if (v == null || v.isNull()) {
+        continue;
+      }
+      out[i] = switch (p.type()) {
+        case STRING -> v.isTextual() ? StringData.fromString(v.asText()) : null;
+        case LONG -> v.isIntegralNumber() && v.canConvertToLong() ? (Object) v.asLong() : null;
+        case DOUBLE -> v.isNumber() ? (Object) v.asDouble() : null;
+        case BOOLEAN -> v.isBoolean() ? (Object) v.asBoolean() : null;
+      };
+      if (out[i] == null) {
+        throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH, "property '" + p.name() + "' must be "
+            + p.type().name().toLowerCase(java.util.Locale.ROOT) + ", got " + v.getNodeType());
+      }
+    }
+    return out;
+  }
+
+  private String refreshRegion(JsonNode props, Geometry g) throws GeometryParseException {
+    if (!regions.enabled() || props == null || !regions.refreshKind().equals(props.path("kind").asText(null))) {
       return null;
     }
-    if (!node.isObject()) {
+    JsonNode name = props.get(regions.nameProperty());
+    if (name == null || !name.isTextual() || name.asText().isBlank()) {
       throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH,
-          "'properties' must be a JSON object, got " + node.getNodeType());
+          "boundary refresh needs a non-empty string property '" + regions.nameProperty() + "'");
     }
+    if (!(g instanceof Polygonal)) {
+      throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH,
+          "boundary refresh of '" + name.asText() + "' must be a Polygon or MultiPolygon, got " + g.getGeometryType());
+    }
+    return name.asText();
+  }
+
+  private String json(JsonNode node) throws GeometryParseException {
     try {
       return mapper.writeValueAsString(node);
     } catch (JsonProcessingException e) {
@@ -166,19 +437,5 @@ public final class TelemetryParser {
     String m = String.valueOf(e.getMessage());
     int nl = m.indexOf('\n');
     return nl < 0 ? m : m.substring(0, nl);
-  }
-
-  private static final class CoordinateCheck implements CoordinateFilter {
-    boolean nonFinite;
-    Coordinate outOfRange;
-
-    @Override
-    public void filter(Coordinate c) {
-      if (!Double.isFinite(c.x) || !Double.isFinite(c.y)) {
-        nonFinite = true;
-      } else if (outOfRange == null && (c.x < -180 || c.x > 180 || c.y < -90 || c.y > 90)) {
-        outOfRange = c;
-      }
-    }
   }
 }

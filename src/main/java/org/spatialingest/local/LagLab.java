@@ -112,7 +112,9 @@ public final class LagLab {
     SpatialIngestJob.configureCheckpointing(env, config);
     DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, false)
         .map(new Probe(topic, s.injectedDelayMicros())).name("lab-probe");
-    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
+    SpatialIngestJob.Transformed transformed = SpatialIngestJob.transformWithRejects(records, config);
+    SpatialIngestJob.sink(transformed.rows(), config);
+    SpatialIngestJob.rejectsSink(transformed.rejects(), config);
     JobClient job = env.executeAsync("lab " + s.name());
 
     // offer input at the nominal rate; the actual rate is measured, not assumed

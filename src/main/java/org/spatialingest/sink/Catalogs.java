@@ -40,6 +40,15 @@ public final class Catalogs {
     return TableLoader.fromCatalog(catalogLoader(config), tableIdentifier(config));
   }
 
+  /** {@code <namespace>.<table>_rejects}: same catalog and namespace as the telemetry table. */
+  public static TableIdentifier rejectsTableIdentifier(JobConfig config) {
+    return TableIdentifier.of(config.namespace(), config.table() + "_rejects");
+  }
+
+  public static TableLoader rejectsTableLoader(JobConfig config) {
+    return TableLoader.fromCatalog(catalogLoader(config), rejectsTableIdentifier(config));
+  }
+
   /** A plain path becomes an absolute file URI, so workers and the client agree on it whatever their directory. */
   static String warehouseUri(String warehouse) {
     URI uri = URI.create(warehouse.replace('\\', '/'));

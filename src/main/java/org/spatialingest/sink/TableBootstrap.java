@@ -34,10 +34,31 @@ public final class TableBootstrap {
     return props;
   }
 
+  /**
+   * The writer's rows must match the table column for column (name and type, in order): a table created before a
+   * column was added (e.g. {@code region}, or a new typed property) fails here, at start, with the difference named.
+   */
+  static void checkColumns(TableIdentifier id, org.apache.iceberg.Schema actual, org.apache.iceberg.Schema expected) {
+    java.util.List<String> have = new java.util.ArrayList<>();
+    java.util.List<String> want = new java.util.ArrayList<>();
+    for (Types.NestedField f : actual.columns()) {
+      have.add(f.name() + ":" + f.type());
+    }
+    for (Types.NestedField f : expected.columns()) {
+      want.add(f.name() + ":" + f.type());
+    }
+    if (!have.equals(want)) {
+      throw new IllegalStateException("table " + id + " has columns " + have + " but the job writes " + want
+          + "; alter the table to match or write to a new table.name");
+    }
+  }
+
   public static Table ensureTable(Catalog catalog, TableIdentifier id, TableLayout layout,
       TimePartitioning partitioning) {
     if (catalog.tableExists(id)) {
-      return catalog.loadTable(id);
+      Table existing = catalog.loadTable(id);
+      checkColumns(id, existing.schema(), layout.schema());
+      return existing;
     }
     if (catalog instanceof SupportsNamespaces namespaces && !id.namespace().isEmpty()) {
       Namespace ns = id.namespace();

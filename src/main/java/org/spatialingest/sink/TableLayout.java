@@ -18,9 +18,16 @@ import org.spatialingest.config.JobConfig.TimePartitioning;
  * @param partitionTimeColumn the timestamp column partitioned by day or hour
  * @param ingestTimeField position of the ingest-time (Kafka timestamp) field, a timestamp with time zone
  * @param sortKeyColumn the long column files are sorted by, or {@code null} to keep arrival order
+ * @param identityPartitionColumn a coarse column (a handful of values, e.g. a region) partitioned by identity after
+ *     the time, or {@code null}
  */
-public record TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn)
-    implements Serializable {
+public record TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn,
+    String identityPartitionColumn) implements Serializable {
+
+  /** Time-only partitioning. */
+  public TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn) {
+    this(schema, partitionTimeColumn, ingestTimeField, sortKeyColumn, null);
+  }
 
   public RowType rowType() {
     return FlinkSchemaUtil.convert(schema);
@@ -32,10 +39,14 @@ public record TableLayout(Schema schema, String partitionTimeColumn, int ingestT
 
   public PartitionSpec partitionSpec(TimePartitioning partitioning) {
     PartitionSpec.Builder b = PartitionSpec.builderFor(schema);
-    return switch (partitioning) {
-      case DAY -> b.day(partitionTimeColumn).build();
-      case HOUR -> b.hour(partitionTimeColumn).build();
-    };
+    switch (partitioning) {
+      case DAY -> b.day(partitionTimeColumn);
+      case HOUR -> b.hour(partitionTimeColumn);
+    }
+    if (identityPartitionColumn != null) {
+      b.identity(identityPartitionColumn);
+    }
+    return b.build();
   }
 
   public SortOrder sortOrder() {

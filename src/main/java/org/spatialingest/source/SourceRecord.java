@@ -1,18 +1,24 @@
 package org.spatialingest.source;
 
 /**
- * One raw input record and where it came from. The payload stays bytes until the transform parses it, so a record
- * that is not even JSON still reaches the transform (and its reject counter) instead of failing the source.
+ * One raw input record and where it came from: a Kafka topic/partition/offset, or a file and line. The payload stays
+ * bytes until the transform parses it, so a record that is not even JSON still reaches the transform (and the rejects
+ * table) instead of failing the source.
  *
  * <p>A Flink POJO (public fields, no-arg constructor) so it serializes without Kryo.
  */
 public class SourceRecord {
   public byte[] value;
+  /** Kafka topic; null for a file record. */
   public String topic;
   public int partition;
   public long offset;
-  /** Kafka record timestamp in epoch millis: the ingress time of the pipeline. */
+  /** Kafka record timestamp in epoch millis (for a file record: when it was read): the ingress time. */
   public long timestamp;
+  /** File path; null for a Kafka record. */
+  public String file;
+  /** 1-based line number in {@link #file}. */
+  public long line;
 
   public SourceRecord() {}
 
@@ -24,8 +30,15 @@ public class SourceRecord {
     this.timestamp = timestamp;
   }
 
-  /** Where the record came from, for logs and rejects: {@code topic/partition@offset}. */
+  public static SourceRecord fromFile(byte[] value, String file, long line, long readMillis) {
+    SourceRecord r = new SourceRecord(value, null, -1, -1, readMillis);
+    r.file = file;
+    r.line = line;
+    return r;
+  }
+
+  /** Where the record came from, for logs and rejects: {@code topic/partition@offset} or {@code file:line}. */
   public String origin() {
-    return topic + "/" + partition + "@" + offset;
+    return topic == null && file != null ? file + ":" + line : topic + "/" + partition + "@" + offset;
   }
 }

@@ -2,13 +2,18 @@ package org.spatialingest.source;
 
 import java.util.Properties;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.spatialingest.config.JobConfig;
 
-/** Builds the Kafka source from the job configuration. Offsets live in Flink checkpoints (exactly-once). */
+/**
+ * Builds the sources from the job configuration: Kafka (offsets in Flink checkpoints, exactly-once) or, for
+ * {@code source: file:<path>}, a bounded file source for backfill and replay (a file or a directory, read
+ * recursively; hidden files starting with {@code .} or {@code _} are skipped).
+ */
 public final class TelemetrySources {
   private TelemetrySources() {}
 
@@ -45,6 +50,11 @@ public final class TelemetrySources {
       builder.setBounded(OffsetsInitializer.latest());
     }
     return builder.build();
+  }
+
+  /** Newline-delimited records of the file or directory {@code path}; bounded (ends when every file is read). */
+  public static FileSource<SourceRecord> file(String path) {
+    return FileSource.forBulkFileFormat(new LineRecordFormat(), new org.apache.flink.core.fs.Path(path)).build();
   }
 
   private static OffsetsInitializer startingOffsets(JobConfig.StartingOffsets startingOffsets) {

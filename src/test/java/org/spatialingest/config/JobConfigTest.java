@@ -49,6 +49,66 @@ class JobConfigTest {
   }
 
   @Test
+  void geometryKeysHaveDefaultsAndNameTheKeyWhenBad() {
+    JobConfig d = JobConfig.defaults();
+    assertThat(d.input().fileSource()).isFalse();
+    assertThat(d.input().format()).isEqualTo(InputConfig.InputFormat.GEOJSON);
+    assertThat(d.input().typedProperties()).isEmpty();
+    assertThat(d.transform().reprojectFrom()).isNull();
+    assertThat(d.transform().validate()).isTrue();
+    assertThat(d.transform().repair()).isTrue();
+    assertThat(d.transform().simplifyTolerance()).isZero();
+    assertThat(d.transform().maxVertices()).isEqualTo(1_000_000);
+    assertThat(d.transform().maxRecordBytes()).isEqualTo(16L << 20);
+    assertThat(d.regions().enabled()).isFalse();
+
+    JobConfig c = JobConfig.fromMap(Map.of("source", "file:/data/replay", "input.format", "wkb-base64",
+        "input.typed-properties", "speed:double, vehicle:string", "transform.reproject-from", "3857",
+        "transform.simplify-method", "douglas-peucker", "regions.refresh-kind", "boundary_refresh"));
+    assertThat(c.input().filePath()).isEqualTo("/data/replay");
+    assertThat(c.input().format()).isEqualTo(InputConfig.InputFormat.WKB_BASE64);
+    assertThat(c.input().typedProperties()).containsExactly(
+        new InputConfig.TypedProperty("speed", InputConfig.PropertyType.DOUBLE),
+        new InputConfig.TypedProperty("vehicle", InputConfig.PropertyType.STRING));
+    assertThat(c.transform().reprojectFrom()).isEqualTo("EPSG:3857");
+    assertThat(c.transform().simplifyMethod()).isEqualTo(TransformConfig.SimplifyMethod.DOUGLAS_PEUCKER);
+    assertThat(JobConfig.fromMap(c.toMap())).isEqualTo(c);
+
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("source", "s3://bucket")))
+        .hasMessageContaining("source").hasMessageContaining("file:<path>");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.format", "kml")))
+        .hasMessageContaining("input.format").hasMessageContaining("wkb-hex");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "speed:float")))
+        .hasMessageContaining("input.typed-properties").hasMessageContaining("float");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "region:string")))
+        .hasMessageContaining("input.typed-properties").hasMessageContaining("already a column");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "a:long,a:double")))
+        .hasMessageContaining("declared twice");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.reproject-from", "EPSG:999999")))
+        .hasMessageContaining("transform.reproject-from").hasMessageContaining("does not know EPSG:999999");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.reproject-from", "mercator")))
+        .hasMessageContaining("transform.reproject-from").hasMessageContaining("not an EPSG code");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.validate", "yes")))
+        .hasMessageContaining("transform.validate").hasMessageContaining("true, false");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.validate", "false")))
+        .hasMessageContaining("transform.repair needs transform.validate");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.simplify-tolerance", "-1")))
+        .hasMessageContaining("transform.simplify-tolerance");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.simplify-method", "visvalingam")))
+        .hasMessageContaining("transform.simplify-method").hasMessageContaining("topology, douglas-peucker");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.max-vertices", "0")))
+        .hasMessageContaining("transform.max-vertices");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.max-record-bytes", "0")))
+        .hasMessageContaining("transform.max-record-bytes must be > 0");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("regions.partition", "true")))
+        .hasMessageContaining("regions.partition needs regions.refresh-kind");
+    assertThat(JobConfig.fromMap(Map.of("regions.partition", "true", "regions.refresh-kind", "b")).regions().partition())
+        .isTrue();
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("regions.name-property", " ")))
+        .hasMessageContaining("regions.name-property must not be empty");
+  }
+
+  @Test
   void yamlNestedAndFlatKeysPlusOverrides(@TempDir Path dir) throws Exception {
     Path yaml = dir.resolve("job.yaml");
     Files.writeString(yaml, """

@@ -46,7 +46,7 @@ class TelemetryParserTest {
       "[1,2] | malformed_json",
       "{\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
       "{\"id\":\"\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
-      "{\"id\":\"a\",\"geometry\":\"POINT(1 1)\"} | invalid_time",
+      "{\"id\":\"a\",\"geometry\":\"POINT(1 1)\"} | missing_time",
       "{\"id\":\"a\",\"event_time\":\"yesterday\",\"geometry\":\"POINT(1 1)\"} | invalid_time",
       "{\"id\":\"a\",\"event_time\":1} | missing_geometry",
       "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1\"} | unparseable_geometry",

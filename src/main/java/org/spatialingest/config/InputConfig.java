@@ -1,0 +1,105 @@
+package org.spatialingest.config;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * How records are read: where from ({@code source}), the geometry encoding ({@code input.format}) and which
+ * {@code properties} become typed columns ({@code input.typed-properties}).
+ *
+ * @param filePath null for Kafka, the file or directory for {@code source: file:<path>}
+ */
+public record InputConfig(String filePath, InputFormat format, List<TypedProperty> typedProperties)
+    implements Serializable {
+
+  /** The encoding of a record's geometry. */
+  public enum InputFormat {
+    /** JSON record, {@code geometry} a GeoJSON geometry object (a WKT string is also accepted, as before). */
+    GEOJSON,
+    /** JSON record, {@code geometry} a WKT string. */
+    WKT,
+    /** JSON record, {@code geometry} a hex string of WKB (ISO or EWKB, either byte order). */
+    WKB_HEX,
+    /** JSON record, {@code geometry} a base64 string of WKB. */
+    WKB_BASE64,
+    /** A GeoJSON {@code Feature}: top-level {@code id}, {@code geometry}, {@code properties.event_time}. */
+    FEATURE
+  }
+
+  /** Column types a property can be declared as. */
+  public enum PropertyType { STRING, LONG, DOUBLE, BOOLEAN }
+
+  /** One property promoted to a typed, optional column, appended to the table schema in declared order. */
+  public record TypedProperty(String name, PropertyType type) implements Serializable {}
+
+  /** Column names the telemetry table already has; a typed property cannot reuse one. */
+  public static final Set<String> RESERVED = Set.of("id", "event_time", "ingest_time", "geometry", "geometry_type",
+      "xmin", "ymin", "xmax", "ymax", "hilbert", "properties", "region");
+
+  private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*");
+
+  public boolean fileSource() {
+    return filePath != null;
+  }
+
+  public String sourceSpec() {
+    return filePath == null ? "kafka" : "file:" + filePath;
+  }
+
+  static String parseSource(String value) {
+    if (value.equals("kafka")) {
+      return null;
+    }
+    if (value.startsWith("file:") && value.length() > "file:".length()) {
+      return value.substring("file:".length());
+    }
+    throw new IllegalArgumentException("must be 'kafka' or 'file:<path>'");
+  }
+
+  /** Parses {@code speed:double,vehicle:string}; names are lower-case identifiers, unique, not a base column. */
+  static List<TypedProperty> parseTyped(String value) {
+    List<TypedProperty> out = new ArrayList<>();
+    if (value.isBlank()) {
+      return List.of();
+    }
+    Set<String> seen = new HashSet<>();
+    for (String item : value.split(",")) {
+      String[] parts = item.trim().split(":");
+      if (parts.length != 2) {
+        throw new IllegalArgumentException("'" + item.trim() + "' is not name:type");
+      }
+      String name = parts[0].trim();
+      if (!NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("'" + name + "' is not a lower-case identifier");
+      }
+      if (RESERVED.contains(name)) {
+        throw new IllegalArgumentException("'" + name + "' is already a column of the table");
+      }
+      if (!seen.add(name)) {
+        throw new IllegalArgumentException("'" + name + "' is declared twice");
+      }
+      PropertyType type;
+      try {
+        type = PropertyType.valueOf(parts[1].trim().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("type '" + parts[1].trim() + "' of '" + name
+            + "' is not one of string, long, double, boolean");
+      }
+      out.add(new TypedProperty(name, type));
+    }
+    return List.copyOf(out);
+  }
+
+  String typedSpec() {
+    List<String> parts = new ArrayList<>();
+    for (TypedProperty p : typedProperties) {
+      parts.add(p.name() + ":" + p.type().name().toLowerCase(Locale.ROOT));
+    }
+    return String.join(",", parts);
+  }
+}

@@ -1,0 +1,18 @@
+package org.spatialingest.config;
+
+import java.io.Serializable;
+
+/**
+ * Region enrichment. Records on the telemetry topic whose {@code properties.kind} equals {@code refreshKind} are
+ * boundary refreshes: their polygon replaces the region named by {@code properties.<nameProperty>} in broadcast
+ * state. Every row gets the name of the region containing its bbox centre (null if none).
+ *
+ * @param refreshKind empty = enrichment off (no extra operator, {@code region} stays null)
+ * @param partition also partition the table by {@code region} (identity, after the time): only for a handful of
+ *     regions; each open (time, region) pair is a buffer of its own ({@code sink.max-open-partitions})
+ */
+public record RegionsConfig(String refreshKind, String nameProperty, boolean partition) implements Serializable {
+  public boolean enabled() {
+    return !refreshKind.isEmpty();
+  }
+}
