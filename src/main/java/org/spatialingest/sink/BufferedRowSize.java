@@ -29,14 +29,31 @@ public final class BufferedRowSize {
 
   /** The row serialized exactly as the writer buffers (and checkpoints) it. */
   public byte[] serialize(RowData row) throws IOException {
+    serializeShared(row);
+    return out.getCopyOfBuffer();
+  }
+
+  /**
+   * Serializes the row into this instance's reused buffer ({@link #sharedBuffer()}) and returns its length: the
+   * writer copies it straight into its arena, with no intermediate array per row.
+   */
+  int serializeShared(RowData row) throws IOException {
     out.clear();
     serializer.serialize(row, out);
-    return out.getCopyOfBuffer();
+    return out.length();
+  }
+
+  byte[] sharedBuffer() {
+    return out.getSharedBuffer();
   }
 
   /** Bytes the writer accounts against its memory budget for one serialized row. */
   public static long accountedBytes(byte[] serializedRow) {
-    return serializedRow.length + PartitionBuffer.ROW_OVERHEAD_BYTES;
+    return accountedBytes(serializedRow.length);
+  }
+
+  static long accountedBytes(int serializedLength) {
+    return serializedLength + PartitionBuffer.ROW_OVERHEAD_BYTES;
   }
 
   /** Bytes the writer accounts for {@code row}: {@code accountedBytes(serialize(row))}. */

@@ -84,7 +84,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
       for (byte[] row : state.rows()) {
         in.setBuffer(row);
         reuse = serializer.deserialize(reuse, in);
-        buffer(reuse, row);
+        buffer(reuse, row, row.length);
       }
     }
     if (!buffers.isEmpty()) {
@@ -96,7 +96,8 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
 
   @Override
   public void write(RowData row, Context context) throws IOException {
-    PartitionBuffer buffer = buffer(row, rowSize.serialize(row));
+    int length = rowSize.serializeShared(row);
+    PartitionBuffer buffer = buffer(row, rowSize.sharedBuffer(), length);
     if (policy.targetReached(buffer.bytes(), encodedRatio)) {
       close(buffer, CloseReason.BYTES);
     }
@@ -139,7 +140,7 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     List<byte[]> rows = new ArrayList<>((int) buffers.rows());
     for (PartitionBuffer buffer : buffers.all()) {
       for (int i = 0; i < buffer.size(); i++) {
-        rows.add(buffer.row(i));
+        rows.add(buffer.copyOfRow(i));
       }
     }
     return List.of(new WriterState(rows));
@@ -150,8 +151,8 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
     tableLoader.close();
   }
 
-  private PartitionBuffer buffer(RowData row, byte[] serialized) throws IOException {
-    PartitionBuffer buffer = buffers.add(row, serialized);
+  private PartitionBuffer buffer(RowData row, byte[] serialized, int length) throws IOException {
+    PartitionBuffer buffer = buffers.add(row, serialized, length);
     if (buffers.size() > maxOpenPartitions) {
       // the new row's buffer is the most recently written, so never the one closed here
       close(buffers.leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);

@@ -1,18 +1,30 @@
 package org.spatialingest.sink;
 
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.iceberg.StructLike;
 
 /**
  * The rows one writer holds for one partition, as serialized bytes, with what the close decision needs: their
  * measured size and the oldest ingest time. Rows are kept with their Hilbert key so the file can be written sorted.
+ *
+ * <p>Rows are appended to a few large byte chunks (an arena) rather than kept as one array each: millions of small
+ * arrays would each cost a header and keep the garbage collector busy, and they would survive long enough to be
+ * promoted. A row never spans two chunks; a row larger than a chunk gets a chunk of its own.
  */
 final class PartitionBuffer {
-  /** Per-row heap overhead of the byte[] header and the two array slots, counted so heap stays within M. */
-  static final int ROW_OVERHEAD_BYTES = 16 + 8 + 8;
+  /** Per-row cost beyond its bytes: its position, length and sort-key slots (8 + 4 + 8, rounded up). */
+  static final int ROW_OVERHEAD_BYTES = 24;
+  private static final int FIRST_CHUNK_BYTES = 64 << 10;
+  private static final int MAX_CHUNK_BYTES = 1 << 20;
 
   private final StructLike partition;
-  private byte[][] rows = new byte[64][];
+  private final List<byte[]> chunks = new ArrayList<>();
+  private int chunkUsed;
+  private long[] positions = new long[64]; // chunk index << 32 | offset in chunk
+  private int[] lengths = new int[64];
   private long[] keys = new long[64];
   private int size;
   private long bytes;
@@ -25,22 +37,45 @@ final class PartitionBuffer {
     this.partition = partition;
   }
 
-  /** Adds a serialized row; returns the bytes it accounts for. */
-  long add(byte[] row, long hilbertKey, long ingestMillis, long writeSequence) {
-    if (size == rows.length) {
-      rows = Arrays.copyOf(rows, size * 2);
+  /** Copies a serialized row ({@code length} bytes of {@code src}) into the buffer; returns the bytes it accounts for. */
+  long add(byte[] src, int length, long hilbertKey, long ingestMillis, long writeSequence) {
+    if (size == positions.length) {
+      positions = Arrays.copyOf(positions, size * 2);
+      lengths = Arrays.copyOf(lengths, size * 2);
       keys = Arrays.copyOf(keys, size * 2);
     }
-    rows[size] = row;
+    byte[] chunk = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
+    if (chunk == null || chunk.length - chunkUsed < length) {
+      int next = chunk == null ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunk.length * 2);
+      chunk = new byte[Math.max(next, length)];
+      chunks.add(chunk);
+      chunkUsed = 0;
+    }
+    System.arraycopy(src, 0, chunk, chunkUsed, length);
+    positions[size] = ((long) (chunks.size() - 1) << 32) | chunkUsed;
+    lengths[size] = length;
     keys[size] = hilbertKey;
+    chunkUsed += length;
     size++;
-    long accounted = BufferedRowSize.accountedBytes(row);
+    long accounted = BufferedRowSize.accountedBytes(length);
     bytes += accounted;
     minIngestMillis = Math.min(minIngestMillis, ingestMillis);
     maxIngestMillis = Math.max(maxIngestMillis, ingestMillis);
     ingestTimes.add(ingestMillis);
     lastWriteSequence = writeSequence;
     return accounted;
+  }
+
+  /** Points {@code in} at row {@code i}, without copying. */
+  void read(int i, DataInputDeserializer in) {
+    int offset = (int) positions[i];
+    in.setBuffer(chunks.get((int) (positions[i] >>> 32)), offset, lengths[i]);
+  }
+
+  /** A copy of row {@code i}'s bytes (for checkpointed state). */
+  byte[] copyOfRow(int i) {
+    int offset = (int) positions[i];
+    return Arrays.copyOfRange(chunks.get((int) (positions[i] >>> 32)), offset, offset + lengths[i]);
   }
 
   StructLike partition() {
@@ -69,10 +104,6 @@ final class PartitionBuffer {
 
   long lastWriteSequence() {
     return lastWriteSequence;
-  }
-
-  byte[] row(int i) {
-    return rows[i];
   }
 
   /** Row indexes in ascending sort-key order, stable for equal keys (a merge sort on primitive indexes). */

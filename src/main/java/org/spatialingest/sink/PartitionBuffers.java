@@ -34,6 +34,11 @@ final class PartitionBuffers {
 
   /** Adds a row (and its serialized form) to the buffer of its partition, opening one if needed. */
   PartitionBuffer add(RowData row, byte[] serialized) {
+    return add(row, serialized, serialized.length);
+  }
+
+  /** As {@link #add(RowData, byte[])}, for the first {@code length} bytes of {@code serialized}. */
+  PartitionBuffer add(RowData row, byte[] serialized, int length) {
     partitionKey.partition(wrapper.wrap(row));
     PartitionBuffer buffer = buffers.get(partitionKey);
     if (buffer == null) {
@@ -42,7 +47,7 @@ final class PartitionBuffers {
       buffers.put(key, buffer);
     }
     long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
-    bytes += buffer.add(serialized, sortKey, layout.ingestMillis(row), ++writeSequence);
+    bytes += buffer.add(serialized, length, sortKey, layout.ingestMillis(row), ++writeSequence);
     rows++;
     return buffer;
   }

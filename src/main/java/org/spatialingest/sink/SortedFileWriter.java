@@ -63,7 +63,7 @@ final class SortedFileWriter {
     RowData reuse = new BinaryRowData(layout.fieldCount());
     try (writer) {
       for (int index : buffer.sortedOrder()) {
-        in.setBuffer(buffer.row(index));
+        buffer.read(index, in);
         reuse = serializer.deserialize(reuse, in);
         writer.write(reuse);
       }

@@ -27,7 +27,8 @@ class BufferedRowSizeTest {
       byte[] bytes = size.serialize(row);
       long m = size.measure(row);
       assertThat(m).isEqualTo(bytes.length + PartitionBuffer.ROW_OVERHEAD_BYTES);
-      assertThat(buffer.add(bytes, 0, 0, 0)).isEqualTo(m);
+      assertThat(buffer.add(bytes, bytes.length, 0, 0, 0)).isEqualTo(m);
+      assertThat(buffer.copyOfRow(buffer.size() - 1)).isEqualTo(bytes);
       measured += m;
       // the row as a downstream writer receives it after a network shuffle: same bytes
       in.setBuffer(bytes);
