@@ -17,7 +17,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.spatialingest.sizing.BatchPlan;
-import org.spatialingest.sizing.LineSampleMeasurer;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.sizing.Units;
@@ -46,6 +45,9 @@ import picocli.CommandLine.Spec;
     exitCodeList = {"0:plan printed", "2:bad flag or unusable sample (missing, empty, or no record parses)",
         "3:runtime failure (e.g. Kafka unreachable)"})
 public final class PlanCommand implements Callable<Integer> {
+  /** {@code encodedBytesSource} when only buffered bytes per record are known. */
+  static final String ENCODED_ASSUMED = "assumed-equal-to-buffered";
+
 
   /** Where bytes per record come from; exactly one. */
   static final class RecordSizeSource {
@@ -227,7 +229,7 @@ public final class PlanCommand implements Callable<Integer> {
       }
       return encodedBytesPerRecord != null
           ? new Inputs(b, encodedBytesPerRecord, "flag", "flag", null, rateFlag, "flag", null)
-          : new Inputs(b, b, LineSampleMeasurer.ENCODED_ASSUMED, "flag", null, rateFlag, "flag", null);
+          : new Inputs(b, b, ENCODED_ASSUMED, "flag", null, rateFlag, "flag", null);
     }
     boolean encode = encodedBytesPerRecord == null;
     PlanSampling.Measured m;

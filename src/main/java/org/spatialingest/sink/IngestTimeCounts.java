@@ -18,17 +18,9 @@ final class IngestTimeCounts {
     other.forEach((second, n) -> countsBySecond.computeIfAbsent(second, s -> new long[1])[0] += n);
   }
 
-  void addAll(IngestTimeCounts other) {
-    other.countsBySecond.forEach((second, n) -> countsBySecond.computeIfAbsent(second, s -> new long[1])[0] += n[0]);
-  }
-
   Map<Long, Long> toMap() {
     Map<Long, Long> out = new HashMap<>();
     countsBySecond.forEach((second, n) -> out.put(second, n[0]));
     return out;
-  }
-
-  void clear() {
-    countsBySecond.clear();
   }
 }
