@@ -8,10 +8,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -62,7 +58,7 @@ class EndToEndTest {
     SpatialIngestJob.configureCheckpointing(env, config);
     FailOnceAfterCheckpoint.reset();
     DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true)
-        .map(new FailOnceAfterCheckpoint()).name("fail-once");
+        .map(new FailOnceAfterCheckpoint(150_000, 200)).name("fail-once");
     SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
     env.execute("e2e");
 
@@ -115,32 +111,5 @@ class EndToEndTest {
 
     assertThat(java.nio.file.Files.size(dir.resolve("catalog.db"))).isGreaterThan(0);
     assertThat(TestKit.distinctIds(TestKit.rows(TestKit.table(config)))).isEqualTo(sent.keySet());
-  }
-
-  /** Passes records through slowly; throws once, after a checkpoint completed, so recovery restores real state. */
-  static final class FailOnceAfterCheckpoint extends RichMapFunction<SourceRecord, SourceRecord>
-      implements CheckpointListener {
-    static final AtomicBoolean FAILED = new AtomicBoolean();
-    static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
-    private long seen;
-
-    static void reset() {
-      FAILED.set(false);
-      CHECKPOINTED.set(false);
-    }
-
-    @Override
-    public SourceRecord map(SourceRecord value) {
-      LockSupport.parkNanos(150_000);
-      if (++seen > 200 && CHECKPOINTED.get() && FAILED.compareAndSet(false, true)) {
-        throw new IllegalStateException("injected failure for the exactly-once test");
-      }
-      return value;
-    }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) {
-      CHECKPOINTED.set(true);
-    }
   }
 }

@@ -11,16 +11,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.LockSupport;
 import org.apache.flink.api.common.JobID;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.InjectMiniCluster;
@@ -43,8 +38,7 @@ import org.spatialingest.source.SourceRecord;
  */
 class FileSourceTest {
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
   @Test
   void backfillFromFilesCommitsRowsAndRejectsWithFileAndLine(@TempDir Path tmp, @InjectMiniCluster MiniCluster mc)
@@ -105,15 +99,15 @@ class FileSourceTest {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
-    FailOnce.reset();
-    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true).map(new FailOnce()).name("fail-once");
+    FailOnceAfterCheckpoint.reset();
+    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true).map(new FailOnceAfterCheckpoint(1_000_000, 100)).name("fail-once");
     SpatialIngestJob.Transformed t = SpatialIngestJob.transformWithRejects(records, config);
     SpatialIngestJob.sink(t.rows(), config);
     SpatialIngestJob.rejectsSink(t.rejects(), config);
     JobClient client = env.executeAsync("file-backfill");
     JobID id = client.getJobID();
     client.getJobExecutionResult().get();
-    assertThat(FailOnce.FAILED.get()).as("the injected failure happened").isTrue();
+    assertThat(FailOnceAfterCheckpoint.FAILED.get()).as("the injected failure happened").isTrue();
     assertThat(mc.getArchivedExecutionGraph(id).get().getFailureInfo()).as("the injected failure is seen").isNotNull();
 
     List<Record> rows = TestKit.rows(TestKit.table(config));
@@ -134,31 +128,5 @@ class FileSourceTest {
       assertThat(seen.put(where, (String) r.getField("reason"))).as("once: %s", where).isNull();
     }
     assertThat(seen).isEqualTo(badByFileLine);
-  }
-
-  /** Slow pass-through that fails once after the first completed checkpoint, mid-file. */
-  static final class FailOnce extends RichMapFunction<SourceRecord, SourceRecord> implements CheckpointListener {
-    static final AtomicBoolean FAILED = new AtomicBoolean();
-    static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
-    private long seen;
-
-    static void reset() {
-      FAILED.set(false);
-      CHECKPOINTED.set(false);
-    }
-
-    @Override
-    public SourceRecord map(SourceRecord value) {
-      LockSupport.parkNanos(1_000_000);
-      if (++seen > 100 && CHECKPOINTED.get() && FAILED.compareAndSet(false, true)) {
-        throw new IllegalStateException("injected failure for the file-source test");
-      }
-      return value;
-    }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) {
-      CHECKPOINTED.set(true);
-    }
   }
 }

@@ -13,19 +13,15 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.Shapes;
-import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
@@ -35,20 +31,10 @@ import org.spatialingest.local.TelemetryGenerator;
  */
 class RegionStateRestartTest {
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  static EmbeddedKafka kafka;
-
-  @BeforeAll
-  static void startKafka() throws Exception {
-    kafka = EmbeddedKafka.start(null);
-  }
-
-  @AfterAll
-  static void stopKafka() throws Exception {
-    kafka.close();
-  }
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void regionsSurviveAStopWithSavepoint(@TempDir Path dir) throws Exception {

@@ -21,7 +21,6 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -38,8 +37,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,7 +47,6 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.BadInputCorpus;
 import org.spatialingest.geometry.RejectReason;
 import org.spatialingest.geometry.Shapes;
-import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.Catalogs;
 import org.spatialingest.sink.DeadLetterSerializer;
@@ -62,20 +58,10 @@ import org.spatialingest.sink.DeadLetterSerializer;
  */
 class RejectsCorpusTest {
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(4).build());
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  static EmbeddedKafka kafka;
-
-  @BeforeAll
-  static void startKafka() throws Exception {
-    kafka = EmbeddedKafka.start(null);
-  }
-
-  @AfterAll
-  static void stopKafka() throws Exception {
-    kafka.close();
-  }
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void everyRecordEndsInTheTableOrInRejectsWithItsReason(@TempDir Path warehouse,

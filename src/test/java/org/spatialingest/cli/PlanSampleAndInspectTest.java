@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -20,6 +19,7 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
@@ -34,8 +34,7 @@ import org.spatialingest.source.SourceRecord;
  */
 class PlanSampleAndInspectTest {
   @RegisterExtension
-  static final MiniClusterExtension FLINK = new MiniClusterExtension(
-      new MiniClusterResourceConfiguration.Builder().setNumberTaskManagers(1).setNumberSlotsPerTaskManager(2).build());
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
