@@ -19,19 +19,27 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.RegionEnrichment;
 import org.spatialingest.geometry.TelemetryTransform;
+import org.apache.flink.api.java.typeutils.EitherTypeInfo;
+import org.apache.flink.types.Either;
 import org.spatialingest.sink.BoundedIcebergSink;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.sink.TableRouter;
+import org.spatialingest.source.KafkaGroupOffsets;
+import org.spatialingest.source.ResumeFilter;
+import org.spatialingest.table.PositionsListener;
+import org.spatialingest.table.RejectsTable;
+import org.spatialingest.table.TelemetryTable;
+import org.spatialingest.table.Catalogs;
 import org.spatialingest.sink.DeadLetterSerializer;
 import org.spatialingest.sink.ClosePolicy;
-import org.spatialingest.sink.TableBootstrap;
-import org.spatialingest.sink.TableLayout;
+import org.spatialingest.table.TableBootstrap;
+import org.spatialingest.table.TableLayout;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.source.TelemetrySources;
 
 /**
- * Assembles the pipeline: source (Kafka, or a bounded file source) → geometry transform (+ region enrichment) →
- * bounded Iceberg sink, with the transform's rejects → a second bounded sink into {@code <table>_rejects}. Each stage
+ * Assembles the pipeline: source (Kafka, or a bounded file source) → resume filter → geometry transform (+ region
+ * enrichment) → one bounded Iceberg sink for the rows and the transform's rejects (into {@code <table>_rejects}). Each stage
  * is its own method so tests (and future sources) can compose them; operator uids are stable so savepoints survive
  * upgrades.
  */
@@ -41,10 +49,10 @@ public final class SpatialIngestJob {
   public static final String TRANSFORM_UID = "geometry-transform";
   public static final String REGIONS_UID = "region-enrichment";
   public static final String SINK_UID = "spatial-sink";
-  public static final String REJECTS_SINK_UID = "rejects-sink";
+  public static final String RESUME_FILTER_UID = "resume-filter";
   public static final String DEAD_LETTER_UID = "dead-letter-sink";
-  /** Rejects are normally rare: one writer keeps their files few; raise it only if rejects backpressure the job. */
-  public static final int REJECTS_SINK_PARALLELISM = 1;
+  /** Rejects are normally rare: one Kafka producer is enough for the dead-letter topic. */
+  public static final int DEAD_LETTER_PARALLELISM = 1;
 
   private static final Logger LOG = LoggerFactory.getLogger(SpatialIngestJob.class);
 
@@ -56,13 +64,16 @@ public final class SpatialIngestJob {
   /** Applies checkpointing to the environment and builds the whole pipeline. */
   public static void build(StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
     configureCheckpointing(env, config);
-    Transformed t = transformWithRejects(source(env, config, boundedSource), config);
-    sink(t.rows(), config);
-    rejectsSink(t.rejects(), config);
+    sink(transformWithRejects(source(env, config, boundedSource), config), config);
   }
 
   public static void configureCheckpointing(StreamExecutionEnvironment env, JobConfig config) {
     env.enableCheckpointing(config.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+    if (env.getCheckpointConfig().isUnalignedCheckpointsEnabled()) {
+      // the positions the sink records rely on every record before a barrier having reached the writers
+      LOG.warn("execution.checkpointing.unaligned.enabled is true; the sink needs aligned checkpoints: disabled");
+    }
+    env.getCheckpointConfig().enableUnalignedCheckpoints(false);
     var bounds = config.sizingBounds();
     LOG.info("Sink bounds: memory budget M={} bytes per writer, target file T={} bytes, max latency L={}, "
             + "checkpoint interval C={}, close policy {}", bounds.memoryBytes(), bounds.targetFileBytes(),
@@ -75,7 +86,8 @@ public final class SpatialIngestJob {
 
   /**
    * The configured source: Kafka ({@code bounded}: stop at the offsets latest at start) or {@code file:<path>}
-   * (always bounded).
+   * (always bounded); with {@code source.skip-committed}, followed by the {@link ResumeFilter} that skips, on a start
+   * without state, what the tables already hold.
    */
   public static DataStream<SourceRecord> source(StreamExecutionEnvironment env, JobConfig config, boolean bounded) {
     SingleOutputStreamOperator<SourceRecord> stream;
@@ -88,7 +100,17 @@ public final class SpatialIngestJob {
               "kafka-source")
           .uid(SOURCE_UID);
     }
-    return withParallelism(stream, config.sourceParallelism());
+    stream = withParallelism(stream, config.sourceParallelism());
+    if (!config.skipCommitted()) {
+      return stream;
+    }
+    ensureTables(config);
+    SingleOutputStreamOperator<SourceRecord> resumed = stream
+        .process(new ResumeFilter(Catalogs.tableLoader(config), Catalogs.rejectsTableLoader(config)))
+        .returns(SourceRecord.class)
+        .name("resume-filter")
+        .uid(RESUME_FILTER_UID);
+    return withParallelism(resumed, config.sourceParallelism());
   }
 
   /** Table rows only (rejects are counted, not written); the whole job uses {@link #transformWithRejects}. */
@@ -123,24 +145,32 @@ public final class SpatialIngestJob {
     return new Transformed(withParallelism(enriched, config.transformParallelism()), rejects);
   }
 
-  public static void sink(DataStream<RowData> rows, JobConfig config) {
+  /**
+   * Rows and rejects into one bounded sink that commits the telemetry table and {@code <table>_rejects} together
+   * (so the positions it records cover every record, whichever table it went to), publishing the positions as the
+   * consumer group's offsets; with {@code rejects.dead-letter-topic} the rejects also go to that Kafka topic
+   * (at-least-once).
+   */
+  public static void sink(Transformed t, JobConfig config) {
     TableLayout layout = TelemetryTable.layout(config);
-    BoundedIcebergSink sink = boundedSink(config, Catalogs.tableIdentifier(config), Catalogs.tableLoader(config),
-        layout, config.partitioning(), SINK_UID);
-    var sinkStream = rows.sinkTo(sink).name("spatial-sink").uid(SINK_UID);
+    EitherTypeInfo<RowData, RowData> type = new EitherTypeInfo<>(InternalTypeInfo.of(layout.rowType()),
+        InternalTypeInfo.of(RejectsTable.ROW_TYPE));
+    DataStream<Either<RowData, RowData>> rows = t.rows()
+        .map(row -> Either.<RowData, RowData>Left(row)).returns(type).name("rows").uid(SINK_UID + "-rows");
+    DataStream<Either<RowData, RowData>> rejects = t.rejects()
+        .map(row -> Either.<RowData, RowData>Right(row)).returns(type).name("rejects").uid(SINK_UID + "-rejects");
+    ensureTables(config);
+    BoundedIcebergSink<Either<RowData, RowData>> sink = configure(BoundedIcebergSink.builder(TableRouter.either())
+            .table(Catalogs.tableLoader(config), layout)
+            .table(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT), config)
+        .positionsListener(config.input().fileSource() ? PositionsListener.none()
+            : new KafkaGroupOffsets(config.bootstrapServers(), config.kafkaProperties(), config.groupId(),
+                config.topic()))
+        .build();
+    var sinkStream = rows.union(rejects).sinkTo(sink).name("spatial-sink").uid(SINK_UID);
     if (config.sinkParallelism() > 0) {
       sinkStream.setParallelism(config.sinkParallelism());
     }
-  }
-
-  /**
-   * Rejects into {@code <table>_rejects}, day-partitioned by ingest time, through the same bounded sink (exactly
-   * once); with {@code rejects.dead-letter-topic} also to that Kafka topic (at-least-once).
-   */
-  public static void rejectsSink(DataStream<RowData> rejects, JobConfig config) {
-    BoundedIcebergSink sink = boundedSink(config, Catalogs.rejectsTableIdentifier(config),
-        Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, JobConfig.TimePartitioning.DAY, REJECTS_SINK_UID);
-    rejects.sinkTo(sink).name("rejects-sink").uid(REJECTS_SINK_UID).setParallelism(REJECTS_SINK_PARALLELISM);
     if (!config.deadLetterTopic().isEmpty()) {
       Properties props = new Properties();
       props.putAll(config.kafkaProperties());
@@ -150,23 +180,41 @@ public final class SpatialIngestJob {
           .setRecordSerializer(new DeadLetterSerializer(config.deadLetterTopic()))
           .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
           .build();
-      rejects.sinkTo(deadLetters).name("dead-letter-sink").uid(DEAD_LETTER_UID)
-          .setParallelism(REJECTS_SINK_PARALLELISM);
+      t.rejects().sinkTo(deadLetters).name("dead-letter-sink").uid(DEAD_LETTER_UID)
+          .setParallelism(DEAD_LETTER_PARALLELISM);
     }
   }
 
-  private static BoundedIcebergSink boundedSink(JobConfig config, TableIdentifier id, TableLoader loader,
-      TableLayout layout, JobConfig.TimePartitioning partitioning, String uid) {
-    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    TableBootstrap.ensureTable(catalog, id, layout, partitioning);
-    closeQuietly(catalog);
-    return BoundedIcebergSink.builder()
-        .tableLoader(loader)
-        .layout(layout)
+  /** Table rows only into the telemetry table (tests and benchmarks that have no rejects). */
+  public static void sink(DataStream<RowData> rows, JobConfig config) {
+    ensureTables(config);
+    BoundedIcebergSink<RowData> sink = configure(BoundedIcebergSink.builder()
+        .table(Catalogs.tableLoader(config), TelemetryTable.layout(config)), config).build();
+    var sinkStream = rows.sinkTo(sink).name("spatial-sink").uid(SINK_UID);
+    if (config.sinkParallelism() > 0) {
+      sinkStream.setParallelism(config.sinkParallelism());
+    }
+  }
+
+  private static <T> BoundedIcebergSink.Builder<T> configure(BoundedIcebergSink.Builder<T> builder,
+      JobConfig config) {
+    return builder
         .closePolicy(ClosePolicy.of(config))
         .maxOpenPartitions(config.maxOpenPartitions())
-        .uidPrefix(uid)
-        .build();
+        .uidPrefix(SINK_UID);
+  }
+
+  /** Creates the telemetry and rejects tables if missing (and adds columns earlier builds lacked). */
+  private static void ensureTables(JobConfig config) {
+    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+    try {
+      TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), TelemetryTable.layout(config),
+          config.partitioning());
+      TableBootstrap.ensureTable(catalog, Catalogs.rejectsTableIdentifier(config), RejectsTable.LAYOUT,
+          JobConfig.TimePartitioning.DAY);
+    } finally {
+      closeQuietly(catalog);
+    }
   }
 
   private static <T> SingleOutputStreamOperator<T> withParallelism(SingleOutputStreamOperator<T> op, int p) {

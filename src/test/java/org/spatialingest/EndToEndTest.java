@@ -1,5 +1,6 @@
 package org.spatialingest;
 
+import org.spatialingest.table.TelemetryTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.SnapshotSummaryKeys;
+import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.source.SourceRecord;
 
 /** Real broker, real MiniCluster, real Iceberg files: exactly-once through an injected failure. */

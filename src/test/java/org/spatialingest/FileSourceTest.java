@@ -102,8 +102,7 @@ class FileSourceTest {
     FailOnceAfterCheckpoint.reset();
     DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true).map(new FailOnceAfterCheckpoint(1_000_000, 100)).name("fail-once");
     SpatialIngestJob.Transformed t = SpatialIngestJob.transformWithRejects(records, config);
-    SpatialIngestJob.sink(t.rows(), config);
-    SpatialIngestJob.rejectsSink(t.rejects(), config);
+    SpatialIngestJob.sink(t, config);
     JobClient client = env.executeAsync("file-backfill");
     JobID id = client.getJobID();
     client.getJobExecutionResult().get();
@@ -111,8 +110,8 @@ class FileSourceTest {
     assertThat(mc.getArchivedExecutionGraph(id).get().getFailureInfo()).as("the injected failure is seen").isNotNull();
 
     List<Record> rows = TestKit.rows(TestKit.table(config));
-    List<Record> rejects = TestKit.rows(org.spatialingest.sink.Catalogs.catalogLoader(config).loadCatalog()
-        .loadTable(org.spatialingest.sink.Catalogs.rejectsTableIdentifier(config)));
+    List<Record> rejects = TestKit.rows(org.spatialingest.table.Catalogs.catalogLoader(config).loadCatalog()
+        .loadTable(org.spatialingest.table.Catalogs.rejectsTableIdentifier(config)));
     assertThat(lines).isEqualTo(3_000);
     assertThat(TestKit.distinctIds(rows)).isEqualTo(goodLonLat.keySet());
     assertThat(rows.size() + rejects.size()).as("non-blank lines = rows + rejects").isEqualTo(3_000 - 30);

@@ -48,7 +48,7 @@ import org.spatialingest.geometry.BadInputCorpus;
 import org.spatialingest.geometry.RejectReason;
 import org.spatialingest.geometry.Shapes;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.table.Catalogs;
 import org.spatialingest.sink.DeadLetterSerializer;
 
 /**

@@ -20,7 +20,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.table.Catalogs;
 
 /** Shared helpers of the integration tests: produce generated telemetry, read the table back. */
 public final class TestKit {
@@ -135,6 +135,37 @@ public final class TestKit {
       }
     }
     return out;
+  }
+
+  /**
+   * Waits until the sink has staged at least {@code rows} rows of {@code table} (checkpoint barriers passed the
+   * writers with those rows buffered), reading the row counts in the staging runs' headers.
+   */
+  public static void awaitStagedRows(Table table, long rows) throws Exception {
+    java.nio.file.Path staging = java.nio.file.Path.of(java.net.URI.create(table.location() + "/_staging"));
+    long deadline = System.currentTimeMillis() + 90_000;
+    long staged = 0;
+    while (System.currentTimeMillis() < deadline) {
+      staged = 0;
+      if (java.nio.file.Files.isDirectory(staging)) {
+        try (var files = java.nio.file.Files.walk(staging)) {
+          for (java.nio.file.Path run : files.filter(p -> p.toString().endsWith(".rows")).toList()) {
+            try (var in = new java.io.DataInputStream(java.nio.file.Files.newInputStream(run))) {
+              in.readInt();
+              in.readInt();
+              staged += in.readInt();
+            } catch (java.io.IOException e) {
+              // being written or deleted: counted next time
+            }
+          }
+        }
+      }
+      if (staged >= rows) {
+        return;
+      }
+      Thread.sleep(200);
+    }
+    throw new AssertionError("only " + staged + " of " + rows + " rows were staged in time");
   }
 
   public static byte[] bytes(Object byteBuffer) {

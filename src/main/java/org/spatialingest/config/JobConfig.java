@@ -44,11 +44,15 @@ public record JobConfig(
     InputConfig input,
     TransformConfig transform,
     RegionsConfig regions,
-    String deadLetterTopic)
+    String deadLetterTopic,
+    boolean skipCommitted)
     implements Serializable {
 
-  /** Where the source starts when the group has no committed offset (or always, for earliest/latest). */
-  public enum StartingOffsets { COMMITTED, EARLIEST, LATEST }
+  /**
+   * Where a start without Flink state begins reading: {@code table}, the positions recorded in the table (earliest
+   * for partitions it has none for); {@code committed}, the group's offsets (earliest if none); or earliest/latest.
+   */
+  public enum StartingOffsets { TABLE, COMMITTED, EARLIEST, LATEST }
 
   public enum CatalogType { HADOOP, JDBC, REST }
 
@@ -66,7 +70,8 @@ public record JobConfig(
     k.put("kafka.bootstrap-servers", "localhost:9092|host:port[,host:port...]");
     k.put("kafka.topic", "telemetry|topic name");
     k.put("kafka.group-id", "spatial-ingest|consumer group id");
-    k.put("kafka.starting-offsets", "committed|committed, earliest, latest");
+    k.put("kafka.starting-offsets", "table|table (the positions the table records; earliest where it has none), "
+        + "committed (the group's offsets, which the job sets to the table's positions), earliest, latest");
     k.put("kafka.properties.*", "|any Kafka consumer property, e.g. kafka.properties.security.protocol=SASL_SSL");
     k.put("catalog.type", "hadoop|hadoop, jdbc, rest");
     k.put("catalog.name", "spatial|catalog name");
@@ -88,6 +93,8 @@ public record JobConfig(
     k.put("admission.max-records-per-second", "0|records/s per source subtask, 0 = no cap");
     k.put("admission.max-bytes-per-second", "0|Kafka value bytes/s per source subtask (e.g. 5MB), 0 = no cap");
     k.put("source", "kafka|kafka, file:<path> (a file or a directory of newline-delimited records; bounded)");
+    k.put("source.skip-committed", "true|true, false: on a start without state, skip records the tables already hold "
+        + "(by the positions and source columns they record); false re-appends them");
     k.put("input.format", "geojson|geojson, wkt, wkb-hex, wkb-base64, feature");
     k.put("input.typed-properties", "|name:type list (types string, long, double, boolean), e.g. speed:double,vehicle:string");
     k.put("transform.reproject-from", "|EPSG code of the input coordinates, e.g. EPSG:3857; empty = already CRS84");
@@ -165,7 +172,8 @@ public record JobConfig(
             r.parsed("input.typed-properties", InputConfig::parseTyped)),
         transform(r),
         regions(r),
-        r.string("rejects.dead-letter-topic"));
+        r.string("rejects.dead-letter-topic"),
+        r.bool("source.skip-committed"));
   }
 
   private static RegionsConfig regions(Reader r) {
@@ -229,6 +237,7 @@ public record JobConfig(
     m.put("admission.max-records-per-second", Double.toString(maxRecordsPerSecond));
     m.put("admission.max-bytes-per-second", Long.toString(maxBytesPerSecond));
     m.put("source", input.sourceSpec());
+    m.put("source.skip-committed", Boolean.toString(skipCommitted));
     m.put("input.format", lower(input.format().name()).replace('_', '-'));
     m.put("input.typed-properties", input.typedSpec());
     m.put("transform.reproject-from", transform.reprojectFrom() == null ? "" : transform.reprojectFrom());

@@ -26,7 +26,7 @@ import org.locationtech.jts.geom.prep.PreparedGeometryFactory;
 import org.locationtech.jts.index.strtree.STRtree;
 import org.locationtech.jts.io.ParseException;
 import org.locationtech.jts.io.WKBReader;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * Sets the {@code region} column: the named reference region (from boundary refreshes, held in Flink broadcast

@@ -27,7 +27,7 @@ import org.locationtech.jts.geom.Polygonal;
 import org.locationtech.jts.io.ParseException;
 import org.locationtech.jts.io.WKBWriter;
 import org.locationtech.jts.io.WKTReader;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.InputConfig;
 import org.spatialingest.config.InputConfig.InputFormat;
 import org.spatialingest.config.InputConfig.TypedProperty;

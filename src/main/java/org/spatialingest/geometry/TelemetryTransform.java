@@ -19,8 +19,8 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.RejectsTable;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.RejectsTable;
+import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.InputConfig;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.config.RegionsConfig;
@@ -102,6 +102,11 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
     GenericRowData row;
     try {
       row = parser.parse(record.value, record.timestamp);
+      if (record.source != null) {
+        // where the row came from: the sink records, per source, the position below which everything is committed
+        row.setField(TelemetryTable.SOURCE, StringData.fromString(record.source));
+        row.setField(TelemetryTable.SOURCE_OFFSET, record.position());
+      }
       sourceEventAge.update(now - row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond());
     } catch (GeometryParseException e) {
       reject(record, e.reason(), e.getMessage(), ctx);

@@ -33,8 +33,8 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.sink.Catalogs;
-import org.spatialingest.sink.SnapshotSummaryKeys;
+import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.source.SourceRecord;
 
 /**
@@ -113,8 +113,7 @@ public final class LagLab {
     DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, false)
         .map(new Probe(topic, s.injectedDelayMicros())).name("lab-probe");
     SpatialIngestJob.Transformed transformed = SpatialIngestJob.transformWithRejects(records, config);
-    SpatialIngestJob.sink(transformed.rows(), config);
-    SpatialIngestJob.rejectsSink(transformed.rejects(), config);
+    SpatialIngestJob.sink(transformed, config);
     JobClient job = env.executeAsync("lab " + s.name());
 
     // offer input at the nominal rate; the actual rate is measured, not assumed

@@ -28,7 +28,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.table.Catalogs;
 
 /**
  * The embedded default stack for the {@code demo} command: a KRaft broker in this JVM, a generator thread producing

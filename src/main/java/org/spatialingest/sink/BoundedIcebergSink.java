@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -17,49 +18,62 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
+import org.spatialingest.table.PositionsListener;
 import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.table.TableLayout;
 
 /**
- * The byte-and-time bounded, checkpoint-aligned Iceberg sink.
+ * The byte-and-time bounded, checkpoint-aligned Iceberg sink, for one table or several committed together (the
+ * telemetry table and its rejects table).
  *
- * <p>Data path: {@link BufferingWriter} (parallel; buffers rows per partition, closes files when the
- * {@link ClosePolicy} says so) → {@link FileBatchAggregator} (parallelism 1; one batch per checkpoint) →
- * {@link IcebergBatchCommitter} (one snapshot per checkpoint that closed files, after the checkpoint completes).
- * Build it with {@link #builder()}.
+ * <p>Data path: {@link BufferingWriter} (parallel; buffers rows per table and partition, stages new rows at each
+ * barrier, closes files when the {@link ClosePolicy} says so) → {@link FileBatchAggregator} (parallelism 1; one batch
+ * per checkpoint, with source positions) → {@link IcebergBatchCommitter} (after the checkpoint completes: one snapshot
+ * per table, the primary table last, with the positions). Build it with {@link #builder()} or
+ * {@link #builder(TableRouter)}.
+ *
+ * @param <T> input elements; a {@link TableRouter} maps each to a table and a row
  */
-public final class BoundedIcebergSink
-    implements Sink<RowData>,
-        SupportsWriterState<RowData, WriterState>,
+public final class BoundedIcebergSink<T>
+    implements Sink<T>,
+        SupportsWriterState<T, WriterState>,
         SupportsCommitter<FileBatch>,
-        SupportsPreCommitTopology<FileBatch, FileBatch> {
-  private final TableLoader tableLoader;
-  private final TableLayout layout;
+        SupportsPreCommitTopology<WriterReport, FileBatch> {
+  private final List<SinkTable> tables;
+  private final TableRouter<T> router;
   private final ClosePolicy policy;
   private final int maxOpenPartitions;
   private final String uidPrefix;
+  private final PositionsListener listener;
 
-  private BoundedIcebergSink(TableLoader tableLoader, TableLayout layout, ClosePolicy policy, int maxOpenPartitions,
-      String uidPrefix) {
-    this.tableLoader = tableLoader;
-    this.layout = layout;
-    this.policy = policy;
-    this.maxOpenPartitions = maxOpenPartitions;
-    this.uidPrefix = uidPrefix;
+  private BoundedIcebergSink(Builder<T> b) {
+    this.tables = List.copyOf(b.tables);
+    this.router = b.router;
+    this.policy = b.policy;
+    this.maxOpenPartitions = b.maxOpenPartitions;
+    this.uidPrefix = b.uidPrefix;
+    this.listener = b.listener;
   }
 
-  public static Builder builder() {
-    return new Builder();
+  /** A sink of rows into one table. */
+  public static Builder<RowData> builder() {
+    return new Builder<>(TableRouter.single());
+  }
+
+  /** A sink of elements into the tables the router picks (added in order with {@link Builder#table}). */
+  public static <T> Builder<T> builder(TableRouter<T> router) {
+    return new Builder<>(router);
   }
 
   @Override
-  public SinkWriter<RowData> createWriter(WriterInitContext context) throws IOException {
+  public SinkWriter<T> createWriter(WriterInitContext context) throws IOException {
     return restoreWriter(context, List.of());
   }
 
   @Override
-  public StatefulSinkWriter<RowData, WriterState> restoreWriter(WriterInitContext context,
+  public StatefulSinkWriter<T, WriterState> restoreWriter(WriterInitContext context,
       Collection<WriterState> recoveredState) throws IOException {
-    return new BufferingWriter(tableLoader.clone(), layout, policy, maxOpenPartitions, context, recoveredState);
+    return new BufferingWriter<>(tables, router, policy, maxOpenPartitions, uidPrefix, context, recoveredState);
   }
 
   @Override
@@ -69,7 +83,7 @@ public final class BoundedIcebergSink
 
   @Override
   public Committer<FileBatch> createCommitter(CommitterInitContext context) {
-    return new IcebergBatchCommitter(tableLoader.clone(), context);
+    return new IcebergBatchCommitter(tables, listener, context);
   }
 
   @Override
@@ -79,11 +93,11 @@ public final class BoundedIcebergSink
 
   @Override
   public DataStream<CommittableMessage<FileBatch>> addPreCommitTopology(
-      DataStream<CommittableMessage<FileBatch>> committables) {
-    return committables
+      DataStream<CommittableMessage<WriterReport>> reports) {
+    return reports
         .global()
         .transform(uidPrefix + "-aggregator", CommittableMessageTypeInfo.of(FileBatchSerializer::new),
-            new FileBatchAggregator(tableLoader))
+            new FileBatchAggregator(tables, uidPrefix))
         .uid(uidPrefix + "-aggregator")
         .setParallelism(1)
         .setMaxParallelism(1)
@@ -92,34 +106,39 @@ public final class BoundedIcebergSink
   }
 
   @Override
-  public SimpleVersionedSerializer<FileBatch> getWriteResultSerializer() {
-    return new FileBatchSerializer();
+  public SimpleVersionedSerializer<WriterReport> getWriteResultSerializer() {
+    return new WriterReportSerializer();
   }
 
-  /** Builder; the table loader, layout and close policy are required. */
-  public static final class Builder {
-    private TableLoader tableLoader;
-    private TableLayout layout;
+  /** Builder; at least one table and the close policy are required. The first table is the primary one. */
+  public static final class Builder<T> {
+    private final TableRouter<T> router;
+    private final List<SinkTable> tables = new ArrayList<>();
     private ClosePolicy policy;
     private int maxOpenPartitions = 8;
     private String uidPrefix = "spatial-sink";
+    private PositionsListener listener = PositionsListener.none();
 
-    public Builder tableLoader(TableLoader tableLoader) {
-      this.tableLoader = tableLoader;
+    private Builder(TableRouter<T> router) {
+      this.router = router;
+    }
+
+    /**
+     * Adds a table (its index is the number of tables added before it). The first table is the primary one: its
+     * snapshots record the source positions of all tables' rows.
+     */
+    public Builder<T> table(TableLoader loader, TableLayout layout) {
+      tables.add(new SinkTable(loader, layout));
       return this;
     }
 
-    public Builder layout(TableLayout layout) {
-      this.layout = layout;
-      return this;
-    }
-
-    public Builder closePolicy(ClosePolicy policy) {
+    public Builder<T> closePolicy(ClosePolicy policy) {
       this.policy = policy;
       return this;
     }
 
-    public Builder maxOpenPartitions(int maxOpenPartitions) {
+    /** Open partition buffers per table per writer; the least recently written closes first. */
+    public Builder<T> maxOpenPartitions(int maxOpenPartitions) {
       if (maxOpenPartitions <= 0) {
         throw new IllegalArgumentException("maxOpenPartitions must be > 0");
       }
@@ -127,17 +146,23 @@ public final class BoundedIcebergSink
       return this;
     }
 
-    /** Prefix of the uids of the sink's own operators; keep it stable across upgrades. */
-    public Builder uidPrefix(String uidPrefix) {
+    /** Prefix of the uids of the sink's own operators and of its file names; keep it stable across upgrades. */
+    public Builder<T> uidPrefix(String uidPrefix) {
       this.uidPrefix = uidPrefix;
       return this;
     }
 
-    public BoundedIcebergSink build() {
-      if (tableLoader == null || layout == null || policy == null) {
-        throw new IllegalStateException("tableLoader, layout and closePolicy are required");
+    /** Told the positions after every commit of the primary table (e.g. to publish them as consumer offsets). */
+    public Builder<T> positionsListener(PositionsListener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    public BoundedIcebergSink<T> build() {
+      if (tables.isEmpty() || policy == null) {
+        throw new IllegalStateException("at least one table (loader and layout) and a closePolicy are required");
       }
-      return new BoundedIcebergSink(tableLoader, layout, policy, maxOpenPartitions, uidPrefix);
+      return new BoundedIcebergSink<>(this);
     }
   }
 }

@@ -4,7 +4,7 @@ import java.io.IOException;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * The one definition of what a buffered row costs the sink: its {@link RowDataSerializer} bytes plus

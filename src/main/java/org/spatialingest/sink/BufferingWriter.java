@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -15,91 +15,67 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileFormat;
-import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.Table;
-import org.apache.iceberg.flink.TableLoader;
-import org.apache.iceberg.io.OutputFileFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A writer subtask of the bounded sink. Rows are buffered per time partition as serialized bytes, measured as they
- * arrive; the {@link ClosePolicy} decides at each barrier which partitions become data files, and between barriers
- * whether the memory budget forces one out. Files closed in an interval go downstream as one {@link FileBatch} at the
- * next barrier; rows still buffered are the writer's checkpointed state, so they survive a failure without closing a
- * file at every checkpoint.
+ * A writer subtask of the bounded sink. Rows are buffered per table and time partition as serialized bytes, measured
+ * as they arrive; the {@link ClosePolicy} decides at each barrier which partitions become data files, and between
+ * barriers whether a buffer reached T or the memory budget forces one out. Files closed in an interval go downstream
+ * in the {@link WriterReport} of the next barrier, with the source positions the writer has received and still buffers.
  *
- * <p>All encoding and I/O happens on the task thread inside {@code write}/{@code prepareCommit}: when the writer
- * cannot keep up, Flink's credit-based flow control pauses the source and the backlog stays in Kafka.
+ * <p>Checkpoint cost follows arrivals, not the buffer: at each barrier only the rows that arrived since the previous
+ * one are written, once, to a staging run ({@link StagingArea}); the state holds the runs' paths. The data file is
+ * still written from memory when the buffer closes; its runs are deleted once it is committed.
+ *
+ * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's credit-based flow
+ * control pauses the source and the backlog stays in Kafka.
  */
-final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>, StatefulSinkWriter<RowData, WriterState> {
+final class BufferingWriter<T>
+    implements CommittingSinkWriter<T, WriterReport>, StatefulSinkWriter<T, WriterState> {
   private static final Logger LOG = LoggerFactory.getLogger(BufferingWriter.class);
-  /** Until this writer has closed a file, assume Parquet output is as large as the buffer (files undershoot T). */
-  private static final double DEFAULT_ENCODED_RATIO = 1.0;
-  /** Weight of history when learning the encoded/buffered ratio from each closed file. */
-  private static final double RATIO_DECAY = 0.7;
 
+  private final TableRouter<T> router;
   private final ClosePolicy policy;
   private final int maxOpenPartitions;
-  private final TableLoader tableLoader;
-  private final Table table;
-  private final SortedFileWriter fileWriter;
-  private final TableLayout layout;
-  private final RowDataSerializer serializer;
-  private final BufferedRowSize rowSize;
-  private final PartitionBuffers buffers;
-  /** files closed since the last barrier, one part each; merged into the barrier's batch */
-  private final List<FileBatch> closed = new ArrayList<>();
-  private double ratioEncoded;
-  private double ratioBuffered;
-  /** ratioEncoded / ratioBuffered, kept current so the per-record target check is one comparison */
-  private double encodedRatio = DEFAULT_ENCODED_RATIO;
+  private final String token = SinkFileNames.newToken();
+  private final List<TableWriter> tables = new ArrayList<>();
+  /** highest source position received per key, across tables */
+  private final SourceMarks received = SourceMarks.highest();
+  /** files closed since the last barrier */
+  private final List<ClosedFile> closed = new ArrayList<>();
+  private int stagingSequence;
   private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
+  private Counter stagedBytes;
+  private Counter stagedRuns;
+  private volatile long lastStagingMs;
 
-  BufferingWriter(TableLoader tableLoader, TableLayout layout, ClosePolicy policy, int maxOpenPartitions,
-      WriterInitContext context, Collection<WriterState> restored) throws IOException {
-    this.layout = layout;
-    this.serializer = new RowDataSerializer(layout.rowType());
-    this.rowSize = new BufferedRowSize(serializer);
+  BufferingWriter(List<SinkTable> sinkTables, TableRouter<T> router, ClosePolicy policy, int maxOpenPartitions,
+      String uid, WriterInitContext context, Collection<WriterState> restored) throws IOException {
+    this.router = router;
     this.policy = policy;
     this.maxOpenPartitions = maxOpenPartitions;
-    this.tableLoader = tableLoader;
-    tableLoader.open();
-    this.table = tableLoader.loadTable();
-    this.buffers = new PartitionBuffers(table, layout);
-    OutputFileFactory files = OutputFileFactory.builderFor(table, context.getTaskInfo().getIndexOfThisSubtask(),
-            context.getTaskInfo().getAttemptNumber())
-        .format(FileFormat.PARQUET)
-        .operationId(UUID.randomUUID().toString())
-        .build();
-    this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
-    seedEncodedRatio(table.currentSnapshot());
+    int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+    int attempt = context.getTaskInfo().getAttemptNumber();
+    for (int i = 0; i < sinkTables.size(); i++) {
+      SinkTable t = sinkTables.get(i);
+      tables.add(new TableWriter(i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
+    }
     registerMetrics(context.metricGroup().addGroup("spatialSink"));
-    DataInputDeserializer in = new DataInputDeserializer();
-    RowData reuse = new BinaryRowData(layout.fieldCount());
-    for (WriterState state : restored) {
-      for (byte[] row : state.rows()) {
-        in.setBuffer(row);
-        reuse = serializer.deserialize(reuse, in);
-        buffer(reuse, row, row.length);
-      }
-    }
-    if (!buffers.isEmpty()) {
-      LOG.info("Restored {} buffered rows ({} bytes) in {} partitions", buffers.rows(), buffers.bytes(),
-          buffers.size());
-    }
-    enforceMemoryBudget();
+    restore(restored);
   }
 
   @Override
-  public void write(RowData row, Context context) throws IOException {
-    int length = rowSize.serializeShared(row);
-    PartitionBuffer buffer = buffer(row, rowSize.sharedBuffer(), length);
-    if (policy.targetReached(buffer.bytes(), encodedRatio)) {
-      close(buffer, CloseReason.BYTES);
+  public void write(T element, Context context) throws IOException {
+    TableWriter table = tables.get(router.table(element));
+    PartitionBuffer buffer = table.add(router.row(element));
+    if (table.buffers.size() > maxOpenPartitions) {
+      // the new row's buffer is the most recently written, so never the one closed here
+      close(table, table.buffers.leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);
+    }
+    if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
+      close(table, buffer, CloseReason.BYTES);
     }
     enforceMemoryBudget();
   }
@@ -107,108 +83,162 @@ final class BufferingWriter implements CommittingSinkWriter<RowData, FileBatch>,
   @Override
   public void flush(boolean endOfInput) throws IOException {
     if (endOfInput) {
-      for (PartitionBuffer buffer : buffers.all()) {
-        close(buffer, CloseReason.END_OF_INPUT);
+      for (TableWriter table : tables) {
+        for (PartitionBuffer buffer : table.buffers.all()) {
+          close(table, buffer, CloseReason.END_OF_INPUT);
+        }
       }
       SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
     }
   }
 
   @Override
-  public Collection<FileBatch> prepareCommit() throws IOException {
+  public Collection<WriterReport> prepareCommit() throws IOException {
     long now = System.currentTimeMillis();
-    for (PartitionBuffer buffer : buffers.all()) {
-      long oldestAge = now - Math.min(now, buffer.minIngestMillis());
-      CloseReason reason = policy.atCheckpoint(buffer.bytes(), encodedRatio, oldestAge);
-      if (reason != null) {
-        close(buffer, reason);
+    for (TableWriter table : tables) {
+      for (PartitionBuffer buffer : table.buffers.all()) {
+        long oldestAge = now - Math.min(now, buffer.minIngestMillis());
+        CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
+        if (reason != null) {
+          close(table, buffer, reason);
+        }
       }
     }
-    if (closed.isEmpty()) {
-      return List.of();
+    Map<String, Long> seen = new HashMap<>();
+    received.mergeInto(seen, 1);
+    Map<String, Long> buffered = new HashMap<>();
+    for (TableWriter table : tables) {
+      for (PartitionBuffer buffer : table.buffers.all()) {
+        buffer.lowestPositions().mergeInto(buffered, 0);
+      }
     }
-    FileBatch batch = FileBatch.merge(0, "", closed);
+    WriterReport report = new WriterReport(token, closed, seen, buffered);
     closed.clear();
-    return List.of(batch);
+    return List.of(report);
   }
 
+  /** Stages the rows that arrived since the previous barrier; the state is the list of every open buffer's runs. */
   @Override
-  public List<WriterState> snapshotState(long checkpointId) {
-    if (buffers.isEmpty()) {
-      return List.of();
-    }
-    List<byte[]> rows = new ArrayList<>((int) buffers.rows());
-    for (PartitionBuffer buffer : buffers.all()) {
-      for (int i = 0; i < buffer.size(); i++) {
-        rows.add(buffer.copyOfRow(i));
+  public List<WriterState> snapshotState(long checkpointId) throws IOException {
+    long start = System.currentTimeMillis();
+    List<WriterState.StagedRun> runs = new ArrayList<>();
+    for (TableWriter table : tables) {
+      for (PartitionBuffer buffer : table.buffers.all()) {
+        int from = buffer.stagedRows();
+        if (from < buffer.size()) {
+          StagingArea.Written run = table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
+          buffer.staged(run.path());
+          stagedBytes.inc(run.bytes());
+          stagedRuns.inc();
+        }
+        // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on restore
+        int previous = 0;
+        List<String> paths = buffer.stagedRuns();
+        for (int i = 0; i < paths.size(); i++) {
+          int upTo = buffer.runEnd(i);
+          runs.add(new WriterState.StagedRun(table.index, paths.get(i), upTo - previous));
+          previous = upTo;
+        }
       }
     }
-    return List.of(new WriterState(rows));
+    lastStagingMs = System.currentTimeMillis() - start;
+    SinkFaults.reach(SinkFaults.Point.AFTER_STAGING);
+    return runs.isEmpty() ? List.of() : List.of(new WriterState(runs, List.of()));
   }
 
   @Override
-  public void close() throws IOException {
-    tableLoader.close();
-  }
-
-  private PartitionBuffer buffer(RowData row, byte[] serialized, int length) throws IOException {
-    PartitionBuffer buffer = buffers.add(row, serialized, length);
-    if (buffers.size() > maxOpenPartitions) {
-      // the new row's buffer is the most recently written, so never the one closed here
-      close(buffers.leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);
+  public void close() throws Exception {
+    for (TableWriter table : tables) {
+      table.close();
     }
-    return buffer;
   }
 
-  /** Memory wins over file size: write the largest buffers until the writer is back under its budget. */
+  private void restore(Collection<WriterState> restored) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer();
+    long runs = 0;
+    for (WriterState state : restored) {
+      for (WriterState.StagedRun run : state.runs()) {
+        TableWriter table = tables.get(run.table());
+        List<PartitionBuffer> touched = new ArrayList<>(1);
+        table.staging.read(run.path(), run.rows(), bytes -> touched.add(rebuffer(table, in, bytes)));
+        if (!touched.isEmpty()) {
+          // a run holds rows of one partition buffer: they all landed in the same buffer again
+          touched.get(touched.size() - 1).staged(run.path());
+        }
+        runs++;
+      }
+      for (byte[] row : state.legacyRows()) {
+        rebuffer(tables.get(0), in, row);
+      }
+    }
+    long rows = 0;
+    long bytes = 0;
+    for (TableWriter table : tables) {
+      rows += table.buffers.rows();
+      bytes += table.buffers.bytes();
+    }
+    if (rows > 0) {
+      LOG.info("Restored {} buffered rows ({} bytes) from {} staging runs", rows, bytes, runs);
+    }
+    enforceMemoryBudget();
+  }
+
+  private PartitionBuffer rebuffer(TableWriter table, DataInputDeserializer in, byte[] bytes) throws IOException {
+    in.setBuffer(bytes);
+    RowData row = table.serializer.deserialize(new BinaryRowData(table.layout.fieldCount()), in);
+    return table.buffers.add(row, bytes, bytes.length);
+  }
+
+  /** Memory wins over file size: write the largest buffers (of any table) until the writer is under its budget. */
   private void enforceMemoryBudget() throws IOException {
-    while (policy.memoryFull(buffers.bytes()) && !buffers.isEmpty()) {
-      close(buffers.largest(), CloseReason.MEMORY);
+    while (policy.memoryFull(bufferedBytes())) {
+      TableWriter largestTable = null;
+      PartitionBuffer largest = null;
+      for (TableWriter table : tables) {
+        PartitionBuffer b = table.buffers.largest();
+        if (b != null && (largest == null || b.bytes() > largest.bytes())) {
+          largest = b;
+          largestTable = table;
+        }
+      }
+      if (largest == null) {
+        return;
+      }
+      close(largestTable, largest, CloseReason.MEMORY);
       SinkFaults.reach(SinkFaults.Point.AFTER_MEMORY_FLUSH);
     }
   }
 
-  private void close(PartitionBuffer buffer, CloseReason reason) throws IOException {
-    DataFile file = fileWriter.write(buffer);
-    buffers.remove(buffer);
-    closed.add(new FileBatch(0, List.of(file), List.of(reason), buffer.bytes(), buffer.minIngestMillis(),
-        buffer.maxIngestMillis(), System.currentTimeMillis(), Map.of(fileWriter.spec().specId(), fileWriter.spec()),
-        Map.of(fileWriter.sortOrder().orderId(), fileWriter.sortOrder()), "", buffer.ingestTimes().toMap()));
-    ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
-    ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
-    encodedRatio = ratioEncoded / ratioBuffered;
+  private long bufferedBytes() {
+    long bytes = 0;
+    for (TableWriter table : tables) {
+      bytes += table.buffers.bytes();
+    }
+    return bytes;
+  }
+
+  private void close(TableWriter table, PartitionBuffer buffer, CloseReason reason) throws IOException {
+    DataFile file = table.write(buffer);
+    closed.add(new ClosedFile(table.index, file, reason, buffer.bytes(), buffer.minIngestMillis(),
+        buffer.maxIngestMillis(), System.currentTimeMillis(), buffer.ingestTimes().toMap(), buffer.stagedRuns()));
     filesClosed.get(reason).inc();
     LOG.debug("Closed {} ({} rows, {} buffered bytes -> {} file bytes) by {}", file.location(), file.recordCount(),
         buffer.bytes(), file.fileSizeInBytes(), reason.code());
-  }
-
-  /** Start from the ratio the table's last commit of this sink measured, so even the first files land near T. */
-  private void seedEncodedRatio(Snapshot snapshot) {
-    if (snapshot == null) {
-      return;
-    }
-    String buffered = snapshot.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES);
-    String written = snapshot.summary().get(SnapshotSummaryKeys.FILE_BYTES);
-    if (buffered != null && written != null) {
-      long b = Long.parseLong(buffered);
-      long w = Long.parseLong(written);
-      if (b > 0 && w > 0) {
-        ratioBuffered = b;
-        ratioEncoded = w;
-        encodedRatio = (double) w / b;
-      }
-    }
+    SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
   }
 
   private void registerMetrics(MetricGroup group) {
-    group.gauge("bufferedBytes", buffers::bytes);
-    group.gauge("bufferedRecords", buffers::rows);
-    group.gauge("openPartitions", buffers::size);
-    group.gauge("encodedPerBufferedRatio", () -> encodedRatio);
+    group.gauge("bufferedBytes", this::bufferedBytes);
+    group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers.rows()).sum());
+    group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers.size()).sum());
+    group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
     group.gauge("oldestBufferedAgeMs", () -> {
-      long oldest = buffers.oldestIngestMillis();
+      long oldest = tables.stream().mapToLong(t -> t.buffers.oldestIngestMillis()).min().orElse(Long.MAX_VALUE);
       return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
     });
+    group.gauge("lastStagingMs", () -> lastStagingMs);
+    stagedBytes = group.counter("stagedBytes");
+    stagedRuns = group.counter("stagedRuns");
     for (CloseReason reason : CloseReason.values()) {
       filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
     }

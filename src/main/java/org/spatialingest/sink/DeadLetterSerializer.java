@@ -5,7 +5,7 @@ import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.table.data.RowData;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.spatialingest.RejectsTable;
+import org.spatialingest.table.RejectsTable;
 
 /**
  * A rejects-table row as a dead-letter Kafka record: value = the raw bytes, cut to {@link #MAX_VALUE_BYTES} so the

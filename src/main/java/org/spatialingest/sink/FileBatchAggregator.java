@@ -3,8 +3,11 @@ package org.spatialingest.sink;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -18,36 +21,62 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.table.TablePositions;
 
 /**
- * Pre-commit step with parallelism 1: merges the file batches of all writer subtasks into one batch per checkpoint,
- * so the committer makes one snapshot per checkpoint.
+ * Pre-commit step with parallelism 1: turns the {@link WriterReport}s of all writer subtasks into one
+ * {@link FileBatch} per checkpoint (so the committer makes one snapshot per table per checkpoint), and computes the
+ * source positions that batch records.
+ *
+ * <p>Positions: with aligned checkpoints, every record read before a barrier has reached a writer before that barrier.
+ * So at a barrier, for each source key, every record below {@code min(highest received + 1, lowest still buffered)}
+ * is in a closed file of this or an earlier batch. (Unaligned checkpoints would break this; the job disables them.)
  *
  * <p>Batches are tagged with the checkpoint whose barrier releases them here, not with the id the writer used. That
  * matters at end of input: every writer tags its final files {@code Long.MAX_VALUE}, and writers finish at different
  * checkpoints; merging by the aggregator's own barrier (and at its own end of input) keeps every writer's last files.
  *
- * <p>State: the sink's lineage id and the ids of the batches it emitted most recently, so that a restore from an older
- * state can remove what this lineage committed after it ({@link RestoreReconciler}). Pending batches are never held
- * across a barrier.
+ * <p>State: the sink's lineage id, the ids (and, for the last few, the files) of the batches it emitted, the highest
+ * received position per source, and when the state was taken. A restore from an older state removes what this
+ * lineage committed after it ({@link RestoreReconciler}); after the first checkpoint that completes since a restore,
+ * {@link OrphanCleaner} removes what the failure left behind.
  */
 final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessage<FileBatch>>
-    implements OneInputStreamOperator<CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>, BoundedOneInput {
+    implements OneInputStreamOperator<CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>,
+        BoundedOneInput {
   /** Emitted batch ids remembered; the newest committed one before a restore point is all the reconciler needs. */
   static final int REMEMBERED_BATCHES = 256;
+  /** Emitted batches whose files are remembered: ones the committer may still commit after a restore. */
+  static final int PENDING_BATCHES = 8;
+  /** How far before the restored state's time orphan candidates are looked for; covers clock skew. */
+  private static final long ORPHAN_SLACK_MS = 10 * 60_000L;
 
-  private final TableLoader tableLoader;
-  private final List<FileBatch> pending = new ArrayList<>();
+  private final List<SinkTable> tables;
+  private final String uid;
+  private final List<ClosedFile> pending = new ArrayList<>();
+  /** the lowest buffered position per source, by writer token, as of each writer's latest report */
+  private final Map<String, Map<String, Long>> bufferedByWriter = new HashMap<>();
+  private final Set<String> reportedTokens = new HashSet<>();
+  private final Map<Long, Set<String>> tokensAtBarrier = new HashMap<>();
   private final Deque<String> emitted = new ArrayDeque<>();
+  /** the file locations of the last {@link #PENDING_BATCHES} batches, one list per batch */
+  private final Deque<List<String>> pendingFiles = new ArrayDeque<>();
+  private final Map<String, Long> received = new HashMap<>();
   private long lastCheckpointId;
+  private long restoredCheckpointId = -1;
+  private long restoredStateTime;
   private String lineage;
   private transient ListState<String> lineageState;
   private transient ListState<String> emittedState;
+  private transient ListState<String> pendingFilesState;
+  private transient ListState<String> receivedState;
   private transient ListState<Long> stateTimeState;
 
-  FileBatchAggregator(TableLoader tableLoader) {
-    this.tableLoader = tableLoader;
+  FileBatchAggregator(List<SinkTable> tables, String uid) {
+    this.tables = tables;
+    this.uid = uid;
   }
 
   @Override
@@ -57,22 +86,37 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     var store = context.getOperatorStateStore();
     lineageState = store.getListState(new ListStateDescriptor<>("lineage", Types.STRING));
     emittedState = store.getListState(new ListStateDescriptor<>("emitted-batch-ids", Types.STRING));
+    pendingFilesState = store.getListState(new ListStateDescriptor<>("pending-batch-files", Types.STRING));
+    receivedState = store.getListState(new ListStateDescriptor<>("received-positions", Types.STRING));
     stateTimeState = store.getListState(new ListStateDescriptor<>("state-time", Types.LONG));
     for (String l : lineageState.get()) {
       lineage = l;
     }
     emittedState.get().forEach(emitted::addLast);
-    long stateTime = 0;
+    for (String batch : pendingFilesState.get()) {
+      pendingFiles.addLast(List.of(batch.split("\n")));
+    }
+    for (String r : receivedState.get()) {
+      received.putAll(TablePositions.decode(r));
+    }
     for (Long t : stateTimeState.get()) {
-      stateTime = t;
+      restoredStateTime = t;
     }
     if (lineage == null) {
       lineage = UUID.randomUUID().toString();
-      LOG.info("New sink lineage {}", lineage);
-    } else {
-      try (TableLoader loader = tableLoader.clone()) {
+      // a start without state continues from what the table holds, so positions never go backwards
+      try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
-        RestoreReconciler.reconcile(loader.loadTable(), lineage, new HashSet<>(emitted), stateTime);
+        received.putAll(TablePositions.read(loader.loadTable()));
+      }
+      LOG.info("New sink lineage {}; positions continue from the table's {} sources", lineage, received.size());
+    } else {
+      restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
+      for (int i = 0; i < tables.size(); i++) {
+        try (TableLoader loader = tables.get(i).loader().clone()) {
+          loader.open();
+          RestoreReconciler.reconcile(loader.loadTable(), lineage, new HashSet<>(emitted), restoredStateTime, i == 0);
+        }
       }
     }
   }
@@ -82,13 +126,21 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     super.snapshotState(context);
     lineageState.update(List.of(lineage));
     emittedState.update(new ArrayList<>(emitted));
+    List<String> files = new ArrayList<>();
+    pendingFiles.forEach(batch -> files.add(String.join("\n", batch)));
+    pendingFilesState.update(files);
+    receivedState.update(List.of(TablePositions.encode(received)));
     stateTimeState.update(List.of(System.currentTimeMillis()));
   }
 
   @Override
-  public void processElement(StreamRecord<CommittableMessage<FileBatch>> element) {
-    if (element.getValue() instanceof CommittableWithLineage<FileBatch> withLineage) {
-      pending.add(withLineage.getCommittable());
+  public void processElement(StreamRecord<CommittableMessage<WriterReport>> element) {
+    if (element.getValue() instanceof CommittableWithLineage<WriterReport> withLineage) {
+      WriterReport report = withLineage.getCommittable();
+      pending.addAll(report.closed());
+      report.seen().forEach((key, next) -> received.merge(key, next, Math::max));
+      bufferedByWriter.put(report.writerToken(), report.buffered());
+      reportedTokens.add(report.writerToken());
     }
   }
 
@@ -96,7 +148,30 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
     super.prepareSnapshotPreBarrier(checkpointId);
     emit(checkpointId);
+    tokensAtBarrier.put(checkpointId, new HashSet<>(reportedTokens));
+    reportedTokens.clear();
     lastCheckpointId = checkpointId;
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) throws Exception {
+    super.notifyCheckpointComplete(checkpointId);
+    Set<String> current = tokensAtBarrier.remove(checkpointId);
+    tokensAtBarrier.keySet().removeIf(id -> id < checkpointId);
+    if (restoredCheckpointId < 0 || current == null) {
+      return;
+    }
+    Set<String> protectedFiles = new HashSet<>();
+    pendingFiles.forEach(protectedFiles::addAll);
+    for (SinkTable t : tables) {
+      try (TableLoader loader = t.loader().clone()) {
+        loader.open();
+        Table table = loader.loadTable();
+        OrphanCleaner.clean(table, uid, current, restoredCheckpointId, restoredStateTime - ORPHAN_SLACK_MS,
+            protectedFiles);
+      }
+    }
+    restoredCheckpointId = -1;
   }
 
   @Override
@@ -105,17 +180,30 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     emit(lastCheckpointId + 1);
   }
 
+  /** Source positions below which everything is committed once the batch of this barrier is. */
+  private Map<String, Long> positions() {
+    Map<String, Long> positions = new HashMap<>(received);
+    for (Map<String, Long> buffered : bufferedByWriter.values()) {
+      buffered.forEach((key, lowest) -> positions.merge(key, lowest, Math::min));
+    }
+    return positions;
+  }
+
   private void emit(long checkpointId) {
     if (pending.isEmpty()) {
       return;
     }
-    FileBatch merged = FileBatch.merge(checkpointId, lineage, pending);
+    FileBatch batch = new FileBatch(checkpointId, lineage, pending, positions());
     pending.clear();
-    emitted.addLast(merged.batchId());
+    emitted.addLast(batch.batchId());
     while (emitted.size() > REMEMBERED_BATCHES) {
       emitted.removeFirst();
     }
+    pendingFiles.addLast(batch.files().stream().map(f -> f.file().location()).toList());
+    while (pendingFiles.size() > PENDING_BATCHES) {
+      pendingFiles.removeFirst();
+    }
     output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
-    output.collect(new StreamRecord<>(new CommittableWithLineage<>(merged, checkpointId, 0)));
+    output.collect(new StreamRecord<>(new CommittableWithLineage<>(batch, checkpointId, 0)));
   }
 }

@@ -1,8 +1,10 @@
 package org.spatialingest.sink;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -18,15 +20,18 @@ import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.table.PositionsListener;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TablePositions;
 
 /**
- * Commits each checkpoint's merged {@link FileBatch} as one Iceberg append snapshot, after the checkpoint completed.
+ * Commits each checkpoint's {@link FileBatch} after the checkpoint completed: one append snapshot per table, the
+ * secondary tables (rejects) first and the primary table last, so a primary snapshot's positions never claim a record
+ * whose reject is not yet committed. The primary table gets a snapshot for every batch (even one with only rejects),
+ * because it carries the positions. Then the batch's staging runs are deleted and the {@link PositionsListener} is told.
  *
- * <p>Idempotent across restarts without trusting checkpoint ids: a batch is identified by a digest of its file paths
- * (file names carry a per-writer-instance UUID, so no two batches share one). Before committing, the committer looks
- * for that digest in the summaries of the table's recent snapshots, back to shortly before the batch was created. A
- * stateless restart that reuses the job id, or a restore from an older checkpoint, therefore neither skips a new batch
- * (the digest is new) nor commits an old one twice (the digest is found).
+ * <p>Idempotent per table across restarts without trusting checkpoint ids: the batch id (a digest of its file paths)
+ * goes into each snapshot summary and is looked up in the table's recent snapshots before every (re)commit.
  */
 final class IcebergBatchCommitter implements Committer<FileBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergBatchCommitter.class);
@@ -35,8 +40,9 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
   /** values the age histogram keeps; a commit feeds at most this many (rows weighted by their ingest second) */
   private static final int AGE_WINDOW = 4096;
 
-  private final TableLoader tableLoader;
-  private final Table table;
+  private final List<TableLoader> loaders = new ArrayList<>();
+  private final List<Table> tables = new ArrayList<>();
+  private final PositionsListener listener;
   private final String jobId;
   private final Counter committedFiles;
   private final Counter committedBytes;
@@ -48,10 +54,14 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
   private volatile long lastMinRowAgeMs;
   private final Histogram rowAgeAtCommit;
 
-  IcebergBatchCommitter(TableLoader tableLoader, CommitterInitContext context) {
-    this.tableLoader = tableLoader;
-    tableLoader.open();
-    this.table = tableLoader.loadTable();
+  IcebergBatchCommitter(List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
+    for (SinkTable t : sinkTables) {
+      TableLoader loader = t.loader().clone();
+      loader.open();
+      loaders.add(loader);
+      tables.add(loader.loadTable());
+    }
+    this.listener = listener;
     this.jobId = context.getJobInfo().getJobId().toHexString();
     MetricGroup group = context.metricGroup().addGroup("spatialSink");
     committedFiles = group.counter("committedFiles");
@@ -67,56 +77,86 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
   }
 
   @Override
-  public void commit(java.util.Collection<CommitRequest<FileBatch>> requests) {
+  public void commit(Collection<CommitRequest<FileBatch>> requests) {
     List<CommitRequest<FileBatch>> ordered = new ArrayList<>(requests);
     ordered.sort(Comparator.comparingLong(r -> r.getCommittable().checkpointId()));
     for (CommitRequest<FileBatch> request : ordered) {
-      commit(request);
+      commit(request.getCommittable());
     }
   }
 
-  private void commit(CommitRequest<FileBatch> request) {
-    FileBatch batch = request.getCommittable();
+  private void commit(FileBatch batch) {
     if (batch.files().isEmpty()) {
       return;
     }
-    table.refresh();
     String batchId = batch.batchId();
-    if (alreadyCommitted(batchId, batch.createdAtMillis())) {
-      LOG.info("Batch {} of checkpoint {} ({} files) is already in the table; not committing it again", batchId,
-          batch.checkpointId(), batch.files().size());
-      request.signalAlreadyCommitted();
-      return;
+    long start = System.currentTimeMillis();
+    boolean committedAny = false;
+    for (int t = tables.size() - 1; t >= 0; t--) {
+      List<ClosedFile> files = batch.filesOf(t);
+      if (t > 0 && files.isEmpty()) {
+        continue;
+      }
+      committedAny |= commitTable(t, batch, batchId, files);
+    }
+    long end = System.currentTimeMillis();
+    for (ClosedFile f : batch.files()) {
+      for (String run : f.consumedStaging()) {
+        tables.get(f.table()).io().deleteFile(run);
+      }
+    }
+    if (committedAny) {
+      lastCommitDurationMs = end - start;
+      lastCommitMillis = end;
+      lastMaxRowAgeMs = end - batch.minIngestMillis();
+      lastMinRowAgeMs = end - batch.maxIngestMillis();
+      recordRowAges(batch, end);
+      commits.inc();
+      LOG.info("Committed checkpoint {}: {} files, {} rows in {} ms (batch {})", batch.checkpointId(),
+          batch.files().size(), batch.rowCount(0), lastCommitDurationMs, batchId);
+    }
+    try {
+      listener.committed(batch.positions());
+    } catch (Exception e) {
+      LOG.warn("Commit listener failed for checkpoint {} (the commit itself succeeded)", batch.checkpointId(), e);
+    }
+  }
+
+  /** @return false if the table already had this batch */
+  private boolean commitTable(int index, FileBatch batch, String batchId, List<ClosedFile> files) {
+    Table table = tables.get(index);
+    table.refresh();
+    if (alreadyCommitted(table, batchId, batch.createdAtMillis())) {
+      LOG.info("Batch {} of checkpoint {} is already in {}; not committing it again", batchId, batch.checkpointId(),
+          table.name());
+      return false;
     }
     SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
-    long start = System.currentTimeMillis();
-    AppendFiles append = table.newAppend();
-    batch.files().forEach(append::appendFile);
-    summary(batch, batchId).forEach(append::set);
+    AppendFiles append = table.newFastAppend();
+    files.forEach(f -> append.appendFile(f.file()));
+    summary(batch, batchId, files, index == 0).forEach(append::set);
     append.commit();
     SinkFaults.reach(SinkFaults.Point.AFTER_COMMIT);
-    long end = System.currentTimeMillis();
-    lastCommitDurationMs = end - start;
-    lastCommitMillis = end;
-    lastMaxRowAgeMs = end - batch.minIngestMillis();
-    lastMinRowAgeMs = end - batch.maxIngestMillis();
-    recordRowAges(batch, end);
-    commits.inc();
-    committedFiles.inc(batch.files().size());
-    committedBytes.inc(batch.fileBytes());
-    committedRows.inc(batch.rowCount());
-    LOG.info("Committed checkpoint {}: {} files, {} rows, {} bytes in {} ms (batch {})", batch.checkpointId(),
-        batch.files().size(), batch.rowCount(), batch.fileBytes(), lastCommitDurationMs, batchId);
+    for (ClosedFile f : files) {
+      committedFiles.inc();
+      committedBytes.inc(f.file().fileSizeInBytes());
+      committedRows.inc(f.file().recordCount());
+    }
+    return true;
   }
 
   /** Feeds commit time − ingest time of the batch's rows (per ingest second, mid-second) into the histogram. */
   private void recordRowAges(FileBatch batch, long commitMillis) {
+    Map<Long, Long> counts = new LinkedHashMap<>();
     long rows = 0;
-    for (long n : batch.ingestSecondCounts().values()) {
-      rows += n;
+    for (ClosedFile f : batch.files()) {
+      for (Map.Entry<Long, Long> e : f.ingestSecondCounts().entrySet()) {
+        counts.merge(e.getKey(), e.getValue(), Long::sum);
+        rows += e.getValue();
+      }
     }
     long perUpdate = Math.max(1, (rows + AGE_WINDOW - 1) / AGE_WINDOW);
-    batch.ingestSecondCounts().forEach((second, n) -> {
+    counts.forEach((second, n) -> {
       long age = commitMillis - (second * 1000 + 500);
       for (long i = 0; i < (n + perUpdate - 1) / perUpdate; i++) {
         rowAgeAtCommit.update(age);
@@ -124,25 +164,33 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
     });
   }
 
-  private Map<String, String> summary(FileBatch batch, String batchId) {
-    Map<String, String> s = new java.util.LinkedHashMap<>();
+  private Map<String, String> summary(FileBatch batch, String batchId, List<ClosedFile> files, boolean primary) {
+    Map<String, String> s = new LinkedHashMap<>();
     s.put(SnapshotSummaryKeys.BATCH_ID, batchId);
     s.put(SnapshotSummaryKeys.LINEAGE, batch.lineage());
     s.put(SnapshotSummaryKeys.FLINK_JOB_ID, jobId);
     s.put(SnapshotSummaryKeys.CHECKPOINT_ID, Long.toString(batch.checkpointId()));
-    s.put(SnapshotSummaryKeys.ROWS, Long.toString(batch.rowCount()));
-    s.put(SnapshotSummaryKeys.FILES, Integer.toString(batch.files().size()));
-    s.put(SnapshotSummaryKeys.FILE_BYTES, Long.toString(batch.fileBytes()));
-    s.put(SnapshotSummaryKeys.BUFFERED_BYTES, Long.toString(batch.bufferedBytes()));
-    s.put(SnapshotSummaryKeys.MIN_INGEST_MS, Long.toString(batch.minIngestMillis()));
-    s.put(SnapshotSummaryKeys.MAX_INGEST_MS, Long.toString(batch.maxIngestMillis()));
+    s.put(SnapshotSummaryKeys.ROWS, Long.toString(files.stream().mapToLong(f -> f.file().recordCount()).sum()));
+    s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.size()));
+    s.put(SnapshotSummaryKeys.FILE_BYTES,
+        Long.toString(files.stream().mapToLong(f -> f.file().fileSizeInBytes()).sum()));
+    s.put(SnapshotSummaryKeys.BUFFERED_BYTES, Long.toString(files.stream().mapToLong(ClosedFile::bufferedBytes).sum()));
+    if (!files.isEmpty()) {
+      s.put(SnapshotSummaryKeys.MIN_INGEST_MS,
+          Long.toString(files.stream().mapToLong(ClosedFile::minIngestMillis).min().getAsLong()));
+      s.put(SnapshotSummaryKeys.MAX_INGEST_MS,
+          Long.toString(files.stream().mapToLong(ClosedFile::maxIngestMillis).max().getAsLong()));
+    }
     Map<CloseReason, Integer> byReason = new EnumMap<>(CloseReason.class);
-    batch.reasons().forEach(r -> byReason.merge(r, 1, Integer::sum));
+    files.forEach(f -> byReason.merge(f.reason(), 1, Integer::sum));
     byReason.forEach((r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
+    if (primary) {
+      s.put(SnapshotSummaryKeys.POSITIONS, TablePositions.encode(batch.positions()));
+    }
     return s;
   }
 
-  private boolean alreadyCommitted(String batchId, long createdAtMillis) {
+  private static boolean alreadyCommitted(Table table, String batchId, long createdAtMillis) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return false;
@@ -161,6 +209,9 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
 
   @Override
   public void close() throws Exception {
-    tableLoader.close();
+    listener.close();
+    for (TableLoader loader : loaders) {
+      loader.close();
+    }
   }
 }

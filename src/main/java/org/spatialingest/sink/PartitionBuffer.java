@@ -32,6 +32,11 @@ final class PartitionBuffer {
   private long maxIngestMillis = Long.MIN_VALUE;
   private long lastWriteSequence;
   private final IngestTimeCounts ingestTimes = new IngestTimeCounts();
+  private final SourceMarks lowestPositions = SourceMarks.lowest();
+  /** rows [0, stagedRows) are in the staging runs listed in {@code stagedRuns} */
+  private int stagedRows;
+  private final List<String> stagedRuns = new ArrayList<>();
+  private final List<Integer> runEnds = new ArrayList<>();
 
   PartitionBuffer(StructLike partition) {
     this.partition = partition;
@@ -66,16 +71,54 @@ final class PartitionBuffer {
     return accounted;
   }
 
+  /** Remembers a buffered row's source position (the lowest per source is what the positions need). */
+  void markSource(org.apache.flink.table.data.StringData key, long position) {
+    lowestPositions.mark(key, position);
+  }
+
+  SourceMarks lowestPositions() {
+    return lowestPositions;
+  }
+
+  /** Rows from this index on are not yet in a staging run. */
+  int stagedRows() {
+    return stagedRows;
+  }
+
+  /** Rows up to the current size are now in {@code run} (as well as the runs before it). */
+  void staged(String run) {
+    stagedRows = size;
+    stagedRuns.add(run);
+    runEnds.add(size);
+  }
+
+  /** One past the last row of staging run {@code i}. */
+  int runEnd(int i) {
+    return runEnds.get(i);
+  }
+
+  /** The staging runs that hold this buffer's rows, oldest first. */
+  List<String> stagedRuns() {
+    return List.copyOf(stagedRuns);
+  }
+
+  /** Writes row {@code i}'s length and bytes to {@code out} (a staging run). */
+  void writeRow(int i, java.io.DataOutput out) throws java.io.IOException {
+    int offset = (int) positions[i];
+    out.writeInt(lengths[i]);
+    out.write(chunks.get((int) (positions[i] >>> 32)), offset, lengths[i]);
+  }
+
+  /** A copy of row {@code i}'s bytes. */
+  byte[] copyOfRow(int i) {
+    int offset = (int) positions[i];
+    return Arrays.copyOfRange(chunks.get((int) (positions[i] >>> 32)), offset, offset + lengths[i]);
+  }
+
   /** Points {@code in} at row {@code i}, without copying. */
   void read(int i, DataInputDeserializer in) {
     int offset = (int) positions[i];
     in.setBuffer(chunks.get((int) (positions[i] >>> 32)), offset, lengths[i]);
-  }
-
-  /** A copy of row {@code i}'s bytes (for checkpointed state). */
-  byte[] copyOfRow(int i) {
-    int offset = (int) positions[i];
-    return Arrays.copyOfRange(chunks.get((int) (positions[i] >>> 32)), offset, offset + lengths[i]);
   }
 
   StructLike partition() {

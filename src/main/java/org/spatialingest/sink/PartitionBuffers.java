@@ -5,10 +5,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.RowDataWrapper;
+import org.spatialingest.table.SourcePositionReader;
+import org.spatialingest.table.TableLayout;
 
 /**
  * The open {@link PartitionBuffer}s of one writer, keyed by table partition, with the totals the close decisions
@@ -20,13 +23,25 @@ final class PartitionBuffers {
   private final int sortKeyField;
   private final PartitionKey partitionKey;
   private final RowDataWrapper wrapper;
+  private final SourcePositionReader sourcePositions;
+  private final SourceMarks received;
   private final Map<StructLike, PartitionBuffer> buffers = new HashMap<>();
   private long bytes;
   private long rows;
   private long writeSequence;
 
   PartitionBuffers(Table table, TableLayout layout) {
+    this(table, layout, null);
+  }
+
+  /**
+   * @param received where the highest received source position per key is kept (shared by the writer's tables), or
+   *     {@code null} not to track positions
+   */
+  PartitionBuffers(Table table, TableLayout layout, SourceMarks received) {
     this.layout = layout;
+    this.sourcePositions = received == null ? null : layout.sourcePositions();
+    this.received = received;
     this.sortKeyField = layout.sortKeyField();
     this.partitionKey = new PartitionKey(table.spec(), table.schema());
     this.wrapper = new RowDataWrapper(layout.rowType(), table.schema().asStruct());
@@ -49,6 +64,14 @@ final class PartitionBuffers {
     long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
     bytes += buffer.add(serialized, length, sortKey, layout.ingestMillis(row), ++writeSequence);
     rows++;
+    if (sourcePositions != null) {
+      StringData key = sourcePositions.key(row);
+      if (key != null) {
+        long position = sourcePositions.position(row);
+        buffer.markSource(key, position);
+        received.mark(key, position);
+      }
+    }
     return buffer;
   }
 

@@ -2,6 +2,7 @@ package org.spatialingest.sink;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DeleteFiles;
@@ -11,6 +12,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TablePositions;
 
 /**
  * Makes the table agree with the state a job restores from.
@@ -35,9 +38,12 @@ final class RestoreReconciler {
    * @param lineage the restored lineage
    * @param knownBatchIds batch ids the restored state had already produced (committed or pending)
    * @param stateTimeMillis when the restored state was taken; nothing committed before it can be newer than it
+   * @param primary whether the table records the sink's source positions: the revert then records the positions of
+   *     the newest snapshot it keeps, so a later start without state resumes from there
    * @return the number of batches reverted
    */
-  static int reconcile(Table table, String lineage, Set<String> knownBatchIds, long stateTimeMillis) {
+  static int reconcile(Table table, String lineage, Set<String> knownBatchIds, long stateTimeMillis,
+      boolean primary) {
     table.refresh();
     Snapshot current = table.currentSnapshot();
     if (current == null) {
@@ -70,6 +76,12 @@ final class RestoreReconciler {
       }
     }
     delete.set(SnapshotSummaryKeys.LINEAGE, lineage);
+    if (primary) {
+      Snapshot oldest = newer.get(newer.size() - 1);
+      Map<String, Long> kept = oldest.parentId() == null ? Map.of()
+          : TablePositions.readAsOf(table, table.snapshot(oldest.parentId()));
+      delete.set(SnapshotSummaryKeys.POSITIONS, TablePositions.encode(kept));
+    }
     delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
     delete.commit();
     LOG.warn("Restored from a state older than the table: removed {} batches ({} files) committed after it by this "

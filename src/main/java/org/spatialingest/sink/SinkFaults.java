@@ -10,6 +10,10 @@ final class SinkFaults {
   enum Point {
     /** a writer just wrote a file because its memory budget was full, before the next checkpoint */
     AFTER_MEMORY_FLUSH,
+    /** a writer wrote a data file (any close reason), before it is reported downstream */
+    AFTER_FILE_WRITTEN,
+    /** a writer wrote this barrier's staging runs, before the checkpoint completes */
+    AFTER_STAGING,
     /** a writer saw the end of its input and closed its buffers */
     AFTER_END_OF_INPUT,
     /** the checkpoint completed; the committer is about to commit its batch */

@@ -10,7 +10,8 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.OutputFileFactory;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TableLayout;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * Public entry point to the sink's own file writing, for tools and tests: rows are serialized and accounted as

@@ -15,6 +15,7 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.spatialingest.table.TableLayout;
 
 /**
  * Writes one partition buffer as one Parquet data file, rows in sort-key (Hilbert) order, through Iceberg's own Flink Parquet

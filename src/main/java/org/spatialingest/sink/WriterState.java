@@ -3,12 +3,23 @@ package org.spatialingest.sink;
 import java.util.List;
 
 /**
- * What a writer checkpoints: the rows it buffers but has not yet written to a data file, in their serialized
- * {@code RowData} form. Partition, Hilbert key and ingest time are recomputed from the rows on restore, so nothing
- * derived is stored twice. Bounded by the memory budget M of the writer.
+ * What a writer checkpoints: references to the staging runs that hold its buffered rows (the rows themselves are
+ * written once, to the staging area, at the barrier after they arrived). Partition, Hilbert key and ingest time are
+ * recomputed from the rows on restore. {@code legacyRows} are rows checkpointed inline by builds before staging (state
+ * version 1); they are re-buffered and staged at the next barrier.
  */
-public record WriterState(List<byte[]> rows) {
+public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
   public WriterState {
-    rows = List.copyOf(rows);
+    runs = List.copyOf(runs);
+    legacyRows = List.copyOf(legacyRows);
   }
+
+  /**
+   * One staging run: rows of one partition buffer of one table that arrived between two barriers.
+   *
+   * @param table index of the sink table
+   * @param path location of the run in the table's staging area
+   * @param rows rows in the run (checked when it is read back)
+   */
+  public record StagedRun(int table, String path, long rows) {}
 }

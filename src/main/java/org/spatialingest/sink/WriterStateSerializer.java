@@ -8,11 +8,11 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned binary form of {@link WriterState}. Version 1: row count, then each row as length and bytes of Flink's
- * {@code RowDataSerializer} form for the sink's {@link TableLayout#rowType()}.
+ * Versioned binary form of {@link WriterState}. Version 2: run count, then table, path and row count per staging run.
+ * Version 1 (read only): row count, then each row as length and bytes of Flink's {@code RowDataSerializer} form.
  */
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   @Override
   public int getVersion() {
@@ -21,36 +21,40 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
 
   @Override
   public byte[] serialize(WriterState state) throws IOException {
-    long size = 4;
-    for (byte[] row : state.rows()) {
-      size += 4 + row.length;
+    if (!state.legacyRows().isEmpty()) {
+      throw new IOException("inline rows are re-staged before the next checkpoint; none may remain in state");
     }
-    if (size > Integer.MAX_VALUE - 16) {
-      throw new IOException("writer state of " + size + " bytes exceeds 2 GiB; lower sink.memory-budget");
+    DataOutputSerializer out = new DataOutputSerializer(16 + 128 * state.runs().size());
+    out.writeInt(state.runs().size());
+    for (WriterState.StagedRun run : state.runs()) {
+      out.writeInt(run.table());
+      out.writeUTF(run.path());
+      out.writeLong(run.rows());
     }
-    DataOutputSerializer out = new DataOutputSerializer((int) size);
-    out.writeInt(state.rows().size());
-    for (byte[] row : state.rows()) {
-      out.writeInt(row.length);
-      out.write(row);
-    }
-    return out.getSharedBuffer().length == out.length() ? out.getSharedBuffer() : out.getCopyOfBuffer();
+    return out.getCopyOfBuffer();
   }
 
   @Override
   public WriterState deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION) {
-      throw new IOException("unknown WriterState serializer version " + version + " (this build reads " + VERSION
-          + ")");
-    }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     int count = in.readInt();
-    List<byte[]> rows = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      byte[] row = new byte[in.readInt()];
-      in.readFully(row);
-      rows.add(row);
+    if (version == 1) {
+      List<byte[]> rows = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        byte[] row = new byte[in.readInt()];
+        in.readFully(row);
+        rows.add(row);
+      }
+      return new WriterState(List.of(), rows);
     }
-    return new WriterState(rows);
+    if (version != VERSION) {
+      throw new IOException("unknown WriterState serializer version " + version + " (this build reads 1 and "
+          + VERSION + ")");
+    }
+    List<WriterState.StagedRun> runs = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      runs.add(new WriterState.StagedRun(in.readInt(), in.readUTF(), in.readLong()));
+    }
+    return new WriterState(runs, List.of());
   }
 }

@@ -3,6 +3,7 @@ package org.spatialingest.source;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import org.spatialingest.table.SourceKeys;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.FileSourceSplit;
@@ -47,6 +48,7 @@ public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSour
 
   private static Reader<SourceRecord> withPath(Reader<SourceRecord> reader, FileSourceSplit split) {
     String path = split.path().toString();
+    String sourceKey = SourceKeys.file(path);
     return new Reader<>() {
       @Override
       public RecordIterator<SourceRecord> readBatch() throws IOException {
@@ -60,6 +62,7 @@ public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSour
             RecordAndPosition<SourceRecord> next = batch.next();
             if (next != null) {
               next.getRecord().file = path;
+              next.getRecord().source = sourceKey;
             }
             return next;
           }

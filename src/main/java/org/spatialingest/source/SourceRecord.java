@@ -19,6 +19,8 @@ public class SourceRecord {
   public String file;
   /** 1-based line number in {@link #file}. */
   public long line;
+  /** The source key ({@code SourceKeys}): {@code <topic>/<partition>}, or {@code file:<path>}. */
+  public String source;
 
   public SourceRecord() {}
 
@@ -35,6 +37,11 @@ public class SourceRecord {
     r.file = file;
     r.line = line;
     return r;
+  }
+
+  /** The record's position in its source: the Kafka offset, or the file line. */
+  public long position() {
+    return topic == null ? line : offset;
   }
 
   /** Where the record came from, for logs and rejects: {@code topic/partition@offset} or {@code file:line}. */

@@ -4,13 +4,36 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.spatialingest.table.SourceKeys;
 
 /** Keeps the Kafka value bytes, coordinates and timestamp; never fails, so bad payloads cannot stall the source. */
 public final class SourceRecordDeserializer implements KafkaRecordDeserializationSchema<SourceRecord> {
+  /** source keys by partition, for the one topic seen last: no string built per record */
+  private transient String keysTopic;
+  private transient String[] keys;
+
   @Override
   public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<SourceRecord> out) {
     byte[] value = record.value() == null ? new byte[0] : record.value();
-    out.collect(new SourceRecord(value, record.topic(), record.partition(), record.offset(), record.timestamp()));
+    SourceRecord r = new SourceRecord(value, record.topic(), record.partition(), record.offset(), record.timestamp());
+    r.source = sourceKey(record.topic(), record.partition());
+    out.collect(r);
+  }
+
+  private String sourceKey(String topic, int partition) {
+    if (!topic.equals(keysTopic) || keys == null) {
+      keysTopic = topic;
+      keys = new String[Math.max(16, partition + 1)];
+    }
+    if (partition >= keys.length) {
+      keys = java.util.Arrays.copyOf(keys, partition + 1);
+    }
+    String key = keys[partition];
+    if (key == null) {
+      key = SourceKeys.kafka(topic, partition);
+      keys[partition] = key;
+    }
+    return key;
   }
 
   @Override

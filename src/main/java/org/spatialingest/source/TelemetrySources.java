@@ -8,6 +8,7 @@ import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.table.Catalogs;
 
 /**
  * Builds the sources from the job configuration: Kafka (offsets in Flink checkpoints, exactly-once) or, for
@@ -37,14 +38,15 @@ public final class TelemetrySources {
   public static KafkaSource<SourceRecord> kafka(JobConfig config, boolean bounded) {
     Properties props = new Properties();
     props.putAll(config.kafkaProperties());
-    // committed offsets are only for monitoring (lag in the group); the source restores from its checkpointed splits
-    props.putIfAbsent("commit.offsets.on.checkpoint", "true");
+    // the group's offsets are the table's positions, published after each commit (KafkaGroupOffsets); the source's own
+    // commits would run ahead of the table by up to the freshness bound
+    props.put("commit.offsets.on.checkpoint", "false");
     KafkaSourceBuilder<SourceRecord> builder = KafkaSource.<SourceRecord>builder()
         .setBootstrapServers(config.bootstrapServers())
         .setTopics(config.topic())
         .setGroupId(config.groupId())
         .setProperties(props)
-        .setStartingOffsets(startingOffsets(config.startingOffsets()))
+        .setStartingOffsets(startingOffsets(config))
         .setDeserializer(new SourceRecordDeserializer());
     if (bounded) {
       builder.setBounded(OffsetsInitializer.latest());
@@ -57,8 +59,9 @@ public final class TelemetrySources {
     return FileSource.forBulkFileFormat(new LineRecordFormat(), new org.apache.flink.core.fs.Path(path)).build();
   }
 
-  private static OffsetsInitializer startingOffsets(JobConfig.StartingOffsets startingOffsets) {
-    return switch (startingOffsets) {
+  private static OffsetsInitializer startingOffsets(JobConfig config) {
+    return switch (config.startingOffsets()) {
+      case TABLE -> new TableStartingOffsets(Catalogs.tableLoader(config), OffsetsInitializer.earliest());
       case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
       case EARLIEST -> OffsetsInitializer.earliest();
       case LATEST -> OffsetsInitializer.latest();

@@ -88,7 +88,7 @@ public final class PartitionVerification {
     if (added.isEmpty()) {
       throw new ConfigException(partition == null
           ? "table " + name + " has no data files written by the sink (no snapshot with "
-              + org.spatialingest.sink.SnapshotSummaryKeys.BATCH_ID + ")"
+              + org.spatialingest.table.SnapshotSummaryKeys.BATCH_ID + ")"
           : "the sink wrote no data files to partition " + partition + " of " + name);
     }
     String label;

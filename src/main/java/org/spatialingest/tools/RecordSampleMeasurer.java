@@ -14,15 +14,15 @@ import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.GeometryParseException;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.sink.BufferedRowSize;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.table.Catalogs;
 import org.spatialingest.sink.SinkFiles;
-import org.spatialingest.sink.TableBootstrap;
+import org.spatialingest.table.TableBootstrap;
 
 /**
  * Measures a sample of records the way the job processes them: each record is parsed with the job's
@@ -119,7 +119,7 @@ public final class RecordSampleMeasurer {
       Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
       try {
         Table table = TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config),
-        org.spatialingest.TelemetryTable.LAYOUT, config.partitioning());
+        org.spatialingest.table.TelemetryTable.LAYOUT, config.partitioning());
         return SinkFiles.write(table, rows);
       } finally {
         if (catalog instanceof AutoCloseable closeable) {

@@ -10,7 +10,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.spatialingest.sink.CloseReason;
-import org.spatialingest.sink.SnapshotSummaryKeys;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
  * The sink's own fields of one snapshot summary ({@link SnapshotSummaryKeys}), or nothing for snapshots the sink did

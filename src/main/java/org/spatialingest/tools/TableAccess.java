@@ -6,7 +6,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.NoSuchTableException;
 import org.spatialingest.config.ConfigException;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.table.Catalogs;
 
 /** Opens the job's table from a {@link JobConfig}, through the same {@link Catalogs} the job uses. */
 public final class TableAccess implements AutoCloseable {

@@ -21,8 +21,8 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.sink.Catalogs;
-import org.spatialingest.sink.TableBootstrap;
+import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.TableBootstrap;
 
 /**
  * One measured run in its own JVM (so peak heap is per run) on its own MiniCluster and warehouse. Same source,
@@ -102,7 +102,7 @@ public final class BenchChild {
   /** Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours. */
   static void icebergSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), org.spatialingest.TelemetryTable.LAYOUT,
+    TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), org.spatialingest.table.TelemetryTable.LAYOUT,
         config.partitioning());
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))

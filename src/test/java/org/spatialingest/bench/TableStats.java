@@ -14,8 +14,8 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
-import org.spatialingest.TelemetryTable;
-import org.spatialingest.sink.SnapshotSummaryKeys;
+import org.spatialingest.table.TelemetryTable;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
 /** Reads the same figures from either sink's table: snapshots, current data files and their sizes, freshness. */
 final class TableStats {

@@ -24,7 +24,7 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.SnapshotSummaryKeys;
+import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.source.SourceRecord;
 
 /**

@@ -10,7 +10,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.locationtech.jts.geom.Geometry;
 import org.locationtech.jts.io.WKBReader;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 
 class TelemetryParserTest {
   private final TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84);

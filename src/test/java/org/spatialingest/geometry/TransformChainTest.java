@@ -24,7 +24,7 @@ import org.locationtech.jts.operation.valid.IsValidOp;
 import org.locationtech.proj4j.CRSFactory;
 import org.locationtech.proj4j.CoordinateTransformFactory;
 import org.locationtech.proj4j.ProjCoordinate;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.JobConfig;
 
 /** The transform chain on generated realistic shapes, every input format, reprojection, repair and simplification. */

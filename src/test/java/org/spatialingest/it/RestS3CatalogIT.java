@@ -30,7 +30,7 @@ import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.table.Catalogs;
 
 /**
  * The production catalog shape end to end on loopback: {@code catalog.type: rest} against the Iceberg REST catalog

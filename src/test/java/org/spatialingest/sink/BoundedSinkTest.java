@@ -1,5 +1,6 @@
 package org.spatialingest.sink;
 
+import org.spatialingest.table.SnapshotSummaryKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;

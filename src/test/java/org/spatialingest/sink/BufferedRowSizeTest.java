@@ -9,7 +9,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.junit.jupiter.api.Test;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.tools.SinkTables;
 

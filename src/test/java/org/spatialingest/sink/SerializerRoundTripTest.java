@@ -16,7 +16,7 @@ import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
-import org.spatialingest.TelemetryTable;
+import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.JobConfig.TimePartitioning;
 
 class SerializerRoundTripTest {
@@ -28,56 +28,74 @@ class SerializerRoundTripTest {
   void fileBatchKeepsEveryFieldAnAppendNeeds() throws Exception {
     DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
     DataFile b = dataFile("file:/w/b.parquet", 491_001, 7, null);
-    FileBatch batch = new FileBatch(42, List.of(a, b), List.of(CloseReason.BYTES, CloseReason.END_OF_INPUT),
-        99_999, 1_000L, 2_000L, 3_000L, Map.of(SPEC.specId(), SPEC), Map.of(ORDER.orderId(), ORDER), "lineage-1",
-        Map.of(1_795_946_400L, 7L, 1_795_946_401L, 3L));
+    ClosedFile fa = new ClosedFile(0, a, CloseReason.BYTES, 99_999, 1_000L, 2_000L, 3_000L,
+        Map.of(1_795_946_400L, 7L, 1_795_946_401L, 3L), List.of("file:/w/_staging/x/1.rows"));
+    ClosedFile fb = new ClosedFile(1, b, CloseReason.END_OF_INPUT, 5, 1_500L, 2_500L, 3_500L, Map.of(), List.of());
+    FileBatch batch = new FileBatch(42, "lineage-1", List.of(fa, fb), Map.of("t/0", 17L, "file:/in/a.ndjson", 3L));
     FileBatchSerializer serializer = new FileBatchSerializer();
     FileBatch copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(batch));
 
     assertThat(copy.checkpointId()).isEqualTo(42);
-    assertThat(copy.reasons()).containsExactly(CloseReason.BYTES, CloseReason.END_OF_INPUT);
-    assertThat(copy.bufferedBytes()).isEqualTo(99_999);
-    assertThat(copy.minIngestMillis()).isEqualTo(1_000L);
-    assertThat(copy.maxIngestMillis()).isEqualTo(2_000L);
-    assertThat(copy.createdAtMillis()).isEqualTo(3_000L);
-    assertThat(copy.specs().get(SPEC.specId()).compatibleWith(SPEC)).isTrue();
-    assertThat(copy.sortOrders().get(1).sameOrder(ORDER)).isTrue();
-    for (int i = 0; i < 2; i++) {
-      DataFile in = batch.files().get(i);
-      DataFile out = copy.files().get(i);
-      assertThat(out.location()).isEqualTo(in.location());
-      assertThat(out.format()).isEqualTo(FileFormat.PARQUET);
-      assertThat(out.partition().get(0, Integer.class)).isEqualTo(in.partition().get(0, Integer.class));
-      assertThat(out.fileSizeInBytes()).isEqualTo(in.fileSizeInBytes());
-      assertThat(out.recordCount()).isEqualTo(in.recordCount());
-      assertThat(out.columnSizes()).isEqualTo(in.columnSizes());
-      assertThat(out.valueCounts()).isEqualTo(in.valueCounts());
-      assertThat(out.nullValueCounts()).isEqualTo(in.nullValueCounts());
-      assertThat(out.lowerBounds()).isEqualTo(in.lowerBounds());
-      assertThat(out.upperBounds()).isEqualTo(in.upperBounds());
-      assertThat(out.splitOffsets()).isEqualTo(in.splitOffsets());
-      assertThat(out.sortOrderId()).isEqualTo(1);
-    }
     assertThat(copy.lineage()).isEqualTo("lineage-1");
-    assertThat(copy.ingestSecondCounts()).containsEntry(1_795_946_400L, 7L).containsEntry(1_795_946_401L, 3L);
+    assertThat(copy.positions()).isEqualTo(batch.positions());
+    assertThat(copy.minIngestMillis()).isEqualTo(1_000L);
+    assertThat(copy.maxIngestMillis()).isEqualTo(2_500L);
+    assertThat(copy.createdAtMillis()).isEqualTo(3_000L);
+    assertThat(copy.filesOf(1)).hasSize(1);
+    for (int i = 0; i < 2; i++) {
+      ClosedFile in = batch.files().get(i);
+      ClosedFile out = copy.files().get(i);
+      assertThat(out.table()).isEqualTo(in.table());
+      assertThat(out.reason()).isEqualTo(in.reason());
+      assertThat(out.bufferedBytes()).isEqualTo(in.bufferedBytes());
+      assertThat(out.ingestSecondCounts()).isEqualTo(in.ingestSecondCounts());
+      assertThat(out.consumedStaging()).isEqualTo(in.consumedStaging());
+      // Java serialization carries every field of the data file: its full description is unchanged
+      assertThat(out.file().toString()).isEqualTo(in.file().toString());
+      assertThat(out.file().lowerBounds()).isEqualTo(in.file().lowerBounds());
+      assertThat(out.file().upperBounds()).isEqualTo(in.file().upperBounds());
+      assertThat(out.file().splitOffsets()).isEqualTo(in.file().splitOffsets());
+      assertThat(out.file().sortOrderId()).isEqualTo(1);
+    }
     assertThat(copy.batchId()).isEqualTo(batch.batchId());
+  }
+
+  @Test
+  void writerReportRoundTrips() throws Exception {
+    ClosedFile f = new ClosedFile(0, dataFile("file:/w/c.parquet", 491_000, 3, null), CloseReason.LATENCY, 10, 1, 2,
+        3, Map.of(), List.of("s1", "s2"));
+    WriterReport report = new WriterReport("tok", List.of(f), Map.of("t/1", 10L), Map.of("t/1", 4L));
+    WriterReportSerializer serializer = new WriterReportSerializer();
+    WriterReport copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(report));
+    assertThat(copy.writerToken()).isEqualTo("tok");
+    assertThat(copy.seen()).isEqualTo(report.seen());
+    assertThat(copy.buffered()).isEqualTo(report.buffered());
+    assertThat(copy.closed().get(0).consumedStaging()).containsExactly("s1", "s2");
   }
 
   @Test
   void unknownVersionsAreRefused() {
     assertThatThrownBy(() -> new FileBatchSerializer().deserialize(99, new byte[0])).hasMessageContaining("99");
-    assertThatThrownBy(() -> new WriterStateSerializer().deserialize(99, new byte[0])).hasMessageContaining("99");
+    assertThatThrownBy(() -> new WriterStateSerializer().deserialize(99, new byte[4])).hasMessageContaining("99");
   }
 
   @Test
-  void writerStateRoundTrips() throws Exception {
-    WriterState state = new WriterState(List.of(new byte[] {1, 2, 3}, new byte[0], new byte[70_000]));
+  void writerStateRoundTripsAndReadsInlineRowsOfVersionOne() throws Exception {
+    WriterState state = new WriterState(List.of(new WriterState.StagedRun(0, "file:/t/_staging/s/1.rows", 12),
+        new WriterState.StagedRun(1, "file:/r/_staging/s/2.rows", 1)), List.of());
     WriterStateSerializer serializer = new WriterStateSerializer();
     WriterState copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
-    assertThat(copy.rows()).hasSize(3);
-    assertThat(copy.rows().get(0)).containsExactly(1, 2, 3);
-    assertThat(copy.rows().get(1)).isEmpty();
-    assertThat(copy.rows().get(2)).hasSize(70_000);
+    assertThat(copy.runs()).isEqualTo(state.runs());
+
+    org.apache.flink.core.memory.DataOutputSerializer v1 = new org.apache.flink.core.memory.DataOutputSerializer(64);
+    v1.writeInt(2);
+    v1.writeInt(3);
+    v1.write(new byte[] {1, 2, 3});
+    v1.writeInt(0);
+    WriterState legacy = serializer.deserialize(1, v1.getCopyOfBuffer());
+    assertThat(legacy.runs()).isEmpty();
+    assertThat(legacy.legacyRows()).hasSize(2);
+    assertThat(legacy.legacyRows().get(0)).containsExactly(1, 2, 3);
   }
 
   private static DataFile dataFile(String path, int hour, long rows, List<Long> splits) {

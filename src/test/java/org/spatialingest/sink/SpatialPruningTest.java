@@ -1,5 +1,7 @@
 package org.spatialingest.sink;
 
+import org.spatialingest.table.TableBootstrap;
+import org.spatialingest.table.Catalogs;
 import static org.apache.iceberg.expressions.Expressions.and;
 import static org.apache.iceberg.expressions.Expressions.greaterThanOrEqual;
 import static org.apache.iceberg.expressions.Expressions.lessThanOrEqual;
@@ -60,7 +62,7 @@ class SpatialPruningTest {
     TestKit.produceValues(kafka.bootstrapServers(), topic, values);
     JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1h"));
     Table created = TableBootstrap.ensureTable(Catalogs.catalogLoader(config).loadCatalog(),
-        Catalogs.tableIdentifier(config), org.spatialingest.TelemetryTable.LAYOUT, config.partitioning());
+        Catalogs.tableIdentifier(config), org.spatialingest.table.TelemetryTable.LAYOUT, config.partitioning());
     created.updateProperties().set("write.parquet.row-group-size-bytes", "32768").commit(); // many small row groups
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();

@@ -18,11 +18,11 @@ import org.spatialingest.geometry.GeometryParseException;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.Catalogs;
+import org.spatialingest.table.Catalogs;
 import org.spatialingest.sink.CloseReason;
 import org.spatialingest.sink.SinkFiles;
-import org.spatialingest.sink.SnapshotSummaryKeys;
-import org.spatialingest.sink.TableBootstrap;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TableBootstrap;
 
 /**
  * Test tables written through the sink's own file writer ({@link SinkFiles}) in a Hadoop catalog, committed as the
@@ -51,7 +51,7 @@ public final class SinkTables {
   public static Table create(JobConfig config, Map<String, String> properties) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     Table table = TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config),
-        org.spatialingest.TelemetryTable.LAYOUT, config.partitioning());
+        org.spatialingest.table.TelemetryTable.LAYOUT, config.partitioning());
     if (!properties.isEmpty()) {
       UpdateProperties update = table.updateProperties();
       properties.forEach(update::set);

@@ -1,10 +1,11 @@
-package org.spatialingest;
+package org.spatialingest.table;
 
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.Types;
-import org.spatialingest.sink.TableLayout;
 
 /**
  * The rejects table ({@code <table>_rejects}, same catalog and namespace): every record that did not become a
@@ -26,7 +27,6 @@ public final class RejectsTable {
   public static final int REJECTED_AT = 10;
   public static final int FIELD_COUNT = 11;
 
-  public static final String SUFFIX = "_rejects";
 
   public static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "raw", Types.BinaryType.get(),
@@ -46,7 +46,24 @@ public final class RejectsTable {
   public static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
 
   /** Partitioned by the ingest time (a reject may have no valid event time), freshness from the same field. */
-  public static final TableLayout LAYOUT = new TableLayout(SCHEMA, "ingest_time", INGEST_TIME, null);
+  public static final TableLayout LAYOUT = new TableLayout(SCHEMA, "ingest_time", INGEST_TIME, null, null,
+      new OriginPositions());
+
+  /** A reject's source position is its Kafka topic, partition and offset, or its file and line. */
+  private static final class OriginPositions implements SourcePositionReader {
+    @Override
+    public StringData key(RowData row) {
+      if (!row.isNullAt(TOPIC)) {
+        return StringData.fromString(SourceKeys.kafka(row.getString(TOPIC).toString(), row.getInt(PARTITION)));
+      }
+      return row.isNullAt(FILE) ? null : StringData.fromString(SourceKeys.file(row.getString(FILE).toString()));
+    }
+
+    @Override
+    public long position(RowData row) {
+      return row.isNullAt(TOPIC) ? row.getLong(LINE) : row.getLong(OFFSET);
+    }
+  }
 
   private RejectsTable() {}
 }

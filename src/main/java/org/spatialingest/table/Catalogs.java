@@ -1,4 +1,4 @@
-package org.spatialingest.sink;
+package org.spatialingest.table;
 
 import java.net.URI;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package org.spatialingest.sink;
+package org.spatialingest.table;
 
 import java.io.Serializable;
 import org.apache.flink.table.data.RowData;
@@ -20,13 +20,15 @@ import org.spatialingest.config.JobConfig.TimePartitioning;
  * @param sortKeyColumn the long column files are sorted by, or {@code null} to keep arrival order
  * @param identityPartitionColumn a coarse column (a handful of values, e.g. a region) partitioned by identity after
  *     the time, or {@code null}
+ * @param sourcePositions reads each row's source position, or {@code null} if rows carry none (then the sink records
+ *     no positions for this table)
  */
 public record TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn,
-    String identityPartitionColumn) implements Serializable {
+    String identityPartitionColumn, SourcePositionReader sourcePositions) implements Serializable {
 
-  /** Time-only partitioning. */
+  /** Time-only partitioning, no source positions. */
   public TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn) {
-    this(schema, partitionTimeColumn, ingestTimeField, sortKeyColumn, null);
+    this(schema, partitionTimeColumn, ingestTimeField, sortKeyColumn, null, null);
   }
 
   public RowType rowType() {
@@ -53,12 +55,12 @@ public record TableLayout(Schema schema, String partitionTimeColumn, int ingestT
     return sortKeyColumn == null ? SortOrder.unsorted() : SortOrder.builderFor(schema).asc(sortKeyColumn).build();
   }
 
-  long ingestMillis(RowData row) {
+  public long ingestMillis(RowData row) {
     return row.getTimestamp(ingestTimeField, 6).getMillisecond();
   }
 
   /** Position of the sort key, or -1. */
-  int sortKeyField() {
+  public int sortKeyField() {
     if (sortKeyColumn == null) {
       return -1;
     }

@@ -1,4 +1,4 @@
-package org.spatialingest.sink;
+package org.spatialingest.table;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -53,10 +53,52 @@ public final class TableBootstrap {
     }
   }
 
+  /**
+   * A table created by an earlier build lacks columns added since (e.g. {@code source}, {@code source_offset}): when
+   * every existing column is still expected and every missing one is optional, they are added in place — old rows
+   * read them as null. Anything else is left to {@link #checkColumns}.
+   */
+  static void addMissingOptionalColumns(TableIdentifier id, Table table, org.apache.iceberg.Schema expected) {
+    org.apache.iceberg.Schema actual = table.schema();
+    java.util.List<Types.NestedField> missing = new java.util.ArrayList<>();
+    for (Types.NestedField want : expected.columns()) {
+      Types.NestedField have = actual.findField(want.name());
+      if (have == null) {
+        if (want.isRequired()) {
+          return;
+        }
+        missing.add(want);
+      } else if (!have.type().equals(want.type())) {
+        return;
+      }
+    }
+    if (missing.isEmpty() || actual.columns().size() + missing.size() != expected.columns().size()) {
+      return;
+    }
+    org.apache.iceberg.UpdateSchema update = table.updateSchema();
+    for (Types.NestedField f : missing) {
+      update.addColumn(f.name(), f.type(), f.doc());
+    }
+    String previous = null;
+    for (Types.NestedField f : expected.columns()) {
+      if (previous == null) {
+        update.moveFirst(f.name());
+      } else {
+        update.moveAfter(f.name(), previous);
+      }
+      previous = f.name();
+    }
+    update.commit();
+    table.refresh();
+    LOG.info("Added columns {} to table {} (created by an earlier build)",
+        missing.stream().map(Types.NestedField::name).toList(), id);
+  }
+
   public static Table ensureTable(Catalog catalog, TableIdentifier id, TableLayout layout,
       TimePartitioning partitioning) {
     if (catalog.tableExists(id)) {
       Table existing = catalog.loadTable(id);
+      addMissingOptionalColumns(id, existing, layout.schema());
       checkColumns(id, existing.schema(), layout.schema());
       return existing;
     }

@@ -1,10 +1,11 @@
-package org.spatialingest;
+package org.spatialingest.table;
 
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
-import org.spatialingest.sink.TableLayout;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 import java.util.ArrayList;
@@ -29,8 +30,10 @@ public final class TelemetryTable {
   public static final int HILBERT = 9;
   public static final int PROPERTIES = 10;
   public static final int REGION = 11;
+  public static final int SOURCE = 12;
+  public static final int SOURCE_OFFSET = 13;
   /** Fields of the base schema; typed properties ({@code input.typed-properties}) follow in declared order. */
-  public static final int FIELD_COUNT = 12;
+  public static final int FIELD_COUNT = 14;
 
   public static final Schema SCHEMA = new Schema(
       Types.NestedField.required(1, "id", Types.StringType.get()),
@@ -47,22 +50,27 @@ public final class TelemetryTable {
       Types.NestedField.optional(11, "properties", Types.StringType.get(),
           "JSON object (the properties not declared as typed columns)"),
       Types.NestedField.optional(12, "region", Types.StringType.get(),
-          "reference region containing the bbox centre (regions.refresh-kind), else null"));
+          "reference region containing the bbox centre (regions.refresh-kind), else null"),
+      Types.NestedField.optional(13, "source", Types.StringType.get(),
+          "where the record came from: <topic>/<partition>, or file:<path>"),
+      Types.NestedField.optional(14, "source_offset", Types.LongType.get(),
+          "the record's Kafka offset, or its 1-based line in the file"));
 
   public static final RowType ROW_TYPE = FlinkSchemaUtil.convert(SCHEMA);
 
   /** Partitioned by the time of the event, freshness measured from the Kafka timestamp, sorted by Hilbert key. */
-  public static final TableLayout LAYOUT = new TableLayout(SCHEMA, "event_time", INGEST_TIME, "hilbert");
+  public static final TableLayout LAYOUT = new TableLayout(SCHEMA, "event_time", INGEST_TIME, "hilbert", null,
+      new ColumnPositions());
 
   private TelemetryTable() {}
 
-  /** The base schema plus one optional column per typed property, appended in declared order (ids from 13). */
+  /** The base schema plus one optional column per typed property, appended in declared order (ids after the base schema's). */
   public static Schema schema(List<TypedProperty> typed) {
     if (typed.isEmpty()) {
       return SCHEMA;
     }
     List<Types.NestedField> columns = new ArrayList<>(SCHEMA.columns());
-    int id = FIELD_COUNT + 1;
+    int id = SCHEMA.highestFieldId() + 1;
     for (TypedProperty p : typed) {
       Type type = switch (p.type()) {
         case STRING -> Types.StringType.get();
@@ -85,12 +93,26 @@ public final class TelemetryTable {
     if (typed.isEmpty() && !partitionByRegion) {
       return LAYOUT;
     }
-    return new TableLayout(schema(typed), "event_time", INGEST_TIME, "hilbert", partitionByRegion ? "region" : null);
+    return new TableLayout(schema(typed), "event_time", INGEST_TIME, "hilbert", partitionByRegion ? "region" : null,
+        new ColumnPositions());
   }
 
   /** The layout the job writes with {@code config}. */
   public static TableLayout layout(org.spatialingest.config.JobConfig config) {
     return layout(config.input().typedProperties(), config.regions().partition());
+  }
+
+  /** A row's source position is in its {@code source} and {@code source_offset} columns. */
+  private static final class ColumnPositions implements SourcePositionReader {
+    @Override
+    public StringData key(RowData row) {
+      return row.isNullAt(SOURCE) ? null : row.getString(SOURCE);
+    }
+
+    @Override
+    public long position(RowData row) {
+      return row.getLong(SOURCE_OFFSET);
+    }
   }
 
   public static PartitionSpec partitionSpec(TimePartitioning partitioning) {

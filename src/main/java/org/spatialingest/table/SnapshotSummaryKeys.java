@@ -1,4 +1,4 @@
-package org.spatialingest.sink;
+package org.spatialingest.table;
 
 /**
  * Keys this sink writes into every Iceberg snapshot summary, so freshness and file sizing can be audited from the
@@ -20,7 +20,12 @@ public final class SnapshotSummaryKeys {
   public static final String BUFFERED_BYTES = PREFIX + "buffered-bytes";
   public static final String MIN_INGEST_MS = PREFIX + "min-ingest-ms";
   public static final String MAX_INGEST_MS = PREFIX + "max-ingest-ms";
-  /** followed by a {@link CloseReason#code()}: how many files of the snapshot closed for that reason */
+  /**
+   * on the primary table: JSON object, source key ({@link SourceKeys}) to the position below which every record of
+   * that source is committed in the table or its rejects table ({@link TablePositions})
+   */
+  public static final String POSITIONS = PREFIX + "positions";
+  /** followed by a close reason code: how many files of the snapshot closed for that reason */
   public static final String CLOSED_PREFIX = PREFIX + "closed.";
 
   private SnapshotSummaryKeys() {}

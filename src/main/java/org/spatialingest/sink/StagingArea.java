@@ -1,0 +1,100 @@
+package org.spatialingest.sink;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.iceberg.exceptions.NotFoundException;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+
+/**
+ * Where a writer persists, at each checkpoint barrier, the rows that arrived since the previous barrier: one run per
+ * partition buffer, written once through the table's own {@link FileIO} (so it works wherever the table lives). A
+ * checkpoint then costs the data of one interval, not everything buffered; the final Parquet file is still written
+ * from memory at close, and the runs are deleted once that file is committed. Runs are read back only on restore.
+ *
+ * <p>Format: magic {@code SIRW}, version 1, row count, then per row its length and its {@code RowDataSerializer}
+ * bytes.
+ */
+final class StagingArea {
+  private static final int MAGIC = 0x53495257; // "SIRW"
+  private static final int VERSION = 1;
+
+  private final FileIO io;
+  private final String tableLocation;
+  private final String uid;
+
+  StagingArea(FileIO io, String tableLocation, String uid) {
+    this.io = io;
+    this.tableLocation = tableLocation;
+    this.uid = uid;
+  }
+
+  /** Receives the rows of a run as they are read back. */
+  interface RowSink {
+    void accept(byte[] row) throws IOException;
+  }
+
+  /** Writes rows {@code from} (inclusive) to the end of {@code buffer}; returns the run's location and bytes. */
+  Written write(long checkpointId, String token, int sequence, PartitionBuffer buffer, int from) throws IOException {
+    String path = SinkFileNames.stagingRun(tableLocation, uid, checkpointId, token, sequence);
+    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
+        io.newOutputFile(path).createOrOverwrite(), 1 << 16))) {
+      out.writeInt(MAGIC);
+      out.writeInt(VERSION);
+      out.writeInt(buffer.size() - from);
+      for (int i = from; i < buffer.size(); i++) {
+        buffer.writeRow(i, out);
+      }
+      out.flush();
+      return new Written(path, out.size());
+    }
+  }
+
+  record Written(String path, long bytes) {}
+
+  /**
+   * Reads a run back. A missing run means the state is older than the commit of its rows (they were deleted then):
+   * restoring it would lose them, so this fails with what to do instead.
+   */
+  long read(String path, long expectedRows, RowSink rows) throws IOException {
+    InputFile file = io.newInputFile(path);
+    DataInputStream in;
+    try {
+      in = new DataInputStream(new BufferedInputStream(file.newStream(), 1 << 16));
+    } catch (NotFoundException | UncheckedIOException e) {
+      throw missing(path, e);
+    }
+    try (in) {
+      if (in.readInt() != MAGIC || in.readInt() != VERSION) {
+        throw new IOException("not a staging run of this build: " + path);
+      }
+      int count = in.readInt();
+      if (count != expectedRows) {
+        throw new IOException("staging run " + path + " holds " + count + " rows, the state expects " + expectedRows);
+      }
+      for (int i = 0; i < count; i++) {
+        byte[] row = new byte[in.readInt()];
+        in.readFully(row);
+        rows.accept(row);
+      }
+      return count;
+    } catch (java.io.FileNotFoundException e) {
+      throw missing(path, e);
+    }
+  }
+
+  void delete(String path) {
+    io.deleteFile(path);
+  }
+
+  private static IllegalStateException missing(String path, Exception cause) {
+    return new IllegalStateException("The restored state references staging run " + path + ", which no longer exists: "
+        + "the state is older than the commit of those rows (runs are deleted once their rows are committed). Restore "
+        + "from the latest checkpoint or savepoint, or start without state: the job then resumes from the positions "
+        + "recorded in the table, losing and duplicating nothing.", cause);
+  }
+}

@@ -1,0 +1,99 @@
+package org.spatialingest.sink;
+
+import java.io.IOException;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.io.OutputFileFactory;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TableLayout;
+
+/**
+ * One table's part of a writer subtask: its open partition buffers, the Parquet writer, its staging area, and the
+ * learned ratio of Parquet bytes to buffered bytes (so files close near T).
+ */
+final class TableWriter implements AutoCloseable {
+  /** Until this writer has closed a file, assume Parquet output is as large as the buffer (files undershoot T). */
+  private static final double DEFAULT_ENCODED_RATIO = 1.0;
+  /** Weight of history when learning the encoded/buffered ratio from each closed file. */
+  private static final double RATIO_DECAY = 0.7;
+
+  final int index;
+  final TableLayout layout;
+  final RowDataSerializer serializer;
+  final BufferedRowSize rowSize;
+  final PartitionBuffers buffers;
+  final StagingArea staging;
+  private final TableLoader loader;
+  private final SortedFileWriter fileWriter;
+  private double ratioEncoded;
+  private double ratioBuffered;
+  /** ratioEncoded / ratioBuffered, kept current so the per-record target check is one comparison */
+  private double encodedRatio = DEFAULT_ENCODED_RATIO;
+
+  TableWriter(int index, TableLoader loader, TableLayout layout, String uid, String token, int subtask, int attempt,
+      SourceMarks received) {
+    this.index = index;
+    this.layout = layout;
+    this.loader = loader;
+    loader.open();
+    Table table = loader.loadTable();
+    this.serializer = new RowDataSerializer(layout.rowType());
+    this.rowSize = new BufferedRowSize(serializer);
+    this.buffers = new PartitionBuffers(table, layout, received);
+    this.staging = new StagingArea(table.io(), table.location(), uid);
+    OutputFileFactory files = OutputFileFactory.builderFor(table, subtask, attempt)
+        .format(FileFormat.PARQUET)
+        .operationId(SinkFileNames.operationId(uid, token))
+        .build();
+    this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
+    seedEncodedRatio(table.currentSnapshot());
+  }
+
+  /** Serializes and buffers a row; returns its partition's buffer. */
+  PartitionBuffer add(RowData row) throws IOException {
+    int length = rowSize.serializeShared(row);
+    return buffers.add(row, rowSize.sharedBuffer(), length);
+  }
+
+  double encodedRatio() {
+    return encodedRatio;
+  }
+
+  /** Writes the buffer as one sorted data file, forgets it, and learns the encoding ratio from the result. */
+  DataFile write(PartitionBuffer buffer) throws IOException {
+    DataFile file = fileWriter.write(buffer);
+    buffers.remove(buffer);
+    ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
+    ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
+    encodedRatio = ratioEncoded / ratioBuffered;
+    return file;
+  }
+
+  /** Start from the ratio the table's last commit of this sink measured, so even the first files land near T. */
+  private void seedEncodedRatio(Snapshot snapshot) {
+    if (snapshot == null) {
+      return;
+    }
+    String buffered = snapshot.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES);
+    String written = snapshot.summary().get(SnapshotSummaryKeys.FILE_BYTES);
+    if (buffered != null && written != null) {
+      long b = Long.parseLong(buffered);
+      long w = Long.parseLong(written);
+      if (b > 0 && w > 0) {
+        ratioBuffered = b;
+        ratioEncoded = w;
+        encodedRatio = (double) w / b;
+      }
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    loader.close();
+  }
+}

@@ -1,0 +1,159 @@
+package org.spatialingest.table;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+
+/**
+ * Which source records the tables already hold above the positions the primary table records: a closed file of one
+ * time partition can commit records while lower ones of the same source still wait in another partition's buffer, so
+ * a start without state must skip exactly those. Read once, at such a start, from the telemetry table's
+ * {@code source}/{@code source_offset} columns and the rejects table's origin columns; the amount is bounded by what
+ * the sink buffered (≈ L of data).
+ *
+ * @param positions per source key, the position below which everything is committed
+ * @param above per source key, the sorted positions at or above it that are committed too
+ */
+public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> above) {
+  /** Above this many sources the scan reads every row's two columns instead of one filter term per source. */
+  private static final int MAX_FILTER_TERMS = 256;
+
+  public static CommittedRecords none() {
+    return new CommittedRecords(Map.of(), Map.of());
+  }
+
+  /** Whether the record at {@code position} of {@code source} is in the tables. */
+  public boolean contains(String source, long position) {
+    Long below = positions.get(source);
+    if (below == null) {
+      return false;
+    }
+    if (position < below) {
+      return true;
+    }
+    long[] committed = above.get(source);
+    return committed != null && Arrays.binarySearch(committed, position) >= 0;
+  }
+
+  public boolean isEmpty() {
+    return positions.isEmpty();
+  }
+
+  /** Reads the positions of {@code telemetry} and the committed records above them in both tables. */
+  public static CommittedRecords read(Table telemetry, Table rejects) {
+    Map<String, Long> positions = TablePositions.read(telemetry);
+    if (positions.isEmpty()) {
+      return none();
+    }
+    Map<String, LongList> found = new HashMap<>();
+    scan(telemetry, telemetryFilter(positions), "source", "source_offset", positions, found);
+    if (rejects != null) {
+      scanRejects(rejects, positions, found);
+    }
+    Map<String, long[]> above = new HashMap<>();
+    found.forEach((key, list) -> above.put(key, list.sortedDistinct()));
+    return new CommittedRecords(Map.copyOf(positions), above);
+  }
+
+  private static Expression telemetryFilter(Map<String, Long> positions) {
+    if (positions.size() > MAX_FILTER_TERMS) {
+      return Expressions.alwaysTrue();
+    }
+    List<Expression> terms = new ArrayList<>();
+    positions.forEach((key, pos) -> terms.add(Expressions.and(Expressions.equal("source", key),
+        Expressions.greaterThanOrEqual("source_offset", pos))));
+    return anyOf(terms);
+  }
+
+  private static void scan(Table table, Expression filter, String keyColumn, String positionColumn,
+      Map<String, Long> positions, Map<String, LongList> found) {
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).select(keyColumn, positionColumn)
+        .where(filter).build()) {
+      for (Record r : rows) {
+        Object key = r.getField(keyColumn);
+        Object pos = r.getField(positionColumn);
+        if (key != null && pos != null) {
+          add(key.toString(), (Long) pos, positions, found);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void scanRejects(Table rejects, Map<String, Long> positions, Map<String, LongList> found) {
+    List<Expression> terms = new ArrayList<>();
+    if (positions.size() <= MAX_FILTER_TERMS) {
+      positions.forEach((key, pos) -> terms.add(SourceKeys.isFile(key)
+          ? Expressions.and(Expressions.equal("file", key.substring("file:".length())),
+              Expressions.greaterThanOrEqual("line", pos))
+          : Expressions.and(Expressions.and(Expressions.equal("topic", SourceKeys.topic(key)),
+              Expressions.equal("partition", SourceKeys.partition(key))),
+              Expressions.greaterThanOrEqual("offset", pos))));
+    }
+    Expression filter = terms.isEmpty() ? Expressions.alwaysTrue() : anyOf(terms);
+    try (CloseableIterable<Record> rows = IcebergGenerics.read(rejects)
+        .select("topic", "partition", "offset", "file", "line").where(filter).build()) {
+      for (Record r : rows) {
+        if (r.getField("topic") != null) {
+          add(SourceKeys.kafka(r.getField("topic").toString(), (Integer) r.getField("partition")),
+              (Long) r.getField("offset"), positions, found);
+        } else if (r.getField("file") != null) {
+          add(SourceKeys.file(r.getField("file").toString()), (Long) r.getField("line"), positions, found);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void add(String key, long pos, Map<String, Long> positions, Map<String, LongList> found) {
+    Long below = positions.get(key);
+    if (below != null && pos >= below) {
+      found.computeIfAbsent(key, k -> new LongList()).add(pos);
+    }
+  }
+
+  /** OR of the terms as a balanced tree (a long left-deep chain would overflow the stack when bound). */
+  private static Expression anyOf(List<Expression> terms) {
+    if (terms.size() == 1) {
+      return terms.get(0);
+    }
+    int mid = terms.size() / 2;
+    return Expressions.or(anyOf(terms.subList(0, mid)), anyOf(terms.subList(mid, terms.size())));
+  }
+
+  private static final class LongList {
+    private long[] values = new long[16];
+    private int size;
+
+    void add(long v) {
+      if (size == values.length) {
+        values = Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = v;
+    }
+
+    long[] sortedDistinct() {
+      long[] v = Arrays.copyOf(values, size);
+      Arrays.sort(v);
+      int n = 0;
+      for (int i = 0; i < v.length; i++) {
+        if (i == 0 || v[i] != v[i - 1]) {
+          v[n++] = v[i];
+        }
+      }
+      return Arrays.copyOf(v, n);
+    }
+  }
+}
