@@ -163,9 +163,6 @@ public final class SpatialIngestJob {
     BoundedIcebergSink<Either<RowData, RowData>> sink = configure(BoundedIcebergSink.builder(TableRouter.either())
             .table(Catalogs.tableLoader(config), layout)
             .table(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT), config)
-        .positionsListener(config.input().fileSource() ? PositionsListener.none()
-            : new KafkaGroupOffsets(config.bootstrapServers(), config.kafkaProperties(), config.groupId(),
-                config.topic()))
         .build();
     var sinkStream = rows.union(rejects).sinkTo(sink).name("spatial-sink").uid(SINK_UID);
     if (config.sinkParallelism() > 0) {
@@ -201,7 +198,10 @@ public final class SpatialIngestJob {
     return builder
         .closePolicy(ClosePolicy.of(config))
         .maxOpenPartitions(config.maxOpenPartitions())
-        .uidPrefix(SINK_UID);
+        .uidPrefix(SINK_UID)
+        .positionsListener(config.input().fileSource() ? PositionsListener.none()
+            : new KafkaGroupOffsets(config.bootstrapServers(), config.kafkaProperties(), config.groupId(),
+                config.topic()));
   }
 
   /** Creates the telemetry and rejects tables if missing (and adds columns earlier builds lacked). */

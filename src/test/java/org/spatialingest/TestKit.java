@@ -168,6 +168,35 @@ public final class TestKit {
     throw new AssertionError("only " + staged + " of " + rows + " rows were staged in time");
   }
 
+  /**
+   * Lists the table's location (outside {@code metadata/}) against its metadata: every file must be a data file some
+   * snapshot added. Staging runs and uncommitted data files left by failures fail this.
+   */
+  public static void assertNoOrphans(Table table) throws Exception {
+    table.refresh();
+    java.util.Set<String> referenced = new java.util.HashSet<>();
+    for (org.apache.iceberg.Snapshot s : table.snapshots()) {
+      for (org.apache.iceberg.DataFile f : org.apache.iceberg.SnapshotChanges.builderFor(table).snapshot(s).build()
+          .addedDataFiles()) {
+        referenced.add(java.nio.file.Path.of(java.net.URI.create(f.location())).toString());
+      }
+    }
+    java.nio.file.Path root = java.nio.file.Path.of(java.net.URI.create(table.location()));
+    java.nio.file.Path metadata = root.resolve("metadata");
+    List<String> orphans = new ArrayList<>();
+    try (var files = java.nio.file.Files.walk(root)) {
+      files.filter(java.nio.file.Files::isRegularFile)
+          .filter(p -> !p.startsWith(metadata))
+          .filter(p -> !p.getFileName().toString().startsWith(".")) // Hadoop's .crc side files
+          .map(java.nio.file.Path::toString)
+          .filter(p -> !referenced.contains(p))
+          .forEach(orphans::add);
+    }
+    if (!orphans.isEmpty()) {
+      throw new AssertionError(orphans.size() + " files in " + root + " that no snapshot references: " + orphans);
+    }
+  }
+
   public static byte[] bytes(Object byteBuffer) {
     ByteBuffer b = ((ByteBuffer) byteBuffer).duplicate();
     byte[] out = new byte[b.remaining()];

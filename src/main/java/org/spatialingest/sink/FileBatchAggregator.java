@@ -23,6 +23,7 @@ import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
@@ -65,7 +66,12 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
   private final Deque<List<String>> pendingFiles = new ArrayDeque<>();
   private final Map<String, Long> received = new HashMap<>();
   private long lastCheckpointId;
+  /** orphans are removed after the first checkpoint completes since this (re)start */
+  private boolean cleanupPending = true;
+  /** staging runs of barriers after this checkpoint are orphans (-1: every run of a writer that is not current) */
   private long restoredCheckpointId = -1;
+  /** data files created before this are not considered */
+  private long orphanHorizon;
   private long restoredStateTime;
   private String lineage;
   private transient ListState<String> lineageState;
@@ -104,14 +110,18 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     }
     if (lineage == null) {
       lineage = UUID.randomUUID().toString();
-      // a start without state continues from what the table holds, so positions never go backwards
+      // a start without state continues from what the table holds, so positions never go backwards; what an earlier
+      // job of this sink left uncommitted is removed (its rows are read again from the positions)
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
-        received.putAll(TablePositions.read(loader.loadTable()));
+        Table table = loader.loadTable();
+        received.putAll(TablePositions.read(table));
+        orphanHorizon = lastSinkCommitMillis(table) - ORPHAN_SLACK_MS;
       }
       LOG.info("New sink lineage {}; positions continue from the table's {} sources", lineage, received.size());
     } else {
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
+      orphanHorizon = restoredStateTime - ORPHAN_SLACK_MS;
       for (int i = 0; i < tables.size(); i++) {
         try (TableLoader loader = tables.get(i).loader().clone()) {
           loader.open();
@@ -158,7 +168,7 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     super.notifyCheckpointComplete(checkpointId);
     Set<String> current = tokensAtBarrier.remove(checkpointId);
     tokensAtBarrier.keySet().removeIf(id -> id < checkpointId);
-    if (restoredCheckpointId < 0 || current == null) {
+    if (!cleanupPending || current == null) {
       return;
     }
     Set<String> protectedFiles = new HashSet<>();
@@ -167,11 +177,21 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
       try (TableLoader loader = t.loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
-        OrphanCleaner.clean(table, uid, current, restoredCheckpointId, restoredStateTime - ORPHAN_SLACK_MS,
-            protectedFiles);
+        OrphanCleaner.clean(table, uid, current, restoredCheckpointId, orphanHorizon, protectedFiles);
       }
     }
-    restoredCheckpointId = -1;
+    cleanupPending = false;
+  }
+
+  /** When this sink (any lineage) last committed to the table, or 0. */
+  private static long lastSinkCommitMillis(Table table) {
+    long last = 0;
+    for (org.apache.iceberg.Snapshot s : table.snapshots()) {
+      if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
+        last = Math.max(last, s.timestampMillis());
+      }
+    }
+    return last;
   }
 
   @Override

@@ -1,0 +1,217 @@
+package org.spatialingest.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.TestKit;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.SourceKeys;
+import org.spatialingest.table.TablePositions;
+
+/**
+ * Every way to start a job without its Flink state — {@code flink cancel} then {@code flink run}, a crash between the
+ * Iceberg commit and the checkpoint notification, another parallelism, a re-run of the same files — resumes from the
+ * positions the table records and skips what is committed above them: 0 rows lost, 0 duplicated, in the telemetry
+ * table and in the rejects table. Real broker, MiniCluster and Iceberg catalog.
+ */
+class ResumeWithoutStateTest {
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(6);
+
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
+  static final AtomicInteger TOPICS = new AtomicInteger();
+
+  @AfterEach
+  void removeFaults() {
+    SinkFaults.install(null);
+  }
+
+  /** The scenario users hit: rows buffered across checkpoints, cancel without savepoint, run again. */
+  @Test
+  void cancelWhileRowsAreBufferedThenRunAgainAtAnotherParallelism(@TempDir Path dir) throws Exception {
+    String topic = "resume-" + TOPICS.incrementAndGet();
+    kafka.createTopic(topic, 2);
+    MixedInput input = MixedInput.of(2_000, 40, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, input.values());
+    JobConfig holding = config(topic, dir, Map.of("sink.max-latency", "1h", "sink.target-file-size", "1GB"));
+
+    JobClient run1 = start(holding, 2, false);
+    TestKit.awaitStagedRows(TestKit.table(holding), input.rows().size());
+    TestKit.cancelAndWait(run1);
+    assertThat(TestKit.rows(TestKit.table(holding))).as("nothing was committed before the cancel").isEmpty();
+
+    runToEnd(holding.with(Map.of("sink.max-latency", "1s")), 3);
+    assertExactly(holding, input);
+  }
+
+  /**
+   * A closed file of one time partition commits records above the position while an older partition's rows still
+   * wait in a buffer: the restart must re-read the waiting ones and skip the committed ones.
+   */
+  @Test
+  void recordsCommittedAboveThePositionAreSkipped(@TempDir Path dir) throws Exception {
+    String topic = "resume-" + TOPICS.incrementAndGet();
+    kafka.createTopic(topic, 2);
+    // every 40th record belongs to a day three days ago: its buffer stays small and open (L = 1 h) while today's
+    // buffer reaches T again and again
+    MixedInput input = MixedInput.of(4_000, 40, 40);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, input.values());
+    JobConfig config = config(topic, dir, Map.of("sink.max-latency", "1h", "sink.target-file-size", "48KB"));
+
+    JobClient run1 = start(config, 2, false);
+    Table table = TestKit.table(config);
+    long deadline = System.currentTimeMillis() + 90_000;
+    while (!committedAbovePosition(table) && System.currentTimeMillis() < deadline) {
+      Thread.sleep(200);
+    }
+    TestKit.cancelAndWait(run1);
+    assertThat(committedAbovePosition(table)).as("rows above a recorded position were committed before the cancel")
+        .isTrue();
+
+    runToEnd(config.with(Map.of("sink.max-latency", "1s")), 2);
+    assertExactly(config, input);
+  }
+
+  /** The job commits to Iceberg and dies before Flink learns of it; then it is started again without state. */
+  @Test
+  void crashAfterTheIcebergCommitThenStartWithoutState(@TempDir Path dir) throws Exception {
+    String topic = "resume-" + TOPICS.incrementAndGet();
+    kafka.createTopic(topic, 2);
+    MixedInput input = MixedInput.of(3_000, 40, 25);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, input.values());
+    JobConfig config = config(topic, dir, Map.of("sink.max-latency", "1s"));
+    AtomicInteger commits = new AtomicInteger();
+    SinkFaults.install(p -> {
+      if (p == SinkFaults.Point.AFTER_COMMIT && commits.incrementAndGet() == 2) {
+        throw new IllegalStateException("injected crash after the Iceberg commit");
+      }
+    });
+    try {
+      runToEnd(config, 2, true);
+      throw new AssertionError("the job should have failed");
+    } catch (Exception expected) {
+      // no restart strategy: the job is gone, and with it the state
+    }
+    SinkFaults.install(null);
+    assertThat(TestKit.rows(TestKit.table(config))).as("the crash came after some commits").isNotEmpty();
+
+    runToEnd(config, 2);
+    assertExactly(config, input);
+  }
+
+  /** A bounded file run repeated, and one repeated after it died half-way: each line committed exactly once. */
+  @Test
+  void aFileSourceRunRepeatedCommitsNothingTwice(@TempDir Path dir) throws Exception {
+    MixedInput input = MixedInput.of(3_000, 40, 30);
+    Path file = dir.resolve("in").resolve("part-1.ndjson");
+    Files.createDirectories(file.getParent());
+    Files.write(file, String.join("\n", input.values().stream()
+        .map(v -> new String(v, StandardCharsets.UTF_8)).toList()).getBytes(StandardCharsets.UTF_8));
+    JobConfig config = config("unused", dir, Map.of("source", "file:" + file.getParent(), "sink.max-latency", "1s",
+        "sink.target-file-size", "32KB"));
+    AtomicInteger closes = new AtomicInteger();
+    SinkFaults.install(p -> {
+      if (p == SinkFaults.Point.AFTER_COMMIT && closes.incrementAndGet() == 3) {
+        throw new IllegalStateException("injected crash half-way through the file");
+      }
+    });
+    try {
+      runToEnd(config, 2, true);
+    } catch (Exception expected) {
+      // the file was not finished
+    }
+    SinkFaults.install(null);
+    runToEnd(config, 2);
+    assertExactly(config, input);
+    Table table = TestKit.table(config);
+    long snapshots = table.currentSnapshot().sequenceNumber();
+
+    runToEnd(config, 1);
+    assertExactly(config, input);
+    table.refresh();
+    assertThat(table.currentSnapshot().sequenceNumber()).as("the repeated run had nothing to commit")
+        .isEqualTo(snapshots);
+  }
+
+  private static boolean committedAbovePosition(Table table) throws Exception {
+    table.refresh();
+    Map<String, Long> positions = TablePositions.read(table);
+    for (Record r : TestKit.rows(table)) {
+      Long position = positions.get((String) r.getField("source"));
+      if (position != null && (Long) r.getField("source_offset") >= position) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static JobConfig config(String topic, Path dir, Map<String, String> extra) {
+    Map<String, String> m = new HashMap<>(extra);
+    m.put("kafka.starting-offsets", "table");
+    m.putIfAbsent("sink.memory-budget", "64MB");
+    return TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), m);
+  }
+
+  private static JobClient start(JobConfig config, int parallelism, boolean bounded) throws Exception {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(noRestarts());
+    env.setParallelism(parallelism);
+    SpatialIngestJob.build(env, config, bounded);
+    return env.executeAsync("resume");
+  }
+
+  private static void runToEnd(JobConfig config, int parallelism) throws Exception {
+    runToEnd(config, parallelism, true);
+  }
+
+  private static void runToEnd(JobConfig config, int parallelism, boolean bounded) throws Exception {
+    JobClient job = start(config, parallelism, bounded);
+    job.getJobExecutionResult().get();
+  }
+
+  private static Configuration noRestarts() {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    return conf;
+  }
+
+  static void assertExactly(JobConfig config, MixedInput input) throws Exception {
+    Table table = TestKit.table(config);
+    List<Record> rows = TestKit.rows(table);
+    assertThat(TestKit.distinctIds(rows)).as("every row once").isEqualTo(input.rows());
+    assertThat(rows).hasSize(input.rows().size());
+    Table rejects = Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.rejectsTableIdentifier(config));
+    List<Record> rejected = TestKit.rows(rejects);
+    Set<String> raw = new HashSet<>();
+    for (Record r : rejected) {
+      raw.add(new String(TestKit.bytes(r.getField("raw")), StandardCharsets.UTF_8));
+    }
+    assertThat(rejected).as("every reject once").hasSize(input.rejects().size());
+    assertThat(raw).isEqualTo(input.rejects());
+    assertThat(TablePositions.read(table).keySet()).allSatisfy(key -> assertThat(key).satisfiesAnyOf(
+        k -> assertThat(SourceKeys.isFile(k)).isTrue(), k -> assertThat(k).contains("/")));
+    TestKit.assertNoOrphans(table);
+  }
+}
