@@ -1,0 +1,57 @@
+package org.spatialingest;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layering README "How it works" states: each package imports only the packages below it, so there is no cycle.
+ * Read from the sources' import lines ({@code root} is {@code org.spatialingest} itself).
+ */
+class PackageRulesTest {
+  /** package → the packages it may import (besides itself) */
+  private static final Map<String, Set<String>> ALLOWED = Map.of(
+      "cli", Set.of("local", "root", "tools", "geometry", "source", "sink", "table", "config", "sizing"),
+      "local", Set.of("root", "tools", "geometry", "source", "sink", "table", "config", "sizing"),
+      "root", Set.of("tools", "geometry", "source", "sink", "table", "config", "sizing"),
+      "tools", Set.of("geometry", "source", "sink", "table", "config", "sizing"),
+      "geometry", Set.of("source", "sink", "table", "config", "sizing"),
+      "source", Set.of("table", "config", "sizing"),
+      "sink", Set.of("table", "config", "sizing"),
+      "table", Set.of("config", "sizing"),
+      "config", Set.of("sizing"),
+      "sizing", Set.of());
+  private static final Pattern IMPORT = Pattern.compile("^import (?:static )?org\\.spatialingest\\.([a-z]+)?\\.?([A-Z]\\w*)?",
+      Pattern.MULTILINE);
+
+  @Test
+  void everyPackageImportsOnlyPackagesBelowIt() throws IOException {
+    Path main = Path.of("src/main/java/org/spatialingest");
+    List<String> violations = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(main)) {
+      for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
+        Path parent = main.relativize(file.getParent());
+        String pkg = parent.toString().isEmpty() ? "root" : parent.toString();
+        assertThat(ALLOWED).as("package %s has a rule", pkg).containsKey(pkg);
+        Matcher m = IMPORT.matcher(Files.readString(file));
+        while (m.find()) {
+          String target = m.group(1) == null || m.group(2) != null && m.group(1) == null ? "root" : m.group(1);
+          if (!target.equals(pkg) && !ALLOWED.get(pkg).contains(target)) {
+            violations.add(main.relativize(file) + " imports " + target);
+          }
+        }
+      }
+    }
+    assertThat(violations).isEmpty();
+  }
+}
