@@ -24,7 +24,7 @@ public final class TelemetrySources {
    * @param bounded stop at the offsets that are latest when the job starts (tests and backfills); otherwise unbounded
    */
   public static Source<SourceRecord, ?, ?> source(JobConfig config, boolean bounded) {
-    KafkaSource<SourceRecord> kafka = kafka(config, bounded);
+    Source<SourceRecord, ?, ?> kafka = RestoredBoundedSource.of(kafka(config, bounded)); // FLINK-31006 when bounded
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
       return kafka;
     }

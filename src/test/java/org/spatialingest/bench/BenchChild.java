@@ -2,15 +2,17 @@ package org.spatialingest.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobExecutionResult;
-import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -21,82 +23,143 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.TableBootstrap;
 
 /**
- * One measured run in its own JVM (so peak heap is per run) on its own MiniCluster and warehouse. Same source,
- * transform, parallelism and checkpointing for both variants; only the sink differs:
+ * One measured run in its own JVM (so peak heap is per run) on its own {@link ChildCluster} (file-system checkpoint
+ * storage, REST on loopback) and warehouse. Same source, transform, parallelism and checkpointing for both variants;
+ * only the sink differs:
  * <ul>
  *   <li>{@code A}: {@link SpatialIngestJob#sink} (our bounded sink, policy from the job keys);
  *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a table created by
  *       the same {@link TableBootstrap#ensureTable}.
  * </ul>
- * Phase {@code live}: unbounded source; writes a ready file once the job runs, then waits for a line on stdin and
- * stops the job with a draining savepoint (every produced record gets committed). Phase {@code throughput}: bounded
- * source over the backlog.
+ * An {@link ArrivalProbe} after the source counts the bytes arriving per checkpoint interval. Phase {@code live}:
+ * unbounded source; writes a ready file once the job runs, then waits for a line on stdin (or its end) and stops the
+ * job with a draining savepoint (every produced record gets committed). Phase {@code throughput}: bounded source over
+ * the backlog.
  *
- * <p>Arguments: {@code A|B live|throughput <result.json> <ready-file> <parallelism> key=value...} (job keys).
+ * <p>Every wait is bounded ({@link PhaseGuard}) and a restart of the job fails the run ({@link JobMonitor}): then, or
+ * on any other failure, the child writes the reason to {@code <name>.failure} next to the result and exits with 2.
+ *
+ * <p>Arguments: {@code A|B live|throughput <result.json> <ready-file> <parallelism> <phase-timeout-ms>
+ * <stop-wait-ms> key=value...} (job keys); {@code stop-wait-ms} bounds the live phase's wait for its stop request.
  */
 public final class BenchChild {
   private BenchChild() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    Path resultFile = Path.of(args[2]);
+    int exit = 0;
+    try {
+      run(args, resultFile);
+    } catch (Throwable t) {
+      String message = t instanceof PhaseFailure ? t.getMessage() : t.toString();
+      System.err.println("BENCH CHILD FAILED: " + message);
+      t.printStackTrace();
+      try {
+        Files.writeString(ChildJvm.failureFile(resultFile), message);
+      } catch (IOException e) {
+        System.err.println("could not write the failure file: " + e);
+      }
+      exit = 2;
+    }
+    System.exit(exit); // MiniCluster and Kafka client threads are not all daemons
+  }
+
+  private static void run(String[] args, Path resultFile) throws Exception {
     try (HeapWatcher heap = new HeapWatcher()) {
       String variant = args[0];
       String phase = args[1];
-      Path resultFile = Path.of(args[2]);
       Path readyFile = Path.of(args[3]);
       int parallelism = Integer.parseInt(args[4]);
+      Duration phaseTimeout = Duration.ofMillis(Long.parseLong(args[5]));
+      Duration stopWait = Duration.ofMillis(Long.parseLong(args[6]));
       Map<String, String> keys = new LinkedHashMap<>();
-      for (int i = 5; i < args.length; i++) {
+      for (int i = 7; i < args.length; i++) {
         int eq = args[i].indexOf('=');
         keys.put(args[i].substring(0, eq), args[i].substring(eq + 1));
       }
       JobConfig config = JobConfig.fromMap(keys);
       boolean live = phase.equals("live");
+      String name = phase + " " + variant;
 
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-      env.setParallelism(parallelism);
-      SpatialIngestJob.configureCheckpointing(env, config);
-      DataStream<RowData> rows = SpatialIngestJob.transform(SpatialIngestJob.source(env, config, !live), config);
-      switch (variant) {
-        case "A" -> SpatialIngestJob.sink(rows, config);
-        case "B" -> icebergSink(rows, config, parallelism);
-        default -> throw new IllegalArgumentException("variant must be A or B: " + variant);
-      }
-
-      long drainMs = 0;
-      long submitted = System.nanoTime();
-      JobExecutionResult result;
-      if (live) {
-        JobClient job = env.executeAsync("bench-" + variant + "-" + phase);
-        while (job.getJobStatus().get() != JobStatus.RUNNING) {
-          Thread.sleep(50);
+      try (ChildCluster cluster = ChildCluster.start(parallelism,
+          resultFile.resolveSibling("checkpoints-" + phase + "-" + variant))) {
+        StreamExecutionEnvironment env = cluster.environment();
+        env.setParallelism(parallelism);
+        SpatialIngestJob.configureCheckpointing(env, config);
+        DataStream<SourceRecord> source = SpatialIngestJob.source(env, config, !live);
+        DataStream<SourceRecord> probed = source.map(new ArrivalProbe()).name("arrival-probe").uid("arrival-probe")
+            .setParallelism(source.getParallelism());
+        DataStream<RowData> rows = SpatialIngestJob.transform(probed, config);
+        switch (variant) {
+          case "A" -> SpatialIngestJob.sink(rows, config);
+          case "B" -> icebergSink(rows, config, parallelism);
+          default -> throw new IllegalArgumentException("variant must be A or B: " + variant);
         }
-        Files.writeString(readyFile, "ready");
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-        long stop = System.nanoTime();
-        Path savepoints = Files.createTempDirectory(resultFile.getParent(), "savepoint-");
-        job.stopWithSavepoint(true, savepoints.toUri().toString(), SavepointFormatType.CANONICAL)
-            .get(10, TimeUnit.MINUTES);
-        result = job.getJobExecutionResult().get(10, TimeUnit.MINUTES);
-        drainMs = (System.nanoTime() - stop) / 1_000_000;
-      } else {
-        result = env.execute("bench-" + variant + "-" + phase);
-      }
-      long clientWallMs = (System.nanoTime() - submitted) / 1_000_000;
 
-      Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-      Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
-      TableStats.Stats s = TableStats.of(table);
-      RunResult r = new RunResult(variant, phase, s.rows(), s.snapshots(), s.dataFiles(), s.fileBytes(), s.p10(),
-          s.p50(), s.p90(), s.max(), s.maxRowAgeAtCommitMs(), s.closeReasons(), heap.peakSampledBytes(),
-          heap.peakAfterGcBytes(), heap.maxHeapBytes(), result.getNetRuntime(TimeUnit.MILLISECONDS), clientWallMs,
-          drainMs);
-      new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(resultFile.toFile(), r);
+        long submitted = System.nanoTime();
+        JobClient job = env.executeAsync("bench-" + variant + "-" + phase);
+        JobRest rest = new JobRest(cluster.restAddress(), job.getJobID());
+        JobMonitor monitor = new JobMonitor(rest);
+        PhaseGuard guard = new PhaseGuard(name, job, monitor);
+        long drainMs = 0;
+        JobExecutionResult result;
+        if (live) {
+          guard.awaitRunning(phaseTimeout);
+          Files.writeString(readyFile, "ready");
+          guard.await(stopRequest(), stopWait, "the stop request from the orchestrator");
+          long stop = System.nanoTime();
+          Path savepoints = Files.createTempDirectory(resultFile.getParent(), "savepoint-");
+          guard.await(job.stopWithSavepoint(true, savepoints.toUri().toString(), SavepointFormatType.CANONICAL),
+              phaseTimeout, "the draining stop-with-savepoint");
+          result = guard.await(job.getJobExecutionResult(), phaseTimeout, "the end of the drained job");
+          drainMs = (System.nanoTime() - stop) / 1_000_000;
+        } else {
+          result = guard.await(job.getJobExecutionResult(), phaseTimeout,
+              "the end of the bounded job (the whole backlog read and committed)");
+        }
+        long clientWallMs = (System.nanoTime() - submitted) / 1_000_000;
+        monitor.close();
+        if (monitor.failure() != null) {
+          throw new PhaseFailure(name + ": " + monitor.failure());
+        }
+        String storage = rest.checkpointStorage();
+        if (!storage.contains("FileSystem")) {
+          throw new PhaseFailure(name + ": the job used checkpoint storage " + storage + ", not a file system");
+        }
+        CheckpointSummary checkpoints = CheckpointSummary.of(rest.checkpoints().path("history"),
+            ArrivalProbe.arrivedByCheckpoint(), monitor.stagedByCheckpoint(), monitor.stagedMetricSeen());
+
+        Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+        Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
+        TableStats.Stats s = TableStats.of(table);
+        RunResult r = new RunResult(variant, phase, s.rows(), s.snapshots(), s.dataFiles(), s.fileBytes(), s.p10(),
+            s.p50(), s.p90(), s.max(), s.maxRowAgeAtCommitMs(), s.closeReasons(), heap.peakSampledBytes(),
+            heap.peakAfterGcBytes(), heap.maxHeapBytes(), result.getNetRuntime(TimeUnit.MILLISECONDS), clientWallMs,
+            drainMs, storage, checkpoints);
+        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(resultFile.toFile(), r);
+      }
     }
-    System.exit(0); // MiniCluster and Kafka client threads are not all daemons
+  }
+
+  /** Completes on a line on stdin, or when stdin ends (the orchestrator is gone). */
+  private static CompletableFuture<Void> stopRequest() {
+    CompletableFuture<Void> requested = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try {
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+      } catch (IOException e) {
+        // stdin closed: stop as well
+      }
+      requested.complete(null);
+    }, "stop-request");
+    reader.setDaemon(true);
+    reader.start();
+    return requested;
   }
 
   /** Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours. */

@@ -67,6 +67,7 @@ final class BenchReport {
         tputB.snapshots() + " / " + tputB.dataFiles(), "files B/A = " + f2(ratio(tputB.dataFiles(), tputA.dataFiles())));
     row(md, "peak heap used (sampled) / after GC", heap(tputA), heap(tputB), "");
     row(md, "A: files closed by reason", reasons(tputA), "n/a", "");
+    checkpointRows(md, tputA, tputB);
     md.append(String.format(Locale.ROOT, "| **live phase**: %s at %,d rec/s offered, drained once consumed | | | |%n",
         settings.duration().toSeconds() + " s", settings.rate()));
     row(md, "produced (achieved rate, max behind schedule)", produced(producedA), produced(producedB), "");
@@ -88,7 +89,9 @@ final class BenchReport {
     row(md, "peak heap used (sampled) / after GC", heap(liveA), heap(liveB), "sampled A/B = "
         + f2(ratio(liveA.peakHeapSampledBytes(), liveB.peakHeapSampledBytes())));
     row(md, "A: files closed by reason", reasons(liveA), "n/a", "");
+    checkpointRows(md, liveA, liveB);
     md.append('\n');
+    md.append(CHECKPOINT_DEFINITIONS).append(stagedNote()).append("\n\n");
     boolean filesMet = fileRatio() >= GOAL_FILE_RATIO;
     boolean tputMet = throughputRatio() >= GOAL_THROUGHPUT_RATIO;
     md.append(String.format(Locale.ROOT, "Goal (>= %.0fx fewer files at >= %.1fx the throughput): files B/A = %.2f "
@@ -96,6 +99,41 @@ final class BenchReport {
         filesMet ? "met" : "NOT met, " + f2(GOAL_FILE_RATIO / fileRatio()) + "x short", throughputRatio(),
         tputMet ? "met" : "NOT met, A is " + f0(100 * (1 - throughputRatio())) + " % slower"));
     return md.toString();
+  }
+
+  /** How the checkpoint rows are measured (printed under the table). */
+  static final String CHECKPOINT_DEFINITIONS = "Checkpoint rows, per completed checkpoint (savepoints excluded): "
+      + "*checkpointed bytes* = Flink's `checkpointed_size` from the child's REST `/jobs/<id>/checkpoints` history "
+      + "(what the checkpoint persisted; = `state_size` with the default hashmap backend) + the bytes the sink staged "
+      + "at that barrier (writer counter `spatialSink.stagedBytes`, summed over subtasks, read from REST metrics when "
+      + "the checkpoint is first seen completed; 0 for a sink without it); *bytes arrived* = the bytes of the Kafka "
+      + "record values (the JSON as produced, uncompressed) that passed a probe chained right after the source between "
+      + "the previous completed checkpoint's barrier and this one's. The ratio covers checkpoints with bytes arrived > "
+      + "0 (after a bounded source ends, checkpoints have none); median and max are over those. Durations are "
+      + "`end_to_end_duration`, nearest rank.";
+
+  private static void checkpointRows(StringBuilder md, RunResult a, RunResult b) {
+    CheckpointSummary ca = a.checkpoints();
+    CheckpointSummary cb = b.checkpoints();
+    row(md, "checkpoints completed (with bytes arrived)", ca.completed() + " (" + ca.withArrivals() + ")",
+        cb.completed() + " (" + cb.withArrivals() + ")", "");
+    row(md, "checkpointed bytes ÷ bytes arrived, per checkpoint: median / max",
+        f2(ca.ratioMedian()) + " / " + f2(ca.ratioMax()), f2(cb.ratioMedian()) + " / " + f2(cb.ratioMax()),
+        "median A/B = " + f2(ratio(ca.ratioMedian(), cb.ratioMedian())));
+    row(md, "checkpoint duration p50 / p95", ms(ca.durationP50Ms()) + " / " + ms(ca.durationP95Ms()),
+        ms(cb.durationP50Ms()) + " / " + ms(cb.durationP95Ms()), "p95 A/B = "
+            + f2(ratio(ca.durationP95Ms(), cb.durationP95Ms())));
+    row(md, "checkpointed in total: Flink state + staged (of bytes arrived)", checkpointed(ca), checkpointed(cb), "");
+  }
+
+  private String stagedNote() {
+    boolean seen = liveA.checkpoints().stagedMetric() || tputA.checkpoints().stagedMetric();
+    return seen ? " A reported `spatialSink.stagedBytes`."
+        : " **A did not report `spatialSink.stagedBytes`: its staged bytes are counted as 0.**";
+  }
+
+  private static String checkpointed(CheckpointSummary c) {
+    return mb(c.checkpointedSizeBytes()) + " + " + mb(c.stagedBytes()) + " (of " + mb(c.arrivedBytes()) + ")";
   }
 
   Map<String, Object> json() {
@@ -119,9 +157,14 @@ final class BenchReport {
     ratios.put("liveFilesBOverA", fileRatio());
     ratios.put("liveSnapshotsBOverA", ratio(liveB.snapshots(), liveA.snapshots()));
     ratios.put("livePeakHeapSampledAOverB", ratio(liveA.peakHeapSampledBytes(), liveB.peakHeapSampledBytes()));
+    ratios.put("liveCheckpointRatioMedianA", liveA.checkpoints().ratioMedian());
+    ratios.put("liveCheckpointRatioMedianB", liveB.checkpoints().ratioMedian());
+    ratios.put("liveCheckpointDurationP95MsA", liveA.checkpoints().durationP95Ms());
+    ratios.put("liveCheckpointDurationP95MsB", liveB.checkpoints().durationP95Ms());
     ratios.put("goalFilesMet", fileRatio() >= GOAL_FILE_RATIO);
     ratios.put("goalThroughputMet", throughputRatio() >= GOAL_THROUGHPUT_RATIO);
     j.put("ratios", ratios);
+    j.put("checkpointDefinitions", CHECKPOINT_DEFINITIONS);
     return j;
   }
 
@@ -163,6 +206,10 @@ final class BenchReport {
 
   private static String mb(long bytes) {
     return String.format(Locale.ROOT, "%.2f MB", bytes / 1e6);
+  }
+
+  private static String ms(long millis) {
+    return String.format(Locale.ROOT, "%,d ms", millis);
   }
 
   private static String secs(long millis) {

@@ -24,7 +24,8 @@ record BenchSettings(
     int polygonVertices,
     int vehicles,
     long seed,
-    String xmx) {
+    String xmx,
+    Duration phaseTimeout) {
 
   static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
 
@@ -43,6 +44,7 @@ record BenchSettings(
     DEFAULTS.put("vehicles", "50");
     DEFAULTS.put("seed", "42");
     DEFAULTS.put("xmx", "2g"); // heap of each child JVM (both sinks alike)
+    DEFAULTS.put("phase-timeout", "10m"); // bound on every wait of a phase (start, catch-up, drain, bounded job)
   }
 
   static BenchSettings parse(String[] args) {
@@ -66,7 +68,7 @@ record BenchSettings(
         Integer.parseInt(v.get("parallelism")), Integer.parseInt(v.get("partitions")),
         Integer.parseInt(v.get("backlog")), Integer.parseInt(v.get("polygon-every")),
         Integer.parseInt(v.get("polygon-vertices")), Integer.parseInt(v.get("vehicles")),
-        Long.parseLong(v.get("seed")), v.get("xmx"));
+        Long.parseLong(v.get("seed")), v.get("xmx"), Units.parseDuration(v.get("phase-timeout")));
     Units.parseBytes(s.target());
     Units.parseBytes(s.memory());
     return s;
@@ -104,6 +106,7 @@ record BenchSettings(
     m.put("vehicles", Integer.toString(vehicles));
     m.put("seed", Long.toString(seed));
     m.put("xmx", xmx);
+    m.put("phase-timeout", Units.formatDuration(phaseTimeout));
     return m;
   }
 

@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link BenchChild} in its own JVM: the test classpath of this JVM, the same -Xmx and GC for every run, stdout and
- * stderr to {@code <dir>/<name>.log}, a GC log next to it, and a JFR recording when asked.
+ * stderr to {@code <dir>/<name>.log}, a GC log next to it, and a JFR recording when asked. Every wait on it is bounded;
+ * a child that failed or timed out is reported with its own reason ({@code <name>.failure}) and is never left running.
  */
-final class ChildJvm {
+final class ChildJvm implements AutoCloseable {
   private final String name;
   private final Process process;
   private final Path result;
@@ -28,8 +30,18 @@ final class ChildJvm {
     this.ready = ready;
   }
 
+  /** Where a child writes why it failed: next to its result. */
+  static Path failureFile(Path result) {
+    return result.resolveSibling(result.getFileName().toString().replace(".json", ".failure"));
+  }
+
+  /**
+   * Starts the child; it bounds each of its own waits by {@code settings.phaseTimeout()}.
+   *
+   * @param stopWait the live child's bound on its wait for {@link #requestStop()}
+   */
   static ChildJvm start(Path dir, String variant, String phase, BenchSettings settings, Map<String, String> jobKeys,
-      boolean jfr) throws IOException {
+      Duration stopWait, boolean jfr) throws IOException {
     String name = phase + "-" + variant;
     Path result = dir.resolve(name + ".json").toAbsolutePath();
     Path ready = dir.resolve(name + ".ready").toAbsolutePath();
@@ -49,6 +61,8 @@ final class ChildJvm {
     cmd.add(result.toString());
     cmd.add(ready.toString());
     cmd.add(Integer.toString(settings.parallelism()));
+    cmd.add(Long.toString(settings.phaseTimeout().toMillis()));
+    cmd.add(Long.toString(stopWait.toMillis()));
     jobKeys.forEach((k, v) -> cmd.add(k + "=" + v));
     Path log = dir.resolve(name + ".log");
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
@@ -56,17 +70,22 @@ final class ChildJvm {
   }
 
   /** Waits until the child's job is running (live phase). */
-  void awaitReady(long timeoutMillis) throws Exception {
-    long deadline = System.currentTimeMillis() + timeoutMillis;
+  void awaitReady(Duration timeout) throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (!Files.exists(ready)) {
-      if (!process.isAlive()) {
-        throw new IllegalStateException(name + " exited with " + process.exitValue() + " before its job ran; see "
-            + name + ".log");
-      }
-      if (System.currentTimeMillis() > deadline) {
-        throw new IllegalStateException(name + " not ready after " + timeoutMillis + " ms");
+      ensureAlive();
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(name + ": its job was not running within " + timeout
+            + " (phase-timeout); see " + name + ".log");
       }
       Thread.sleep(50);
+    }
+  }
+
+  /** Throws with the child's own reason if it has exited (a live child only exits by itself when it failed). */
+  void ensureAlive() throws IOException {
+    if (!process.isAlive()) {
+      throw failed();
     }
   }
 
@@ -77,14 +96,30 @@ final class ChildJvm {
     in.flush();
   }
 
-  RunResult awaitResult(long timeoutMinutes) throws Exception {
-    if (!process.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
-      process.destroyForcibly();
-      throw new IllegalStateException(name + " did not finish within " + timeoutMinutes + " min");
+  RunResult awaitResult(Duration timeout) throws Exception {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+      throw new IllegalStateException(name + " did not end within " + timeout + " and was killed; see " + name
+          + ".log");
     }
     if (process.exitValue() != 0 || !Files.exists(result)) {
-      throw new IllegalStateException(name + " failed (exit " + process.exitValue() + "); see " + name + ".log");
+      throw failed();
     }
     return new ObjectMapper().readValue(result.toFile(), RunResult.class);
+  }
+
+  /** Kills the child if it still runs (after a failure elsewhere). */
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private IllegalStateException failed() throws IOException {
+    Path failure = failureFile(result);
+    String why = Files.exists(failure) ? Files.readString(failure) : "no reason written (exit " + process.exitValue()
+        + ")";
+    return new IllegalStateException(name + " failed: " + why + "; see " + name + ".log");
   }
 }

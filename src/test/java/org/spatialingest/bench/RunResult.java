@@ -9,8 +9,10 @@ import java.util.Map;
  * @param variant {@code A} (our bounded sink) or {@code B} (Iceberg's IcebergSink)
  * @param phase {@code live} (paced input, stopped by draining) or {@code throughput} (bounded read of a backlog)
  * @param jobRuntimeMs the job's own runtime (JobExecutionResult net runtime)
- * @param clientWallMs from submitting the job to its end, seen by the client (includes MiniCluster start-up)
+ * @param clientWallMs from submitting the job to its end, seen by the client (the child's MiniCluster runs already)
  * @param drainMs live phase: from the stop request to the end of the drained job
+ * @param checkpointStorage the checkpoint storage the job used (REST {@code checkpoints/config}); always a file system
+ * @param checkpoints the run's checkpoint costs, see {@link CheckpointSummary}
  */
 record RunResult(
     String variant,
@@ -30,4 +32,6 @@ record RunResult(
     long maxHeapBytes,
     long jobRuntimeMs,
     long clientWallMs,
-    long drainMs) {}
+    long drainMs,
+    String checkpointStorage,
+    CheckpointSummary checkpoints) {}

@@ -2,40 +2,61 @@ package org.spatialingest.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.spatialingest.local.EmbeddedKafka;
+import org.spatialingest.sizing.Units;
 
 /**
  * Compares our bounded sink (A) with Iceberg's IcebergSink (B) on the same input, parallelism and checkpoint
- * interval, one after the other, each in its own JVM, MiniCluster and warehouse:
+ * interval, one after the other, each in its own JVM, MiniCluster (file-system checkpoint storage) and warehouse:
  * <ol>
  *   <li>live phase: the same pre-generated sequence is produced at the offered rate to a real embedded KRaft broker
  *       while the job runs; once the job has consumed all of it, it is drained (stop with savepoint), and files,
- *       snapshots, file sizes, freshness and peak heap are read;
+ *       snapshots, file sizes, freshness, peak heap and checkpoint costs are read;
  *   <li>throughput phase: a backlog of N records (the same topic for both) is read by a bounded job; records/s = N /
  *       job runtime.
  * </ol>
- * The report goes to stdout and {@code target/bench/sink-benchmark.{md,json}}. Run with {@code mvn -B -Pbench verify};
- * knobs are {@code name=value} arguments ({@code -Dbench.args="rate=5000 duration=90s"} through Maven), see
- * {@link BenchSettings}; the argument {@code jfr} records the throughput runs with Java Flight Recorder.
+ * A run either completes or fails loudly (exit 1, "BENCHMARK FAILED: ..." and no report): a restart of a measured job
+ * ({@link JobMonitor}), a wait longer than {@code phase-timeout} ({@link PhaseGuard}, {@link ChildJvm}) or any other
+ * failure of a child. The report goes to stdout and {@code target/bench/sink-benchmark.{md,json}}. Run with {@code mvn
+ * -B -Pbench verify}; knobs are {@code name=value} arguments ({@code -Dbench.args="rate=5000 duration=90s"} through
+ * Maven), see {@link BenchSettings}; the argument {@code jfr} records the throughput runs with Java Flight Recorder.
  */
 public final class SinkBenchmark {
   private SinkBenchmark() {}
 
-  public static void main(String[] args) throws Exception {
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable t) {
+      System.out.println();
+      System.out.println("[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
+      System.out.println("[bench] No report was written: a run with a restart, a time-out or a failure has no valid "
+          + "figures.");
+      t.printStackTrace(System.out);
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static void run(String[] args) throws Exception {
     boolean jfr = Stream.of(args).anyMatch(SinkBenchmark::isJfr);
     BenchSettings settings = BenchSettings.parse(Stream.of(args).filter(a -> !isJfr(a)).toArray(String[]::new));
     Path dir = Path.of("target", "bench").toAbsolutePath();
     deleteRecursively(dir);
     Files.createDirectories(dir);
+    Duration timeout = settings.phaseTimeout();
     log("Scenario: " + settings.describe());
-    log("Output: " + dir + " (child logs: <phase>-<variant>.log)");
+    log("Output: " + dir + " (child logs: <phase>-<variant>.log); every wait is bounded by phase-timeout = "
+        + Units.formatDuration(timeout));
 
     try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"))) {
       for (String topic : new String[] {"live-A", "live-B", "backlog"}) {
@@ -50,18 +71,22 @@ public final class SinkBenchmark {
       RunResult[] live = new RunResult[2];
       long[] catchUpMs = new long[2];
       String[] variants = {"A", "B"};
+      // the live child waits for its stop request at most for production, catch-up and a margin
+      Duration stopWait = settings.duration().plus(timeout.multipliedBy(2));
       for (int i = 0; i < 2; i++) {
         String v = variants[i];
-        ChildJvm child = ChildJvm.start(dir, v, "live", settings, jobKeys(settings, kafka, "live-" + v, dir), false);
-        child.awaitReady(180_000);
-        log("live " + v + ": job running; producing for " + settings.duration().toSeconds() + " s");
-        produced[i] = feed.replayLive("live-" + v);
-        log("live " + v + ": produced " + produced[i] + "; waiting until the job has consumed everything");
-        catchUpMs[i] = awaitConsumed(kafka, "bench-live-" + v, produced[i].records());
-        log("live " + v + ": caught up " + catchUpMs[i] + " ms after production ended; draining");
-        child.requestStop();
-        live[i] = child.awaitResult(15);
-        log("live " + v + ": " + live[i]);
+        try (ChildJvm child = ChildJvm.start(dir, v, "live", settings, jobKeys(settings, kafka, "live-" + v, dir),
+            stopWait, false)) {
+          child.awaitReady(timeout);
+          log("live " + v + ": job running; producing for " + settings.duration().toSeconds() + " s");
+          produced[i] = feed.replayLive("live-" + v);
+          log("live " + v + ": produced " + produced[i] + "; waiting until the job has consumed everything");
+          catchUpMs[i] = awaitConsumed(kafka, "bench-live-" + v, produced[i].records(), child, timeout);
+          log("live " + v + ": caught up " + catchUpMs[i] + " ms after production ended; draining");
+          child.requestStop();
+          live[i] = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
+          log("live " + v + ": " + live[i]);
+        }
       }
 
       InputFeed.Produced backlog = feed.produceBacklog("backlog");
@@ -72,7 +97,9 @@ public final class SinkBenchmark {
         Map<String, String> keys = jobKeys(settings, kafka, "backlog", dir);
         keys.put("kafka.group-id", "bench-throughput-" + v);
         keys.put("catalog.warehouse", dir.resolve("warehouse-throughput-" + v).toString());
-        tput[i] = ChildJvm.start(dir, v, "throughput", settings, keys, jfr).awaitResult(30);
+        try (ChildJvm child = ChildJvm.start(dir, v, "throughput", settings, keys, Duration.ZERO, jfr)) {
+          tput[i] = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
+        }
         log("throughput " + v + ": " + tput[i]);
       }
 
@@ -83,28 +110,33 @@ public final class SinkBenchmark {
       System.out.println(report.markdown());
       System.out.println("Written: " + dir.resolve("sink-benchmark.md") + " and " + dir.resolve("sink-benchmark.json"));
     }
-    System.exit(0);
   }
 
   /**
    * Waits until the job's checkpointed offsets (committed to the group at each completed checkpoint) cover every
    * produced record, so a drained stop commits all of them; returns how long that took: the consumer lag at the end
-   * of production, plus up to one checkpoint interval.
+   * of production, plus up to one checkpoint interval. Fails at once if the child has failed, and after
+   * {@code timeout}.
    */
-  private static long awaitConsumed(EmbeddedKafka kafka, String group, long records) throws Exception {
+  private static long awaitConsumed(EmbeddedKafka kafka, String group, long records, ChildJvm child,
+      Duration timeout) throws Exception {
     long start = System.currentTimeMillis();
+    long consumed = 0;
     try (Admin admin = Admin.create(kafka.adminProperties())) {
-      while (System.currentTimeMillis() - start < 600_000) {
+      while (System.currentTimeMillis() - start < timeout.toMillis()) {
+        child.ensureAlive();
         Map<TopicPartition, OffsetAndMetadata> offsets =
-            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-        long consumed = offsets.values().stream().mapToLong(o -> o == null ? 0 : o.offset()).sum();
+            admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(60, TimeUnit.SECONDS);
+        consumed = offsets.values().stream().mapToLong(o -> o == null ? 0 : o.offset()).sum();
         if (consumed >= records) {
           return System.currentTimeMillis() - start;
         }
         Thread.sleep(100);
       }
     }
-    throw new IllegalStateException("group " + group + " did not consume " + records + " records within 10 min");
+    throw new IllegalStateException("group " + group + " consumed " + consumed + " of " + records
+        + " records within " + timeout + " (phase-timeout) after production ended: the job does not keep up or is "
+        + "stuck");
   }
 
   private static boolean isJfr(String arg) {

@@ -62,16 +62,7 @@ final class TableStats {
       }
     }
     sizes.sort(null);
-    return new Stats(rows, snapshots, sizes.size(), bytes, percentile(sizes, 10), percentile(sizes, 50),
-        percentile(sizes, 90), sizes.isEmpty() ? 0 : sizes.get(sizes.size() - 1), maxAge, reasons);
-  }
-
-  /** Nearest-rank percentile of sorted values (0 when empty). */
-  static long percentile(List<Long> sorted, int p) {
-    if (sorted.isEmpty()) {
-      return 0;
-    }
-    int rank = (int) Math.ceil(p / 100.0 * sorted.size());
-    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    return new Stats(rows, snapshots, sizes.size(), bytes, Percentiles.of(sizes, 10), Percentiles.of(sizes, 50),
+        Percentiles.of(sizes, 90), sizes.isEmpty() ? 0 : sizes.get(sizes.size() - 1), maxAge, reasons);
   }
 }

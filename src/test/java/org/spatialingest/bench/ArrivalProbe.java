@@ -1,0 +1,49 @@
+package org.spatialingest.bench;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.spatialingest.source.SourceRecord;
+
+/**
+ * The benchmark's definition of "bytes arrived": a pass-through chained right after the source (same for both sinks)
+ * that counts the bytes of the record values — the JSON as produced, uncompressed — passing between two checkpoint
+ * barriers, and adds them, summed over subtasks, under the id of the checkpoint whose barrier ends the interval. The
+ * ledger is static: the child's MiniCluster runs in the child's JVM, one job per JVM. Holds no state.
+ */
+final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord> implements CheckpointedFunction {
+  private static final Map<Long, LongAdder> ARRIVED = new ConcurrentHashMap<>();
+  private transient long bytes;
+
+  @Override
+  public SourceRecord map(SourceRecord record) {
+    bytes += record.value.length;
+    return record;
+  }
+
+  @Override
+  public void snapshotState(FunctionSnapshotContext context) {
+    ARRIVED.computeIfAbsent(context.getCheckpointId(), id -> new LongAdder()).add(bytes);
+    bytes = 0;
+  }
+
+  @Override
+  public void initializeState(FunctionInitializationContext context) {}
+
+  /** Forgets every count (a JVM that runs more than one job, e.g. a test). */
+  static void reset() {
+    ARRIVED.clear();
+  }
+
+  /** Bytes arrived per checkpoint id (the interval that checkpoint's barrier closed), ascending by id. */
+  static TreeMap<Long, Long> arrivedByCheckpoint() {
+    TreeMap<Long, Long> out = new TreeMap<>();
+    ARRIVED.forEach((id, sum) -> out.put(id, sum.sum()));
+    return out;
+  }
+}
