@@ -18,12 +18,19 @@ import org.spatialingest.source.SourceRecord;
  */
 final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord> implements CheckpointedFunction {
   private static final Map<Long, LongAdder> ARRIVED = new ConcurrentHashMap<>();
+  private static final LongAdder RECORDS = new LongAdder();
   private transient long bytes;
 
   @Override
   public SourceRecord map(SourceRecord record) {
     bytes += record.value.length;
+    RECORDS.increment();
     return record;
+  }
+
+  /** Records that passed so far, all subtasks (how far the job has read: the same measure for both sinks). */
+  static long records() {
+    return RECORDS.sum();
   }
 
   @Override
@@ -38,6 +45,7 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord> imp
   /** Forgets every count (a JVM that runs more than one job, e.g. a test). */
   static void reset() {
     ARRIVED.clear();
+    RECORDS.reset();
   }
 
   /** Bytes arrived per checkpoint id (the interval that checkpoint's barrier closed), ascending by id. */

@@ -110,6 +110,7 @@ public final class BenchChild {
         JobExecutionResult result;
         if (live) {
           guard.awaitRunning(phaseTimeout);
+          reportConsumed(ChildJvm.consumedFile(resultFile));
           Files.writeString(readyFile, "ready");
           guard.await(stopRequest(), stopWait, "the stop request from the orchestrator");
           long stop = System.nanoTime();
@@ -144,6 +145,25 @@ public final class BenchChild {
         new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(resultFile.toFile(), r);
       }
     }
+  }
+
+  /** Keeps {@code file} holding how many records the job has read, for the orchestrator's catch-up wait. */
+  private static void reportConsumed(Path file) {
+    Thread t = new Thread(() -> {
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      try {
+        while (true) {
+          Files.writeString(tmp, Long.toString(ArrivalProbe.records()));
+          Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+              java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+          Thread.sleep(100);
+        }
+      } catch (IOException | InterruptedException e) {
+        // the child is ending
+      }
+    }, "consumed-reporter");
+    t.setDaemon(true);
+    t.start();
   }
 
   /** Completes on a line on stdin, or when stdin ends (the orchestrator is gone). */

@@ -69,6 +69,16 @@ final class ChildJvm implements AutoCloseable {
     return new ChildJvm(name, p, result, ready);
   }
 
+  static Path consumedFile(Path result) {
+    return result.resolveSibling(result.getFileName().toString().replace(".json", ".consumed"));
+  }
+
+  /** How many records the child's job has read so far (live phase), 0 before it reports. */
+  long consumed() throws IOException {
+    Path file = consumedFile(result);
+    return Files.exists(file) ? Long.parseLong(Files.readString(file).trim()) : 0;
+  }
+
   /** Waits until the child's job is running (live phase). */
   void awaitReady(Duration timeout) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
