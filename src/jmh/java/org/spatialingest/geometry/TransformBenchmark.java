@@ -28,7 +28,7 @@ import org.spatialingest.config.JobConfig;
  * caps, validate/repair, bbox, Hilbert key, WKB out; default keys) next to a bare parse of the same record: Jackson
  * tree + JTS geometry (GeoJSON tree reader, or hex decode + JTS {@link WKBReader}) — the reference limit.
  *
- * <p>Run: {@code mvn -B -o -llr -Pjmh test-compile exec:exec} (see README-geo.md). Not part of {@code mvn verify}.
+ * <p>Run: {@code mvn -B -o -llr -Pjmh test-compile exec:exec} (see src/site/markdown/benchmarks.md). Not part of {@code mvn verify}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
