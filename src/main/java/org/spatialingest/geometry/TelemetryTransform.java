@@ -54,6 +54,8 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
   private final InputConfig input;
   private final TransformConfig transform;
   private final RegionsConfig regions;
+  private transient String lastSource;
+  private transient StringData lastSourceKey;
   private transient TelemetryParser parser;
   private transient Map<RejectReason, Counter> rejects;
   private transient Counter parsed;
@@ -104,7 +106,7 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
       row = parser.parse(record.value, record.timestamp);
       if (record.source != null) {
         // where the row came from: the sink records, per source, the position below which everything is committed
-        row.setField(TelemetryTable.SOURCE, StringData.fromString(record.source));
+        row.setField(TelemetryTable.SOURCE, sourceKey(record.source));
         row.setField(TelemetryTable.SOURCE_OFFSET, record.position());
       }
       sourceEventAge.update(now - row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond());
@@ -130,6 +132,16 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
           parser.lastEventMillis()));
       refreshes.inc();
     }
+  }
+
+  /** One immutable string value per source (the source hands out one key instance per partition or file). */
+  private StringData sourceKey(String source) {
+    if (source != lastSource) {
+      lastSource = source;
+      lastSourceKey = StringData.fromString(source);
+      lastSourceKey.hashCode(); // encodes once; later rows share the bytes
+    }
+    return lastSourceKey;
   }
 
   private void reject(SourceRecord record, RejectReason reason, String message, Context ctx) {
