@@ -38,7 +38,8 @@ import org.spatialingest.sink.Catalogs;
  * printed as Flink reports it ({@link JobHealthMonitor}). Stopping (duration reached or Ctrl-C) stops the generator,
  * waits (bounded) until the job has read every produced record ({@link KafkaBacklog}), drains the job
  * (stop-with-savepoint with drain), and prints as its last line the {@link DemoResult} counted from the tables and the
- * broker. Another writer to the same tables during the demo would be counted as this run's rows.
+ * broker. Ctrl-C is a stop request ({@link StopSignal}); a kill (SIGTERM) skips the wait and drains at once. Another
+ * writer to the same tables during the demo would be counted as this run's rows.
  */
 public final class LocalStack {
   /** Exit codes of {@link #run}. */
@@ -102,7 +103,9 @@ public final class LocalStack {
           : "Stops after " + o.duration().toSeconds() + " s."));
 
       CountDownLatch finished = new CountDownLatch(1);
-      Thread hook = new Thread(() -> {
+      AtomicBoolean exiting = new AtomicBoolean();
+      Thread hook = new Thread(() -> { // kill (SIGTERM): the JVM exits anyway; drain at once, best effort
+        exiting.set(true);
         stop.set(true);
         try {
           finished.await(o.catchUp().toSeconds() + 180, TimeUnit.SECONDS);
@@ -114,7 +117,7 @@ public final class LocalStack {
 
       Progress progress = new Progress(out, produced, table, rejects, rowsBefore, rejectsBefore, startedMs);
       long deadline = o.duration().isZero() ? Long.MAX_VALUE : System.currentTimeMillis() + o.duration().toMillis();
-      try {
+      try (StopSignal ctrlC = StopSignal.install(stop, out)) {
         JobHealth health;
         CatchUp caughtUp;
         String drainFailure;
@@ -126,9 +129,10 @@ public final class LocalStack {
           }
           stop.set(true);
           generator.join(10_000);
+          Duration wait = exiting.get() ? Duration.ZERO : o.catchUp();
           out.printf("Stopping: %,d records produced; waiting (at most %d s) until the job has read them all ...%n",
-              produced.get(), o.catchUp().toSeconds());
-          caughtUp = catchUp(admin, config.groupId(), o.catchUp(), job, out);
+              produced.get(), wait.toSeconds());
+          caughtUp = catchUp(admin, config.groupId(), wait, job, out);
           out.println("Draining the job (stop-with-savepoint, drain) ...");
           monitor.stopping(); // the drain declines periodic checkpoints on purpose
           drainFailure = drain(job, monitor);
@@ -282,9 +286,13 @@ public final class LocalStack {
     }
   }
 
+  /**
+   * Whether a server could listen on the port now. With SO_REUSEADDR, as the REST server binds: connections of an
+   * earlier run still in TIME_WAIT do not hold the port.
+   */
   private static boolean portFree(int port) {
     try (ServerSocket socket = new ServerSocket()) {
-      socket.setReuseAddress(false);
+      socket.setReuseAddress(true);
       socket.bind(new InetSocketAddress("localhost", port));
       return true;
     } catch (IOException e) {
