@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -19,9 +20,11 @@ import java.util.regex.Pattern;
 import org.apache.flink.annotation.docs.Documentation;
 import org.apache.flink.client.cli.ClientOptions;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.FallbackKey;
 import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
+import org.spatialingest.config.ConfigException;
 
 /**
  * The Flink options a local run can be given: every public static {@link ConfigOption} declared by a class named
@@ -52,18 +55,61 @@ final class FlinkOptionCatalog {
     return c;
   }
 
+  /**
+   * Splits {@code KEY=VALUE} arguments ({@code --flink}) and checks each: the key must be known, the value must parse
+   * as the option's type. Throws {@link ConfigException} naming the first bad one. (Should Flink's classes come from a
+   * folder rather than jars, as in some IDE set-ups, the catalog is empty and keys pass unchecked.)
+   *
+   * @return the options in argument order
+   */
+  Map<String, String> validate(List<String> arguments) {
+    Map<String, String> options = new LinkedHashMap<>();
+    for (String argument : arguments) {
+      int eq = argument.indexOf('=');
+      if (eq <= 0) {
+        throw new ConfigException("--flink '" + argument + "' must look like KEY=VALUE, e.g. --flink "
+            + "taskmanager.numberOfTaskSlots=4");
+      }
+      String key = argument.substring(0, eq).trim();
+      String value = argument.substring(eq + 1).trim();
+      if (!byKey.isEmpty() && !isKnown(key)) {
+        throw new ConfigException("--flink " + key + ": Flink has no option '" + key + "'"
+            + closest(key).map(k -> "; did you mean " + k + "?").orElse(""));
+      }
+      ConfigOption<?> option = byKey.get(key);
+      if (option != null) {
+        checkValue(option, key, value);
+      }
+      options.put(key, value);
+    }
+    return options;
+  }
+
+  private static void checkValue(ConfigOption<?> option, String key, String value) {
+    Configuration probe = new Configuration();
+    probe.setString(key, value);
+    try {
+      probe.get(option);
+    } catch (IllegalArgumentException e) {
+      StringBuilder why = new StringBuilder();
+      for (Throwable t = e; t != null; t = t.getCause()) {
+        String message = t.getMessage() == null ? "" : t.getMessage().replaceAll("\\.$", "");
+        if (!message.isEmpty() && why.indexOf(message) < 0) {
+          why.append(why.length() == 0 ? "" : ": ").append(message);
+        }
+      }
+      throw new ConfigException("--flink " + key + "=" + value + ": invalid value for Flink option '" + key + "' ("
+          + why + ")", e);
+    }
+  }
+
   /** True when Flink declares the key, or it fits a declared {@code <name>} pattern. */
-  boolean isKnown(String key) {
+  private boolean isKnown(String key) {
     return byKey.containsKey(key) || patterns.stream().anyMatch(p -> p.matcher(key).matches());
   }
 
-  /** The typed option declared for the key (absent for pattern keys and unknown keys). */
-  Optional<ConfigOption<?>> option(String key) {
-    return Optional.ofNullable(byKey.get(key));
-  }
-
   /** The known key closest to {@code key} (edit distance at most 3), for a "did you mean" hint. */
-  Optional<String> closest(String key) {
+  private Optional<String> closest(String key) {
     String best = null;
     int bestDistance = 4;
     for (String known : byKey.keySet()) {
@@ -74,10 +120,6 @@ final class FlinkOptionCatalog {
       }
     }
     return Optional.ofNullable(best);
-  }
-
-  int size() {
-    return byKey.size();
   }
 
   private void scanModuleOf(Class<?> anchor) {

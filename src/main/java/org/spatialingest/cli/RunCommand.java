@@ -5,21 +5,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.apache.flink.configuration.Configuration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.spatialingest.SpatialIngestJob;
-import org.spatialingest.config.ConfigException;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.local.LocalFlink;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * Submits the job to whatever environment launched it: {@code flink run}, the Kubernetes Operator, or, started by
- * {@code java -jar}, a local Flink cluster configured by {@link LocalFlink} (checkpoints in a local directory,
- * {@code --flink} options), whose checkpoint directory and log file are printed at start.
+ * {@code java -jar}, a local Flink cluster with checkpoints in a local directory and {@code --flink} options
+ * ({@link RunEnvironment}).
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Run the ingest job: Kafka -> geometry transform -> bounded Iceberg sink. Started by java -jar, it "
@@ -48,18 +45,7 @@ final class RunCommand implements Callable<Integer> {
       jobConfig.toMap().forEach((k, v) -> System.out.println(k + ": " + v));
       return Main.EXIT_OK;
     }
-    StreamExecutionEnvironment env;
-    if (StreamExecutionEnvironment.areExplicitEnvironmentsAllowed()) { // no flink run, no operator: local
-      Configuration conf = LocalFlink.configuration("run", new Configuration(), flinkOptions);
-      System.out.println("Checkpoints: " + LocalFlink.describeCheckpoints(conf));
-      LocalLogFile.current().ifPresent(log -> System.out.println("Logs:        " + log));
-      env = StreamExecutionEnvironment.createLocalEnvironment(conf);
-    } else if (!flinkOptions.isEmpty()) {
-      throw new ConfigException("--flink configures the local cluster of java -jar; under flink run pass "
-          + "-D<key>=<value> to flink run instead");
-    } else {
-      env = StreamExecutionEnvironment.getExecutionEnvironment();
-    }
+    StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, System.out);
     SpatialIngestJob.build(env, jobConfig, bounded);
     env.execute("spatial-ingest " + jobConfig.namespace() + "." + jobConfig.table());
     return Main.EXIT_OK;

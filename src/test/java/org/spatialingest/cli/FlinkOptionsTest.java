@@ -11,6 +11,7 @@ import org.spatialingest.config.ConfigException;
 /**
  * {@code --flink KEY=VALUE} on run, demo and lab: documented in --help, validated against Flink's own option
  * declarations before anything starts, and a bad key or value stops the command with a usage error naming it.
+ * (That commands without --flink load no Flink class is {@link PlanStartupTest}'s to check.)
  */
 class FlinkOptionsTest {
   @Test
