@@ -86,11 +86,6 @@ public final class LagLab {
             "same high rate, no injected delay, admission cap of " + cap + " records/s still on"));
   }
 
-  public static List<ScenarioResult> run(List<Scenario> scenarios, double inputSeconds, Path out, PrintStream log)
-      throws Exception {
-    return run(scenarios, inputSeconds, out, Map.of(), log);
-  }
-
   /**
    * Runs the scenarios one after the other, each on its own local cluster configured by {@link LocalFlink} with
    * {@code flinkOptions} (validated Flink options); restarts and failed checkpoints are printed as they happen.
