@@ -1,20 +1,26 @@
 package org.spatialingest.cli;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.local.LocalStack;
 import org.spatialingest.sizing.Units;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** The embedded default: a real broker, a generator, the job with the Flink web UI, a local warehouse. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Start a local KRaft broker, a telemetry generator and the job on a local Flink cluster with the web "
-        + "UI; commit to a local Iceberg warehouse. Ctrl-C stops cleanly.")
+        + "UI; commit to a local Iceberg warehouse. Restarts and failed checkpoints are printed as they happen. On stop "
+        + "(--duration or Ctrl-C) it waits until the job has read every produced record (at most --catch-up), "
+        + "drains the job, and its last line compares the rows committed (table + rejects table) with the records "
+        + "produced. Exit 0 only if they match, nothing is left in Kafka, the job never restarted and no checkpoint "
+        + "failed; otherwise 1.")
 final class DemoCommand implements Callable<Integer> {
   @Option(names = "--duration", defaultValue = "0", description = "Stop after this long (e.g. 90s, 5m); 0 = until "
       + "Ctrl-C. Default: ${DEFAULT-VALUE}.")
@@ -52,13 +58,21 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override one configuration key; repeatable.")
   List<String> overrides = new ArrayList<>();
 
+  @Option(names = "--catch-up", defaultValue = "120s", description = "On stop, wait at most this long for the job to "
+      + "read every produced record before draining. Default: ${DEFAULT-VALUE}.")
+  String catchUp;
+
+  @Mixin
+  FlinkOptionsMixin flink;
+
   @Override
   public Integer call() throws Exception {
-    Duration runFor = Units.parseDuration(duration);
-    LocalStack.Options options = new LocalStack.Options(runFor, rate, vehicles, polygonEvery, polygonVertices,
-        warehouse, uiPort, parallelism,
-        config == null ? new java.util.LinkedHashMap<>() : ConfigLoader.readYaml(config),
-        ConfigLoader.parseOverrides(overrides));
+    Map<String, String> flinkOptions = flink.options();
+    LocalStack.Options options = new LocalStack.Options(Units.parseDuration(duration), rate, vehicles, polygonEvery,
+        polygonVertices, warehouse, uiPort, parallelism,
+        config == null ? new LinkedHashMap<>() : ConfigLoader.readYaml(config),
+        ConfigLoader.parseOverrides(overrides), flinkOptions, Units.parseDuration(catchUp),
+        LocalLogFile.current().orElse(null));
     return LocalStack.run(options, System.out);
   }
 }

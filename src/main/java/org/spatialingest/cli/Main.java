@@ -1,5 +1,10 @@
 package org.spatialingest.cli;
 
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -9,6 +14,9 @@ import picocli.CommandLine.Command;
  *
  * <p>Exit codes: 0 success, 1 a check failed (e.g. {@code verify} out of tolerance), 2 usage or configuration error,
  * 3 runtime failure.
+ *
+ * <p>Launched by {@code java -jar}, every invocation logs to its own file ({@link LocalLogFile}); the first and the last
+ * line of that file are written here, around the command.
  */
 @Command(
     name = "spatial-ingest",
@@ -32,12 +40,30 @@ public final class Main implements Runnable {
   public static final int EXIT_RUNTIME = 3;
 
   public static void main(String[] args) {
-    if (System.getProperty("log4j.configurationFile") == null
-        && System.getProperty("log4j2.configurationFile") == null) {
-      // launched by `java -jar`, not by Flink (which always names its log configuration)
-      System.setProperty("log4j2.configurationFile", "spatial-ingest-local-log4j2.properties");
+    Optional<String> command = subcommandOf(args);
+    if (LocalLogFile.launchedLocally()) {
+      LocalLogFile.select(command.orElse("cli"));
     }
-    System.exit(commandLine().execute(args));
+    // no logger before this point: log4j reads the log file name when it starts
+    Logger log = LoggerFactory.getLogger(Main.class);
+    command.ifPresent(c -> log.info("spatial-ingest {} started: {}", c, String.join(" ", args)));
+    int exitCode = commandLine().execute(args);
+    command.ifPresent(c -> log.info("spatial-ingest {} ended with exit code {}", c, exitCode));
+    System.exit(exitCode);
+  }
+
+  /**
+   * The subcommand named on the command line (none for a help or version request), read from the {@code @Command}
+   * annotations only: nothing is constructed (and so nothing logs) before the log file is chosen.
+   */
+  static Optional<String> subcommandOf(String[] args) {
+    Class<?>[] subcommands = Main.class.getAnnotation(Command.class).subcommands();
+    if (Arrays.stream(args).anyMatch(a -> List.of("-h", "--help", "-V", "--version").contains(a))) {
+      return Optional.empty(); // prints usage or version only: nothing to log
+    }
+    return Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst()
+        .filter(first -> Arrays.stream(subcommands)
+            .anyMatch(c -> first.equals(c.getAnnotation(Command.class).name())));
   }
 
   /** The configured command line, shared by {@link #main} and tests. */

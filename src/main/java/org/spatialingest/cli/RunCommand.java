@@ -3,17 +3,24 @@ package org.spatialingest.cli;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.config.JobConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Submits the job to whatever environment launched it: {@code flink run}, the Kubernetes Operator, or local. */
+/**
+ * Submits the job to whatever environment launched it: {@code flink run}, the Kubernetes Operator, or, started by
+ * {@code java -jar}, a local Flink cluster with checkpoints in a local directory and {@code --flink} options
+ * ({@link RunEnvironment}).
+ */
 @Command(name = "run", mixinStandardHelpOptions = true,
-    description = "Run the ingest job: Kafka -> geometry transform -> bounded Iceberg sink.")
+    description = "Run the ingest job: Kafka -> geometry transform -> bounded Iceberg sink. Started by java -jar, it "
+        + "runs on a local Flink cluster and prints where its checkpoints and its log file are.")
 final class RunCommand implements Callable<Integer> {
   @Option(names = "--config", paramLabel = "FILE", description = "Job configuration YAML (see README: Configuration).")
   Path config;
@@ -27,14 +34,18 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--print-config", description = "Print the effective configuration and exit.")
   boolean printConfig;
 
+  @Mixin
+  FlinkOptionsMixin flink;
+
   @Override
   public Integer call() throws Exception {
+    Map<String, String> flinkOptions = flink.options();
     JobConfig jobConfig = ConfigLoader.load(config, overrides);
     if (printConfig) {
       jobConfig.toMap().forEach((k, v) -> System.out.println(k + ": " + v));
       return Main.EXIT_OK;
     }
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, System.out);
     SpatialIngestJob.build(env, jobConfig, bounded);
     env.execute("spatial-ingest " + jobConfig.namespace() + "." + jobConfig.table());
     return Main.EXIT_OK;

@@ -1,6 +1,9 @@
 package org.spatialingest.local;
 
+import java.io.IOException;
 import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -65,7 +69,13 @@ public final class LagLab {
   /** What the lab measured for one scenario. */
   public record ScenarioResult(Scenario scenario, long produced, double offeredRateActual, double admittedRate,
       long backlogAtEndOfInput, double inputSeconds, double drainSeconds, boolean everyIdCommittedOnce,
-      long duplicates, long missing, List<Event> events, List<Commit> commits) {}
+      long duplicates, long missing, List<Event> events, List<Commit> commits, JobHealth health) {
+
+    /** Every id committed exactly once, the job never restarted and no checkpoint failed. */
+    public boolean passed() {
+      return everyIdCommittedOnce && health.healthy();
+    }
+  }
 
   public static List<Scenario> defaultScenarios(double baseRate, double highRate, long delayMicros, double cap) {
     return List.of(
@@ -76,21 +86,36 @@ public final class LagLab {
             "same high rate, no injected delay, admission cap of " + cap + " records/s still on"));
   }
 
-  public static List<ScenarioResult> run(List<Scenario> scenarios, double inputSeconds, Path out, PrintStream log)
-      throws Exception {
+  /**
+   * Runs the scenarios one after the other, each on its own local cluster configured by {@link LocalFlink} with
+   * {@code flinkOptions} (validated Flink options); restarts and failed checkpoints are printed as they happen.
+   */
+  public static List<ScenarioResult> run(List<Scenario> scenarios, double inputSeconds, Path out,
+      Map<String, String> flinkOptions, PrintStream log) throws Exception {
     Files.createDirectories(out);
+    Configuration localhost = new Configuration();
+    localhost.set(RestOptions.ADDRESS, "localhost");
+    localhost.set(RestOptions.BIND_ADDRESS, "localhost");
+    Configuration flinkConf = LocalFlink.configuration("lab", localhost, flinkOptions);
+    log.println("checkpoints: " + LocalFlink.describeCheckpoints(flinkConf));
+    boolean userRestPort = flinkOptions.containsKey(RestOptions.PORT.key())
+        || flinkOptions.containsKey(RestOptions.BIND_PORT.key());
     List<ScenarioResult> results = new ArrayList<>();
     try (EmbeddedKafka kafka = EmbeddedKafka.start(Files.createTempDirectory("lab-kafka"))) {
       for (Scenario s : scenarios) {
         log.printf("scenario %s: %s%n", s.name(), s.description());
-        results.add(runScenario(kafka, s, inputSeconds, out.resolve("warehouse"), log));
+        Configuration scenarioConf = new Configuration(flinkConf);
+        if (!userRestPort) {
+          scenarioConf.set(RestOptions.PORT, freePort()); // one cluster after the other: never wait for a port
+        }
+        results.add(runScenario(kafka, s, inputSeconds, out.resolve("warehouse"), scenarioConf, log));
       }
     }
     return results;
   }
 
   private static ScenarioResult runScenario(EmbeddedKafka kafka, Scenario s, double inputSeconds, Path warehouse,
-      PrintStream log) throws Exception {
+      Configuration flinkConf, PrintStream log) throws Exception {
     String topic = "lab-" + s.name();
     kafka.createTopic(topic, 1);
     Map<String, String> keys = new HashMap<>();
@@ -108,13 +133,14 @@ public final class LagLab {
 
     Map<Long, Long> processingStart = new ConcurrentHashMap<>();
     PROCESSING_START.put(topic, processingStart);
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, new Configuration());
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, flinkConf);
     SpatialIngestJob.configureCheckpointing(env, config);
     DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, false)
         .map(new Probe(topic, s.injectedDelayMicros())).name("lab-probe");
     SpatialIngestJob.Transformed transformed = SpatialIngestJob.transformWithRejects(records, config);
     SpatialIngestJob.sink(transformed, config);
     JobClient job = env.executeAsync("lab " + s.name());
+    JobHealthMonitor monitor = JobHealthMonitor.start(flinkConf.get(RestOptions.PORT), job.getJobID(), log, "  ");
 
     // offer input at the nominal rate; the actual rate is measured, not assumed
     Map<Long, String> idByOffset = new HashMap<>();
@@ -158,10 +184,13 @@ public final class LagLab {
     Table table = Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.tableIdentifier(config));
     long drainStart = System.nanoTime();
     long deadline = System.currentTimeMillis() + 300_000;
-    while (committedRows(table) < produced && System.currentTimeMillis() < deadline) {
+    while (TableRows.total(table) < produced && System.currentTimeMillis() < deadline) {
       Thread.sleep(250);
     }
     double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+    monitor.stopping(); // cancelling aborts the checkpoint in flight
+    monitor.close();
+    JobHealth health = monitor.health();
     job.cancel().get(60, TimeUnit.SECONDS);
     awaitGone(job);
 
@@ -184,10 +213,10 @@ public final class LagLab {
         .filter(t -> t <= startMs + (long) (offeredSeconds * 1000)).count();
     PROCESSING_START.remove(topic);
     boolean once = duplicates == 0 && missing == 0 && committedById.size() == produced;
-    log.printf("  drained in %.1f s; committed %d of %d ids, %d duplicates, %d missing%n", drainSeconds,
-        committedById.size(), produced, duplicates, missing);
+    log.printf("  drained in %.1f s; committed %d of %d ids, %d duplicates, %d missing; %s%n", drainSeconds,
+        committedById.size(), produced, duplicates, missing, health.describe());
     return new ScenarioResult(s, produced, produced / offeredSeconds, admittedDuringInput / offeredSeconds, backlog,
-        offeredSeconds, drainSeconds, once, duplicates, missing, events, commits);
+        offeredSeconds, drainSeconds, once, duplicates, missing, events, commits, health);
   }
 
   /** Waits until the job is gone; the local per-job cluster shuts down with it, which also means gone. */
@@ -201,10 +230,10 @@ public final class LagLab {
     }
   }
 
-  private static long committedRows(Table table) {
-    table.refresh();
-    Snapshot s = table.currentSnapshot();
-    return s == null ? 0 : Long.parseLong(s.summary().getOrDefault("total-records", "0"));
+  private static int freePort() throws IOException {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
   }
 
   /** Reads which snapshot committed each id; returns how many ids were committed more than once. */

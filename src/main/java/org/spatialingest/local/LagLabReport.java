@@ -59,6 +59,8 @@ public final class LagLabReport {
     m.put("produced", r.produced());
     m.put("commits", r.commits().size());
     m.put("everyIdCommittedOnce", r.everyIdCommittedOnce());
+    m.put("restarts", r.health().restarts());
+    m.put("failedCheckpoints", r.health().failedCheckpoints());
     return m;
   }
 

@@ -9,23 +9,37 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A short lab run: results are complete, every id is committed once, and the lab shows what it is meant to show. */
+/**
+ * A short lab run: results are complete, every id is committed once, no scenario's job restarted or failed a
+ * checkpoint (checkpoints in the folder given with a Flink option), and the lab shows what it is meant to show.
+ */
 class LagLabTest {
   @Test
   void shortLabRunIsCompleteAndExact(@TempDir Path out) throws Exception {
     List<LagLab.Scenario> scenarios = LagLab.defaultScenarios(50, 300, 6_000, 100);
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    List<LagLab.ScenarioResult> results = LagLab.run(scenarios, 3, out, new PrintStream(log, true));
+    String checkpoints = out.resolve("checkpoints").toUri().toString();
+    List<LagLab.ScenarioResult> results = LagLab.run(scenarios, 3, out,
+        Map.of("execution.checkpointing.dir", checkpoints), new PrintStream(log, true));
+    assertThat(log.toString()).startsWith("checkpoints: " + checkpoints + " (filesystem storage; ");
+    for (LagLab.ScenarioResult r : results) {
+      assertThat(r.health().watched()).as(log.toString()).isTrue();
+      assertThat(r.health().healthy()).as(log.toString()).isTrue();
+      assertThat(r.health().completedCheckpoints()).isPositive();
+      assertThat(r.passed()).isTrue();
+    }
+    assertThat(log.toString()).doesNotContain("!!");
     LagLabReport.write(results, out);
 
     JsonNode doc = new ObjectMapper().readTree(out.resolve("results.json").toFile());
     assertThat(doc.path("scenarios")).hasSize(3);
     for (JsonNode s : doc.path("scenarios")) {
       for (String field : List.of("scenario", "offeredRate", "admittedRate", "ageAtCommitP50Ms", "ageAtCommitP95Ms",
-          "ageAtCommitMaxMs", "backlogAtEndOfInput", "everyIdCommittedOnce")) {
+          "ageAtCommitMaxMs", "backlogAtEndOfInput", "everyIdCommittedOnce", "restarts", "failedCheckpoints")) {
         assertThat(s.has(field)).as("%s has %s", s.path("scenario").asText(), field).isTrue();
       }
       assertThat(s.path("everyIdCommittedOnce").asBoolean()).as(log.toString()).isTrue();

@@ -1,0 +1,68 @@
+package org.spatialingest.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.it.ChildJvm;
+import org.spatialingest.local.TelemetryGenerator;
+
+/**
+ * A local {@code run} in its own JVM ({@code java -cp ... Main run}, as {@code java -jar} does): it prints its own log
+ * file and its checkpoint directory (given with {@code --flink}); after the JVM has exited, the log file holds the
+ * run's first line, its last line, and a line logged by a shutdown hook after log4j would formerly have stopped (which
+ * used to re-initialise log4j and truncate the file).
+ */
+class LocalLogFileTest {
+  @Test
+  void localRunLogsToItsOwnFileWhichIsWholeAfterTheJvmExits(@TempDir Path tmp) throws Exception {
+    Path input = tmp.resolve("in.jsonl");
+    TelemetryGenerator generator = new TelemetryGenerator(7, 5, 0, 0);
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      lines.add(new String(generator.next(1_796_000_000_000L + i).json(), java.nio.charset.StandardCharsets.UTF_8));
+    }
+    Files.write(input, lines);
+    Path checkpoints = tmp.resolve("checkpoints");
+    String checkpointsUri = checkpoints.toUri().toString();
+    Path javaTmp = Files.createDirectories(tmp.resolve("java-tmp"));
+
+    int exit;
+    String output;
+    try (ChildJvm run = ChildJvm.start("local run", classpath(), List.of("-Xmx512m", "-Djava.io.tmpdir=" + javaTmp),
+        LateShutdownLogging.class.getName(), List.of("run", "--set", "source=file:" + input,
+            "--set", "catalog.warehouse=" + tmp.resolve("warehouse"), "--set", "checkpoint.interval=200ms",
+            "--flink", "execution.checkpointing.dir=" + checkpointsUri),
+        Map.of(), tmp.resolve("child-output.txt"))) {
+      exit = run.waitFor(Duration.ofSeconds(120));
+      output = run.output();
+    }
+
+    assertThat(exit).as(output).isZero();
+    String logLine = output.lines().filter(l -> l.startsWith("Logs:")).findFirst().orElseThrow();
+    Path log = Path.of(logLine.substring("Logs:".length()).trim());
+    assertThat(log.getParent()).isEqualTo(javaTmp);
+    assertThat(log.getFileName().toString()).matches("spatial-ingest-run-\\d{8}-\\d{6}-\\d+\\.log");
+    assertThat(output).contains("Checkpoints: " + checkpointsUri + " (filesystem storage; ");
+    try (Stream<Path> jobs = Files.list(checkpoints)) {
+      assertThat(jobs.toList()).as("one folder per job in the --flink checkpoint directory").hasSize(1);
+    }
+    assertThat(log).isNotEmptyFile();
+    String logged = Files.readString(log);
+    assertThat(logged)
+        .contains("spatial-ingest run started: run --set source=file:")
+        .contains("spatial-ingest run ended with exit code 0")
+        .contains(LateShutdownLogging.LATE_LINE);
+  }
+
+  private static List<Path> classpath() {
+    return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)).map(Path::of).toList();
+  }
+}
