@@ -58,8 +58,9 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override one configuration key; repeatable.")
   List<String> overrides = new ArrayList<>();
 
-  @Option(names = "--catch-up", defaultValue = "120s", description = "On stop, wait at most this long for the job to "
-      + "read every produced record before draining. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--catch-up", defaultValue = "auto", description = "On stop, wait at most this long until every "
+      + "produced record is committed (the consumer group's offsets are the table's positions) before draining. "
+      + "Default: ${DEFAULT-VALUE} = sink.max-latency + 2 x checkpoint.interval + 60 s.")
   String catchUp;
 
   @Mixin
@@ -71,7 +72,7 @@ final class DemoCommand implements Callable<Integer> {
     LocalStack.Options options = new LocalStack.Options(Units.parseDuration(duration), rate, vehicles, polygonEvery,
         polygonVertices, warehouse, uiPort, parallelism,
         config == null ? new LinkedHashMap<>() : ConfigLoader.readYaml(config),
-        ConfigLoader.parseOverrides(overrides), flinkOptions, Units.parseDuration(catchUp),
+        ConfigLoader.parseOverrides(overrides), flinkOptions, "auto".equals(catchUp) ? null : Units.parseDuration(catchUp),
         LocalLogFile.current().orElse(null));
     return LocalStack.run(options, System.out);
   }

@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
 
 /**
  * The one entry point: {@code flink run -c org.spatialingest.cli.Main <jar> run ...} on a cluster, and
- * {@code java -jar target/spatial-ingest-<v>.jar <command>} locally.
+ * {@code java -jar target/spatial-ingest.jar <command>} locally.
  *
  * <p>Exit codes: 0 success, 1 a check failed (e.g. {@code verify} out of tolerance), 2 usage or configuration error,
  * 3 runtime failure.

@@ -5,12 +5,12 @@ import java.time.Duration;
 /**
  * The demo's verdict, from counts taken by the demo itself: records produced (the topic's offsets), rows this run
  * committed to the table and to the rejects table (their snapshot totals after the drain against the totals before
- * the job started), records the job had not read when the demo stopped waiting for it to catch up (the consumer
- * group's offsets, before the drain), and what Flink reported about restarts and checkpoints. OK only when every
+ * the job started), records not yet committed when the demo stopped waiting for the job to catch up (the consumer
+ * group's offsets, which are the table's positions, before the drain), and what Flink reported about restarts and checkpoints. OK only when every
  * produced record is committed, the job had caught up, it never restarted, no checkpoint failed and the drain
  * succeeded.
  *
- * @param unreadWhenWaitEnded records not yet read (and checkpointed) by the job when the catch-up wait ended
+ * @param unreadWhenWaitEnded records not yet committed when the catch-up wait ended
  * @param waited how long the demo waited for the job to catch up
  * @param drainFailure why stop-with-savepoint failed, or null
  */
@@ -39,8 +39,8 @@ public record DemoResult(long produced, long rows, long rejects, String table, S
           produced, split, committed() - produced));
     }
     if (unreadWhenWaitEnded > 0) {
-      s.append(String.format("; %,d records were still unread in Kafka when the demo stopped waiting for the job to "
-          + "catch up (after %d s)", unreadWhenWaitEnded, waited.toSeconds()));
+      s.append(String.format("; %,d records were left in Kafka, not yet committed, when the demo stopped waiting for "
+          + "the job to catch up (after %d s)", unreadWhenWaitEnded, waited.toSeconds()));
     }
     s.append("; ").append(health.describe());
     if (drainFailure != null) {

@@ -12,15 +12,15 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * How much of a topic the job has read, from the broker's own offsets: records in the topic (end minus start offsets;
- * for a topic written by one non-transactional producer, the records produced) and records not read yet (end offsets
- * minus the consumer group's committed offsets; the job's KafkaSource commits its position when a checkpoint
- * completes, so "read" means read and checkpointed, and a partition without a committed offset is unread from its start).
+ * How much of a topic the tables hold, from the broker's own offsets: records in the topic (end minus start offsets;
+ * for a topic written by one non-transactional producer, the records produced) and records not yet committed (end
+ * offsets minus the consumer group's offsets, which the sink sets to the table's positions after every commit; a
+ * partition without an offset counts from its start).
  */
 public final class KafkaBacklog {
   private KafkaBacklog() {}
 
-  /** Records in the topic and records the group has not read. */
+  /** Records in the topic and records not yet committed to the tables ({@code unread} of the group). */
   public record Offsets(long records, long unread) {}
 
   public static Offsets read(Admin admin, String topic, String groupId) throws ExecutionException,

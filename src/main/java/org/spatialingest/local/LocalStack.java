@@ -108,7 +108,7 @@ public final class LocalStack {
         exiting.set(true);
         stop.set(true);
         try {
-          finished.await(o.catchUp().toSeconds() + 180, TimeUnit.SECONDS);
+          finished.await((o.catchUp() == null ? 600 : o.catchUp().toSeconds()) + 180, TimeUnit.SECONDS);
         } catch (InterruptedException ignored) {
           Thread.currentThread().interrupt();
         }
@@ -129,8 +129,10 @@ public final class LocalStack {
           }
           stop.set(true);
           generator.join(10_000);
-          Duration wait = exiting.get() ? Duration.ZERO : o.catchUp();
-          out.printf("Stopping: %,d records produced; waiting (at most %d s) until the job has read them all ...%n",
+          Duration limit = o.catchUp() != null ? o.catchUp()
+              : config.maxLatency().plus(config.checkpointInterval().multipliedBy(2)).plusSeconds(60);
+          Duration wait = exiting.get() ? Duration.ZERO : limit;
+          out.printf("Stopping: %,d records produced; waiting (at most %d s) until the tables hold them all ...%n",
               produced.get(), wait.toSeconds());
           caughtUp = catchUp(admin, config.groupId(), wait, job, out);
           out.println("Draining the job (stop-with-savepoint, drain) ...");
@@ -181,8 +183,9 @@ public final class LocalStack {
   private record CatchUp(long unread, Duration waited) {}
 
   /**
-   * Waits until the job's consumer group has read every record in the topic, at most {@code limit} (and no longer than
-   * the job runs); prints progress every 5 s.
+   * Waits until the job's consumer group covers every record in the topic — the sink sets the group's offsets to the
+   * table's positions, so that is when every record is committed — at most {@code limit} (and no longer than the job
+   * runs); prints progress every 5 s.
    */
   private static CatchUp catchUp(Admin admin, String groupId, Duration limit, JobClient job, PrintStream out)
       throws Exception {
@@ -192,16 +195,16 @@ public final class LocalStack {
       KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, TOPIC, groupId);
       long waited = System.currentTimeMillis() - start;
       if (offsets.unread() == 0) {
-        out.printf("Caught up after %d s: the job has read all %,d records.%n", waited / 1000, offsets.records());
+        out.printf("Caught up after %d s: the tables hold all %,d records.%n", waited / 1000, offsets.records());
         return new CatchUp(0, Duration.ofMillis(waited));
       }
       if (waited >= limit.toMillis() || job.getJobStatus().get().isTerminalState()) {
-        out.printf("Not caught up after %d s: %,d of %,d records still unread in Kafka.%n", waited / 1000,
+        out.printf("Not caught up after %d s: %,d of %,d records not yet committed.%n", waited / 1000,
             offsets.unread(), offsets.records());
         return new CatchUp(offsets.unread(), Duration.ofMillis(waited));
       }
       if (System.currentTimeMillis() - lastPrinted >= PROGRESS_EVERY_MS) {
-        out.printf("catching up: %,d of %,d records still unread (waited %d s of at most %d s)%n", offsets.unread(),
+        out.printf("catching up: %,d of %,d records not yet committed (waited %d s of at most %d s)%n", offsets.unread(),
             offsets.records(), waited / 1000, limit.toSeconds());
         lastPrinted = System.currentTimeMillis();
       }

@@ -29,8 +29,8 @@ class DemoResultTest {
     DemoResult r = result(1_000, 700, 0, HEALTHY, 300, null);
     assertThat(r.ok()).isFalse();
     assertThat(r.line()).isEqualTo("RESULT FAILED: 700 of 1,000 produced records committed (700 rows in "
-        + "spatial.telemetry + 0 in spatial.telemetry_rejects), 300 not committed; 300 records were still unread in "
-        + "Kafka when the demo stopped waiting for the job to catch up (after 120 s); 0 restarts, 0 failed "
+        + "spatial.telemetry + 0 in spatial.telemetry_rejects), 300 not committed; 300 records were left in Kafka, "
+        + "not yet committed, when the demo stopped waiting for the job to catch up (after 120 s); 0 restarts, 0 failed "
         + "checkpoints (12 completed, 1 trigger refused before start).");
   }
 

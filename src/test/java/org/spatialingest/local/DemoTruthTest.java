@@ -48,11 +48,9 @@ class DemoTruthTest {
   @Test
   void runThatRestartsPrintsItAndEndsFailed(@TempDir Path warehouse) throws Exception {
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
-    // every record a 20,000-vertex polygon (~320 KB buffered per row; not validated, to spare the CPU) and no latency
-    // close for a minute: the sink's state passes 5 MiB within seconds, which JobManager checkpoint storage refuses
-    int exit = LocalStack.run(options(warehouse, Duration.ofSeconds(8), 10, 1, 20_000,
-            Map.of("sink.max-latency", "60s", "transform.validate", "false", "transform.repair", "false"),
-            Map.of("execution.checkpointing.storage", "jobmanager",
+    // checkpoints that cannot finish in 10 ms expire, and with no tolerated checkpoint failure the job fails over
+    int exit = LocalStack.run(options(warehouse, Duration.ofSeconds(8), 200, 50, 2_000, Map.of(),
+            Map.of("execution.checkpointing.timeout", "10ms",
                 "execution.checkpointing.dir", warehouse.resolve("checkpoints").toUri().toString()), 5),
         new PrintStream(printed, true, StandardCharsets.UTF_8));
 
