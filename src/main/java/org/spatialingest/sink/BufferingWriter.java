@@ -97,7 +97,8 @@ final class BufferingWriter<T>
     long now = System.currentTimeMillis();
     for (TableWriter table : tables) {
       for (PartitionBuffer buffer : table.buffers.all()) {
-        long oldestAge = now - Math.min(now, buffer.minIngestMillis());
+        // the age the oldest row will have once the file is written (the write delays the barrier and the commit)
+        long oldestAge = now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
         CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
         if (reason != null) {
           close(table, buffer, reason);

@@ -30,6 +30,8 @@ final class TableWriter implements AutoCloseable {
   final StagingArea staging;
   private final TableLoader loader;
   private final SortedFileWriter fileWriter;
+  /** Learned write cost, ns per buffered byte (sort + encode + upload); 0 until a file was written. */
+  private double writeNanosPerByte;
   private double ratioEncoded;
   private double ratioBuffered;
   /** ratioEncoded / ratioBuffered, kept current so the per-record target check is one comparison */
@@ -64,9 +66,21 @@ final class TableWriter implements AutoCloseable {
     return encodedRatio;
   }
 
+  /**
+   * How long writing {@code buffer} is expected to take, from the files written so far: a latency close must start
+   * that much earlier for its rows to be committed within L + C, since the write happens on the task thread before
+   * the barrier goes on.
+   */
+  long expectedWriteMillis(PartitionBuffer buffer) {
+    return (long) (writeNanosPerByte * buffer.bytes() / 1_000_000);
+  }
+
   /** Writes the buffer as one sorted data file, forgets it, and learns the encoding ratio from the result. */
   DataFile write(PartitionBuffer buffer) throws IOException {
+    long start = System.nanoTime();
     DataFile file = fileWriter.write(buffer);
+    double perByte = (System.nanoTime() - start) / (double) Math.max(1, buffer.bytes());
+    writeNanosPerByte = writeNanosPerByte == 0 ? perByte : writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
     buffers.remove(buffer);
     ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
     ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
