@@ -43,8 +43,8 @@ import org.spatialingest.config.TransformConfig;
  * {@code malformed_json}) with {@code id} (non-empty string), {@code event_time} (ISO-8601 with offset, or epoch
  * millis, within {@link EventTime#RANGE}), {@code geometry} (encoded per {@code input.format}; another encoding is
  * rejected with the format that would read it, see {@link FormatHint}) and an optional {@code properties} object; for
- * {@code feature} a GeoJSON Feature with {@code id} (string or number) and {@code properties.event_time}. Not
- * thread-safe: one per operator.
+ * {@code feature} a GeoJSON Feature with {@code id} (string or number) and {@code properties.event_time}. Geometry
+ * work is bounded per record by {@link GeometryBudget}. Not thread-safe: one per operator.
  */
 public final class TelemetryParser {
   private final ObjectMapper mapper = new ObjectMapper();

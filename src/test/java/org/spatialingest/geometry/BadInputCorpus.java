@@ -8,7 +8,7 @@ import java.util.Map;
 /**
  * Bad inputs, each with the reject reason it must get, for the job configured by {@link #CONFIG}: GeoJSON input,
  * typed properties {@code vehicle:string, speed_kmh:double}, regions from {@code boundary_refresh} records, at most
- * {@link #MAX_VERTICES} vertices and {@link #MAX_BYTES} bytes per record. Every entry's
+ * {@link #MAX_VERTICES} vertices and {@link #MAX_BYTES} bytes per record, the default geometry budget. Every entry's
  * bytes are unique; an entry may name a part its reject message must contain.
  */
 public final class BadInputCorpus {
@@ -143,6 +143,19 @@ public final class BadInputCorpus {
         + "\"geometry\":\"POINT(4 7)\"}", RejectReason.INVALID_TIME, range);
     add(out, "ISO year 300 million", "{\"id\":\"l8\",\"event_time\":\"+300000000-01-01T00:00:00Z\","
         + "\"geometry\":\"POINT(4 8)\"}", RejectReason.INVALID_TIME, range);
+    // geometry work over the per-record budget
+    add(out, "deep-spike star of 120k vertices", Shapes.record("m1",
+        "\"" + Shapes.wktRounded(Shapes.deepStar(5, 45, 120_000, 1)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "edge-pair tests");
+    add(out, "self-touching star", Shapes.record("m2",
+        "\"" + Shapes.wktRounded(Shapes.touchingStar(5, 45, 2_000, 1)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "crossings per record");
+    add(out, "ring crossing itself everywhere", Shapes.record("m3",
+        "\"" + Shapes.wktRounded(Shapes.crossingStar(5, 45, 201, 100, 1)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "crossings per record");
+    add(out, "1,600 overlapping holes", Shapes.record("m4",
+        "\"" + Shapes.wktRounded(Shapes.gridOfHoles(5, 45, 40, 16, 1.6, false)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "1,601 rings");
     // a geometry in another encoding than input.format (geojson here) names the key and the value that fits
     add(out, "WKB hex under geojson", "{\"id\":\"n1\"," + t
         + ",\"geometry\":\"0101000000000000000000F03F0000000000000040\"}", RejectReason.UNPARSEABLE_GEOMETRY,
