@@ -81,10 +81,11 @@ final class GeometryCost {
 
   /**
    * An upper bound of the edge pairs: segments and monotone chains are counted into the cells of a uniform grid (cell
-   * side = twice the mean segment extent, occupied cells only, in a hash table) that their boxes cover; two boxes that
+   * side = 4 × the mean segment extent, occupied cells only, in a hash table) that their boxes cover; two boxes that
    * overlap share a cell, so the sum over cells of {@code count·(count−1)/2} is at least the number of overlapping
-   * pairs. Returns {@link #OVER} when the covered cells exceed {@code 16·segments} (long chains over a fine grid, e.g.
-   * a densified diagonal edge): the exact count, cheap for few long chains, decides then.
+   * pairs. Returns {@link #OVER} when the boxes cover more than {@code 8·segments} cells or more than
+   * {@code 2·segments} distinct ones (long chains over a fine grid, e.g. a densified diagonal edge): the exact count,
+   * cheap for few long chains, decides then. Memory: at most 64 bytes per segment, ~16 for ordinary shapes.
    */
   static long gridBound(List<Coordinate[]> linework) {
     Envelope env = new Envelope();
@@ -102,11 +103,11 @@ final class GeometryCost {
     if (segments == 0) {
       return 0;
     }
-    double side = Math.max(2 * extents / segments, Math.max(env.getWidth(), env.getHeight()) / (1 << 30));
+    double side = Math.max(4 * extents / segments, Math.max(env.getWidth(), env.getHeight()) / (1 << 30));
     if (!(side > 0)) { // every segment has zero length
       return segments * (segments - 1) / 2;
     }
-    Grid grid = new Grid(env.getMinX(), env.getMinY(), side, (int) Math.min(1 << 24, segments), 16 * segments);
+    Grid grid = new Grid(env.getMinX(), env.getMinY(), side, (int) Math.min(1 << 26, segments));
     for (Coordinate[] line : linework) {
       if (!grid.addLine(line)) {
         return OVER;
@@ -117,28 +118,37 @@ final class GeometryCost {
 
   /**
    * Cell counters of segment boxes and of chain boxes (chains split as {@code MonotoneChainBuilder} splits them: where
-   * the quadrant of the direction changes), in one open-addressing table keyed by kind, column and row.
+   * the quadrant of the direction changes), in one open-addressing table keyed by column and row.
    */
   private static final class Grid {
     private static final long EMPTY = -1;
+    private static final long SEGMENT = 1L << 32;
+    private static final long CHAIN = 1;
     private final double minX;
     private final double minY;
     private final double side;
     private final long coverLimit;
+    private final long cellLimit;
     private long covered;
-    private long[] keys;
-    private int[] counts;
+    /** Slot i: key at 2i, counts at 2i + 1 (segments in the high half, chains in the low half): one cache line. */
+    private long[] table;
     private int used;
 
-    Grid(double minX, double minY, double side, int expectedCells, long coverLimit) {
+    Grid(double minX, double minY, double side, int segments) {
       this.minX = minX;
       this.minY = minY;
       this.side = side;
-      this.coverLimit = coverLimit;
-      int capacity = Integer.highestOneBit(Math.max(16, expectedCells)) << 1;
-      keys = new long[capacity];
-      counts = new int[capacity];
-      java.util.Arrays.fill(keys, EMPTY);
+      this.coverLimit = 8L * segments;
+      this.cellLimit = 2L * segments + 16;
+      table = empty(Integer.highestOneBit(Math.max(16, segments)));
+    }
+
+    private static long[] empty(int slots) {
+      long[] t = new long[2 * slots];
+      for (int i = 0; i < t.length; i += 2) {
+        t[i] = EMPTY;
+      }
+      return t;
     }
 
     /** False once the covered cells exceed the limit. */
@@ -155,7 +165,7 @@ final class GeometryCost {
         double x1 = Math.max(a.x, b.x);
         double y0 = Math.min(a.y, b.y);
         double y1 = Math.max(a.y, b.y);
-        if (!add(0, x0, y0, x1, y1)) {
+        if (!add(false, x0, y0, x1, y1)) {
           return false;
         }
         double dx = b.x - a.x;
@@ -171,7 +181,7 @@ final class GeometryCost {
           cy1 = Math.max(cy1, y1);
           continue;
         }
-        if (quadrant != -1 && !add(1, cx0, cy0, cx1, cy1)) {
+        if (quadrant != -1 && !add(true, cx0, cy0, cx1, cy1)) {
           return false;
         }
         quadrant = q;
@@ -180,10 +190,10 @@ final class GeometryCost {
         cx1 = x1;
         cy1 = y1;
       }
-      return quadrant == -1 || add(1, cx0, cy0, cx1, cy1);
+      return quadrant == -1 || add(true, cx0, cy0, cx1, cy1);
     }
 
-    private boolean add(long kind, double x0, double y0, double x1, double y1) {
+    private boolean add(boolean chain, double x0, double y0, double x1, double y1) {
       long ix0 = (long) ((x0 - minX) / side);
       long ix1 = (long) ((x1 - minX) / side);
       long iy0 = (long) ((y0 - minY) / side);
@@ -192,54 +202,63 @@ final class GeometryCost {
       if (covered > coverLimit) {
         return false;
       }
+      long increment = chain ? CHAIN : SEGMENT;
       for (long y = iy0; y <= iy1; y++) {
         for (long x = ix0; x <= ix1; x++) {
-          increment(kind << 62 | x << 31 | y);
+          int slot = slot(x << 31 | y);
+          if (slot < 0) {
+            return false;
+          }
+          table[slot + 1] += increment;
         }
       }
       return true;
     }
 
-    private void increment(long key) {
-      int mask = keys.length - 1;
+    /** The index of {@code key} in the table, claimed if new (at most half full), or -1 past the cell limit. */
+    private int slot(long key) {
+      int mask = table.length / 2 - 1;
       int i = (int) (key * 0x9E3779B97F4A7C15L >>> 32) & mask;
-      while (keys[i] != EMPTY && keys[i] != key) {
+      while (table[2 * i] != key) {
+        if (table[2 * i] == EMPTY) {
+          if (used >= cellLimit) {
+            return -1;
+          }
+          if ((used + 1) * 4 > table.length) {
+            grow();
+            return slot(key);
+          }
+          used++;
+          table[2 * i] = key;
+          return 2 * i;
+        }
         i = (i + 1) & mask;
       }
-      if (keys[i] == EMPTY) {
-        keys[i] = key;
-        if (++used * 2 > keys.length) {
-          grow();
-          increment(key);
-          return;
-        }
-      }
-      counts[i]++;
+      return 2 * i;
     }
 
     private void grow() {
-      long[] oldKeys = keys;
-      int[] oldCounts = counts;
-      keys = new long[oldKeys.length * 2];
-      counts = new int[oldKeys.length * 2];
-      java.util.Arrays.fill(keys, EMPTY);
-      int mask = keys.length - 1;
-      for (int j = 0; j < oldKeys.length; j++) {
-        if (oldKeys[j] != EMPTY) {
-          int i = (int) (oldKeys[j] * 0x9E3779B97F4A7C15L >>> 32) & mask;
-          while (keys[i] != EMPTY) {
+      long[] old = table;
+      table = empty(old.length); // twice the slots
+      int mask = table.length / 2 - 1;
+      for (int j = 0; j < old.length; j += 2) {
+        if (old[j] != EMPTY) {
+          int i = (int) (old[j] * 0x9E3779B97F4A7C15L >>> 32) & mask;
+          while (table[2 * i] != EMPTY) {
             i = (i + 1) & mask;
           }
-          keys[i] = oldKeys[j];
-          counts[i] = oldCounts[j];
+          table[2 * i] = old[j];
+          table[2 * i + 1] = old[j + 1];
         }
       }
     }
 
     long pairs() {
       long sum = 0;
-      for (int n : counts) {
-        sum += (long) n * (n - 1) / 2;
+      for (int i = 1; i < table.length; i += 2) {
+        long s = table[i] >>> 32;
+        long k = table[i] & 0xFFFF_FFFFL;
+        sum += s * (s - 1) / 2 + k * (k - 1) / 2;
       }
       return sum;
     }

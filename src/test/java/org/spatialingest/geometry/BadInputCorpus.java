@@ -149,10 +149,10 @@ public final class BadInputCorpus {
         RejectReason.GEOMETRY_TOO_COMPLEX, "edge-pair tests");
     add(out, "self-touching star", Shapes.record("m2",
         "\"" + Shapes.wktRounded(Shapes.touchingStar(5, 45, 2_000, 1)) + "\"", null),
-        RejectReason.GEOMETRY_TOO_COMPLEX, "crossings per record");
+        RejectReason.GEOMETRY_TOO_COMPLEX, "cross or touch at more than 1,000 points");
     add(out, "ring crossing itself everywhere", Shapes.record("m3",
         "\"" + Shapes.wktRounded(Shapes.crossingStar(5, 45, 201, 100, 1)) + "\"", null),
-        RejectReason.GEOMETRY_TOO_COMPLEX, "crossings per record");
+        RejectReason.GEOMETRY_TOO_COMPLEX, "cross or touch at more than 1,000 points");
     add(out, "1,600 overlapping holes", Shapes.record("m4",
         "\"" + Shapes.wktRounded(Shapes.gridOfHoles(5, 45, 40, 16, 1.6, false)) + "\"", null),
         RejectReason.GEOMETRY_TOO_COMPLEX, "1,601 rings");

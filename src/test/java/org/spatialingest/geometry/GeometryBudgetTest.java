@@ -60,9 +60,18 @@ class GeometryBudgetTest {
   void selfTouchingAndSelfCrossingRingsAreRefusedBeforeRepair() {
     assertThat(tooComplex(chain(), Shapes.touchingStar(5, 45, 2_000, 1)).getMessage())
         .isEqualTo("invalid Polygon whose rings cross or touch at more than 1,000 points; repair is budgeted at 1,000"
-            + " rings and 1,000 crossings per record");
+            + " rings, 1,000 crossings and 5,000,000 edge-pair tests per record");
     assertThat(tooComplex(chain(), Shapes.crossingStar(5, 45, 201, 100, 1)).getMessage())
         .contains("more than 1,000 points");
+    // a deep-spike star that fits the validation budget but crosses itself once is too costly to repair
+    Polygon deep = Shapes.deepStar(5, 45, 16_000, 1);
+    Coordinate[] c = deep.getExteriorRing().getCoordinates().clone();
+    Coordinate swap = c[100];
+    c[100] = c[102];
+    c[102] = swap;
+    assertThat(tooComplex(chain(), Shapes.F.createPolygon(c)).getMessage()).isEqualTo("invalid Polygon of 16,001"
+        + " vertices needs more than 5,000,000 edge-pair tests to repair; repair is budgeted at 1,000 rings, 1,000"
+        + " crossings and 5,000,000 edge-pair tests per record");
     // a ring touching itself everywhere also has its edge boxes all overlapping: refused before validation
     assertThat(tooComplex(chain(), Shapes.touchingStar(5, 45, 40_000, 1)).getMessage()).contains("edge-pair tests");
     // without repair the cheap ones are plain invalid geometries
@@ -76,7 +85,8 @@ class GeometryBudgetTest {
     Polygon disjoint = Shapes.gridOfHoles(5, 45, 60, 16, 0.5, false);
     assertThat(chain().apply(disjoint).getNumGeometries()).isEqualTo(1); // 3,600 holes: validated within budget
     assertThat(tooComplex(chain(), Shapes.gridOfHoles(5, 45, 40, 16, 1.6, false)).getMessage())
-        .isEqualTo("invalid Polygon with 1,601 rings; repair is budgeted at 1,000 rings and 1,000 crossings per record");
+        .isEqualTo("invalid Polygon with 1,601 rings; repair is budgeted at 1,000 rings, 1,000 crossings and"
+            + " 5,000,000 edge-pair tests per record");
     GeometryChain bowTieWithHoles = chain();
     Geometry repaired = bowTieWithHoles.apply(Shapes.gridOfHoles(5, 45, 20, 16, 0.5, true));
     assertThat(bowTieWithHoles.repaired).isTrue();
@@ -91,7 +101,8 @@ class GeometryBudgetTest {
 
   @Test
   void theVertexBudgetCoversOnlyTheExpensiveSteps() throws Exception {
-    GeometryBudget small = new GeometryBudget(1_000, BUDGET.pairTests(), BUDGET.repairSize(), BUDGET.millis());
+    GeometryBudget small = new GeometryBudget(1_000, BUDGET.pairTests(), BUDGET.repairSize(),
+        BUDGET.repairPairTests(), BUDGET.millis());
     Polygon star = Shapes.star(5, 45, 2_000, 1);
     assertThat(tooComplex(chain(small), star).getMessage()).isEqualTo("Polygon has 2,001 vertices; validation, repair"
         + " and simplification are budgeted at 1,000 vertices per record");
@@ -100,7 +111,8 @@ class GeometryBudgetTest {
 
   @Test
   void aStepStartsOnlyWithinTheTimeBudget() {
-    GeometryBudget none = new GeometryBudget(BUDGET.vertices(), BUDGET.pairTests(), BUDGET.repairSize(), 0);
+    GeometryBudget none = new GeometryBudget(BUDGET.vertices(), BUDGET.pairTests(), BUDGET.repairSize(),
+        BUDGET.repairPairTests(), 0);
     assertThat(tooComplex(chain(none), Shapes.star(5, 45, 100, 1)).getMessage())
         .matches("geometry steps used \\d+ ms before validation; the time budget is 0 ms per record");
     assertThat(tooComplex(chain(none, "transform.validate", "false", "transform.repair", "false",
