@@ -6,6 +6,13 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Instant;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.flink.RowDataWrapper;
+import org.apache.iceberg.transforms.Transforms;
+import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -47,6 +54,36 @@ class EventTimeTest {
     assertThat(e).as(json).isNotNull();
     assertThat(e.reason()).isEqualTo(RejectReason.INVALID_TIME);
     assertThat(e.getMessage()).contains("is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z");
+  }
+
+  /**
+   * Why the range is needed: the sink converts TimestampData to Iceberg micros (millis × 1000, unchecked) through
+   * RowDataWrapper and partitions by day/hour; both ends convert exactly, the value users sent (1e18 ms) wrapped.
+   */
+  @Test
+  void bothEndsSurviveTheSinksConversionAndPartitionTransforms() {
+    Schema schema = new Schema(Types.NestedField.required(1, "t", Types.TimestampType.withZone()));
+    RowDataWrapper wrapper = new RowDataWrapper(FlinkSchemaUtil.convert(schema), schema.asStruct());
+    Types.TimestampType type = Types.TimestampType.withZone();
+    long[] ends = {FIRST, LAST};
+    String[] days = {"0001-01-01", "9999-12-31"};
+    String[] hours = {"0001-01-01-00", "9999-12-31-23"};
+    for (int i = 0; i < ends.length; i++) {
+      long micros = micros(wrapper, ends[i]);
+      assertThat(micros).isEqualTo(ends[i] * 1000);
+      assertThat(Transforms.day().toHumanString(type, (Integer) Transforms.day().bind(type).apply(micros)))
+          .isEqualTo(days[i]);
+      assertThat(Transforms.hour().toHumanString(type, (Integer) Transforms.hour().bind(type).apply(micros)))
+          .isEqualTo(hours[i]);
+    }
+    long wrapped = micros(wrapper, 1_000_000_000_000_000_000L);
+    assertThat(wrapped / 1000).isNotEqualTo(1_000_000_000_000_000_000L); // what the range keeps out
+  }
+
+  private static long micros(RowDataWrapper wrapper, long millis) {
+    GenericRowData row = new GenericRowData(1);
+    row.setField(0, TimestampData.fromEpochMillis(millis));
+    return wrapper.wrap(row).get(0, Long.class);
   }
 
   @Test
