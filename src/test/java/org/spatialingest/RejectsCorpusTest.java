@@ -3,8 +3,11 @@ package org.spatialingest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -53,8 +56,10 @@ import org.spatialingest.sink.DeadLetterSerializer;
 
 /**
  * The bad-input corpus mixed with good records (points, a 100k-vertex star, a ring with holes, a bow-tie, an
- * antimeridian multipolygon, region refreshes) through the real job: broker, MiniCluster, Iceberg catalog. Nothing
- * restarts, every bad record is in the rejects table with its reason and origin, and input = rows + rejects.
+ * antimeridian multipolygon, region refreshes, the first and last event times the table holds, a record followed by
+ * whitespace, shapes with thousands of holes that fit the geometry budget) through the real job: broker, MiniCluster,
+ * Iceberg catalog. Nothing restarts, every bad record is in the rejects table with its reason, message and origin, and
+ * input = rows + rejects. The second test sends the corpus through the file source, one record a line.
  */
 class RejectsCorpusTest {
   @RegisterExtension
@@ -84,6 +89,10 @@ class RejectsCorpusTest {
       good.put(r.id(), r.json());
       mixed.add(r.json());
     }
+    edgeRecords().forEach((id, v) -> {
+      good.put(id, v);
+      mixed.add(v);
+    });
     Map<String, String> shapes = Map.of(
         "star-100k", Shapes.geoJsonRounded(Shapes.star(5, 45, 100_000, 1.0)),
         "ring-holes", Shapes.geoJsonRounded(Shapes.ringWithHoles(20, 50, 4_000, 5)),
@@ -143,7 +152,7 @@ class RejectsCorpusTest {
       assertThat(r).as("%s is in rejects", b.name()).isNotNull();
       assertThat(r.getField("reason")).as(b.name()).isEqualTo(b.reason().code());
       assertThat(r.getField("raw_size")).as(b.name()).isEqualTo((long) b.value().length);
-      assertThat(r.getField("message")).as(b.name()).isNotNull();
+      assertMessage(r, b);
       assertThat(r.getField("topic")).isEqualTo(topic);
       assertThat((Integer) r.getField("partition")).isBetween(0, 1);
       assertThat((Long) r.getField("offset")).isNotNegative();
@@ -202,6 +211,135 @@ class RejectsCorpusTest {
     Set<String> types = new HashSet<>();
     rows.forEach(r -> types.add((String) r.getField("geometry_type")));
     assertThat(types).contains("Point", "Polygon", "MultiPolygon");
+    assertEdgeRows(rows);
+  }
+
+  @Test
+  void theCorpusAsLinesOfFilesEndsInTheTableOrInRejectsWithFileAndLine(@TempDir Path tmp,
+      @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+    Path dir = Files.createDirectories(tmp.resolve("input"));
+    Map<String, byte[]> good = new HashMap<>(edgeRecords());
+    TelemetryGenerator gen = new TelemetryGenerator(12, 5, 0, 0);
+    for (int i = 0; i < 200; i++) {
+      TelemetryGenerator.Record r = gen.next(1_795_946_400_000L + i * 1000L);
+      good.put(r.id(), r.json());
+    }
+    List<BadInputCorpus.Bad> bad = new ArrayList<>();
+    for (BadInputCorpus.Bad b : BadInputCorpus.all()) {
+      if (isOneLine(b.value())) { // the empty value is a blank line to the file source, not a record
+        bad.add(b);
+      }
+    }
+    assertThat(bad).hasSizeGreaterThan(BadInputCorpus.all().size() - 2);
+    List<byte[]> lines = new ArrayList<>(good.values());
+    bad.forEach(b -> lines.add(b.value()));
+    Collections.shuffle(lines, new Random(5));
+    Map<String, BadInputCorpus.Bad> badAt = new HashMap<>(); // "file:line" -> entry
+    for (int f = 0; f < 2; f++) {
+      Path file = dir.resolve("part-" + f + ".ndjson");
+      try (var out = Files.newOutputStream(file)) {
+        int line = 0;
+        for (int i = f; i < lines.size(); i += 2) {
+          out.write(lines.get(i));
+          out.write(f == 0 ? new byte[] {'\n'} : new byte[] {'\r', '\n'});
+          line++;
+          for (BadInputCorpus.Bad b : bad) {
+            if (b.value() == lines.get(i)) {
+              badAt.put(file.toUri().getPath() + ":" + line, b);
+            }
+          }
+        }
+      }
+    }
+    assertThat(badAt).hasSize(bad.size());
+
+    Map<String, String> keys = new HashMap<>(BadInputCorpus.CONFIG);
+    keys.put("source", "file:" + dir);
+    keys.put("catalog.warehouse", tmp.resolve("warehouse").toString());
+    keys.put("checkpoint.interval", "300ms");
+    keys.put("sink.max-latency", "1s");
+    JobConfig config = JobConfig.fromMap(keys);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
+    env.setParallelism(2);
+    SpatialIngestJob.build(env, config, true);
+    JobClient client = env.executeAsync("corpus-files");
+    JobID jobId = client.getJobID();
+    client.getJobExecutionResult().get();
+    assertThat(miniCluster.getArchivedExecutionGraph(jobId).get().getFailureInfo()).as("job failures").isNull();
+
+    List<Record> rows = TestKit.rows(TestKit.table(config));
+    List<Record> rejects = TestKit.rows(Catalogs.catalogLoader(config).loadCatalog()
+        .loadTable(Catalogs.rejectsTableIdentifier(config)));
+    assertThat(TestKit.distinctIds(rows)).isEqualTo(good.keySet());
+    assertThat(rows.size() + rejects.size()).as("lines = rows + rejects").isEqualTo(lines.size());
+    Set<String> seen = new HashSet<>();
+    for (Record r : rejects) {
+      String where = ((String) r.getField("file")).replaceFirst("^file:", "") + ":" + r.getField("line");
+      BadInputCorpus.Bad b = badAt.get(where);
+      assertThat(b).as("a corpus entry at %s", where).isNotNull();
+      assertThat(seen.add(where)).as("once: %s", where).isTrue();
+      assertThat(r.getField("reason")).as(b.name()).isEqualTo(b.reason().code());
+      assertMessage(r, b);
+      assertThat(r.getField("topic")).isNull();
+    }
+    assertThat(seen).hasSize(bad.size());
+    assertEdgeRows(rows);
+  }
+
+  /**
+   * Records at the edges of the contract that must be committed: the first and last millisecond of
+   * 0001-01-01..9999-12-31 as epoch millis and as ISO-8601 (Z and with an offset), a record followed by whitespace,
+   * 3,600 disjoint holes (validated within the budget) and a bow-tie shell with 400 holes (repaired within it).
+   */
+  private static Map<String, byte[]> edgeRecords() {
+    Map<String, byte[]> m = new HashMap<>();
+    EDGE_TIMES.forEach((id, time) -> m.put(id, bytes("{\"id\":\"" + id + "\",\"event_time\":" + time
+        + ",\"geometry\":\"POINT(7 " + (m.size() + 1) + ")\"}")));
+    m.put("trailing-whitespace", bytes("{\"id\":\"trailing-whitespace\",\"event_time\":1795946400000,"
+        + "\"geometry\":\"POINT(7 9)\"} \t "));
+    m.put("holes-3600", bytes(Shapes.record("holes-3600",
+        "\"" + Shapes.wktRounded(Shapes.gridOfHoles(25, 45, 60, 16, 0.5, false)) + "\"", null)));
+    m.put("bow-tie-400-holes", bytes(Shapes.record("bow-tie-400-holes",
+        "\"" + Shapes.wktRounded(Shapes.gridOfHoles(28, 45, 20, 16, 0.5, true)) + "\"", null)));
+    return m;
+  }
+
+  /** id -> event_time JSON of the edge records; {@link #assertEdgeRows} checks each stored instant. */
+  private static final Map<String, String> EDGE_TIMES = Map.of(
+      "time-min-epoch", "-62135596800000",
+      "time-max-epoch", "253402300799999",
+      "time-min-iso", "\"0001-01-01T00:00:00Z\"",
+      "time-max-iso", "\"9999-12-31T23:59:59.999Z\"",
+      "time-min-offset", "\"0001-01-01T01:00:00+01:00\"",
+      "time-max-offset", "\"9999-12-31T22:59:59.999-01:00\"");
+
+  private static void assertEdgeRows(List<Record> rows) {
+    Map<String, Record> byId = new HashMap<>();
+    rows.forEach(r -> byId.put((String) r.getField("id"), r));
+    EDGE_TIMES.keySet().forEach(id -> {
+      OffsetDateTime t = (OffsetDateTime) byId.get(id).getField("event_time");
+      assertThat(t.toInstant()).as(id).isEqualTo(id.contains("min")
+          ? Instant.parse("0001-01-01T00:00:00Z") : Instant.parse("9999-12-31T23:59:59.999Z"));
+    });
+    assertThat(byId.get("bow-tie-400-holes").getField("geometry_type")).as("repaired").isEqualTo("MultiPolygon");
+    assertThat(byId.get("holes-3600").getField("geometry_type")).isEqualTo("Polygon");
+    assertThat(byId).containsKey("trailing-whitespace");
+  }
+
+  private static void assertMessage(Record reject, BadInputCorpus.Bad b) {
+    assertThat((String) reject.getField("message")).as(b.name()).isNotNull()
+        .contains(b.message() == null ? "" : b.message());
+  }
+
+  private static boolean isOneLine(byte[] value) {
+    boolean blank = true;
+    for (byte c : value) {
+      if (c == '\n' || c == '\r') {
+        return false;
+      }
+      blank &= c == ' ' || c == '\t';
+    }
+    return !blank;
   }
 
   private static byte[] bytes(String s) {

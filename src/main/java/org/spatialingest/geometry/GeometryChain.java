@@ -18,20 +18,28 @@ import org.spatialingest.config.TransformConfig;
 
 /**
  * Transforms 2-4 of the chain on a parsed geometry, in order: reproject to CRS84, check the coordinate range,
- * validate and repair only invalid geometries, simplify above a vertex count. Not thread-safe (one per parser).
+ * validate and repair only invalid geometries, simplify above a vertex count. Validation, repair and simplification
+ * run within a {@link GeometryBudget} (checked before each of them; over budget = {@code geometry_too_complex}).
+ * Not thread-safe (one per parser).
  *
  * <p>Axis order: x = easting/longitude, y = northing/latitude for every CRS, input and output, as in PROJ/proj4j
  * (the EPSG database's latitude-first axis order of geographic CRSs is not applied).
  */
 final class GeometryChain {
   private final TransformConfig config;
+  private final GeometryBudget budget;
   private final Reprojector reprojector;
   /** What the last {@link #apply} did, for the transform's counters. */
   boolean repaired;
   boolean simplified;
 
   GeometryChain(TransformConfig config) {
+    this(config, GeometryBudget.DEFAULT);
+  }
+
+  GeometryChain(TransformConfig config, GeometryBudget budget) {
     this.config = config;
+    this.budget = budget;
     this.reprojector = config.reprojectFrom() == null ? null : new Reprojector(config.reprojectFrom());
   }
 
@@ -42,18 +50,30 @@ final class GeometryChain {
       reprojector.reproject(g);
     }
     checkRange(g);
-    if (config.validate() && !(g instanceof Point)) { // a finite point is always valid
+    boolean validate = config.validate() && !(g instanceof Point); // a finite point is always valid
+    boolean topology = config.simplifyTolerance() > 0
+        && config.simplifyMethod() == TransformConfig.SimplifyMethod.TOPOLOGY;
+    if (!validate && !simplifies(g)) {
+      return g; // points, and everything when validation and simplification are off: nothing expensive to budget
+    }
+    long start = System.nanoTime();
+    budget.checkSize(g, GeometryCost.linework(g, topology));
+    if (validate) {
+      budget.checkTime(start, "validation");
       if (!IsValidOp.isValid(g)) {
         if (!config.repair()) {
           throw new GeometryParseException(RejectReason.INVALID_GEOMETRY,
               "invalid " + g.getGeometryType() + ": " + new IsValidOp(g).getValidationError());
         }
+        budget.checkRepair(g);
+        budget.checkTime(start, "repair");
         Geometry fixed;
         try {
           fixed = GeometryFixer.fix(g);
         } catch (RuntimeException e) {
           throw new GeometryParseException(RejectReason.UNREPAIRABLE_GEOMETRY, "GeometryFixer failed: " + e);
         }
+        budget.checkTime(start, "validation of the repair");
         if (fixed.isEmpty() || !IsValidOp.isValid(fixed) || lostDimension(g, fixed)) {
           throw new GeometryParseException(RejectReason.UNREPAIRABLE_GEOMETRY,
               "invalid " + g.getGeometryType() + " (" + new IsValidOp(g).getValidationError()
@@ -63,7 +83,11 @@ final class GeometryChain {
         repaired = true;
       }
     }
-    if (config.simplifyTolerance() > 0 && g.getNumPoints() > config.simplifyMinVertices()) {
+    if (simplifies(g)) {
+      if (topology) {
+        budget.checkTopologySimplify(g);
+      }
+      budget.checkTime(start, "simplification");
       Geometry s = switch (config.simplifyMethod()) {
         case TOPOLOGY -> TopologyPreservingSimplifier.simplify(g, config.simplifyTolerance());
         case DOUGLAS_PEUCKER -> DouglasPeuckerSimplifier.simplify(g, config.simplifyTolerance());
@@ -74,6 +98,10 @@ final class GeometryChain {
       }
     }
     return g;
+  }
+
+  private boolean simplifies(Geometry g) {
+    return config.simplifyTolerance() > 0 && g.getNumPoints() > config.simplifyMinVertices();
   }
 
   /** A polygon whose repair is only lines or points (a zero-area ring) has not been repaired but destroyed. */

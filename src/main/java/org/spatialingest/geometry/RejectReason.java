@@ -32,6 +32,11 @@ public enum RejectReason {
   INVALID_GEOMETRY,
   /** Invalid, and GeometryFixer's result is empty or still invalid. */
   UNREPAIRABLE_GEOMETRY,
+  /**
+   * Validation, repair or simplification would exceed the per-record {@link GeometryBudget}: too many vertices for
+   * them, too many edge pairs to test, too many crossings to repair, or the time budget used up before a step.
+   */
+  GEOMETRY_TOO_COMPLEX,
   /** proj4j failed, or produced non-finite coordinates, for {@code transform.reproject-from}. */
   REPROJECTION_FAILED,
   /** {@code properties} not an object, a typed property of the wrong JSON type, or an unusable boundary refresh. */

@@ -8,9 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.List;
 import org.apache.flink.table.data.GenericRowData;
@@ -42,9 +39,12 @@ import org.spatialingest.config.TransformConfig;
  * cap; emptiness and finiteness; {@link GeometryChain} (reproject, range, validate/repair, simplify); bbox, Hilbert
  * key and 2D WKB (points written by hand).
  *
- * <p>Record contract: {@code id} (non-empty string), {@code event_time} (ISO-8601 with offset, or epoch millis),
- * {@code geometry} and an optional {@code properties} object; for {@code feature} a GeoJSON Feature with
- * {@code id} (string or number) and {@code properties.event_time}. Not thread-safe: one per operator.
+ * <p>Record contract: exactly one JSON object (JSON whitespace around it is fine, anything else after it is
+ * {@code malformed_json}) with {@code id} (non-empty string), {@code event_time} (ISO-8601 with offset, or epoch
+ * millis, within {@link EventTime#RANGE}), {@code geometry} (encoded per {@code input.format}; another encoding is
+ * rejected with the format that would read it, see {@link FormatHint}) and an optional {@code properties} object; for
+ * {@code feature} a GeoJSON Feature with {@code id} (string or number) and {@code properties.event_time}. Geometry
+ * work is bounded per record by {@link GeometryBudget}. Not thread-safe: one per operator.
  */
 public final class TelemetryParser {
   private final ObjectMapper mapper = new ObjectMapper();
@@ -101,11 +101,14 @@ public final class TelemetryParser {
           "'properties' must be a JSON object, got " + props.getNodeType());
     }
     if (feature && !f.isFeature) {
-      throw new GeometryParseException(RejectReason.MALFORMED_JSON, "input.format feature needs \"type\":\"Feature\"");
+      throw new GeometryParseException(RejectReason.MALFORMED_JSON, FormatHint.forNonFeature(f.geometry));
     }
     String id = id(f.id, feature);
     JsonNode timeNode = feature ? (props == null ? null : props.get("event_time")) : f.eventTime;
-    long eventMillis = eventTime(timeNode);
+    if (timeNode == null && f.isFeature && !feature) {
+      throw new GeometryParseException(RejectReason.MISSING_TIME, FormatHint.forFeature(format));
+    }
+    long eventMillis = EventTime.millis(timeNode);
     Geometry geometry = geometry(f.geometry);
     geometry = chain.apply(geometry);
 
@@ -201,6 +204,9 @@ public final class TelemetryParser {
       if (p.currentToken() != JsonToken.END_OBJECT) {
         throw new GeometryParseException(RejectReason.MALFORMED_JSON, "unexpected end of the record");
       }
+      if (!atEnd(p)) {
+        throw new GeometryParseException(RejectReason.MALFORMED_JSON, trailingContent(payload));
+      }
     } catch (IOException e) {
       throw new GeometryParseException(RejectReason.MALFORMED_JSON, firstLine(e));
     }
@@ -208,6 +214,45 @@ public final class TelemetryParser {
       f.properties = null;
     }
     return f;
+  }
+
+  /**
+   * True if nothing but JSON whitespace follows the root value. Jackson reads several root values in a row, so the
+   * next token is a second value ({@code {..}{..}}), an error (trailing text) or, at the end, null; asking costs no
+   * allocation on the good path.
+   */
+  private static boolean atEnd(JsonParser p) {
+    try {
+      return p.nextToken() == null;
+    } catch (IOException e) { // not JSON after the value
+      return false;
+    }
+  }
+
+  /** What follows the record's JSON object, where (error path only: parses the object again to find its end). */
+  private String trailingContent(byte[] payload) {
+    int end = 0;
+    try (JsonParser p = mapper.getFactory().createParser(payload)) {
+      p.nextToken();
+      p.skipChildren();
+      end = (int) p.currentLocation().getByteOffset();
+    } catch (IOException e) {
+      // cannot happen: the object parsed a moment ago
+    }
+    while (end < payload.length && (payload[end] == ' ' || payload[end] == '\t' || payload[end] == '\n'
+        || payload[end] == '\r')) {
+      end++;
+    }
+    String rest = new String(payload, end, Math.min(payload.length - end, 24), StandardCharsets.UTF_8);
+    StringBuilder shown = new StringBuilder();
+    int i = 0;
+    for (; i < rest.length() && i < 20; i++) {
+      char c = rest.charAt(i);
+      shown.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+    }
+    boolean more = i < rest.length() || payload.length - end > 24;
+    return "trailing content after the JSON object at byte " + end + ": '" + shown + (more ? "...'" : "'")
+        + " (a record is one JSON value)";
   }
 
   /** The geometry of the last row {@link #parse} returned (after the chain). */
@@ -246,59 +291,37 @@ public final class TelemetryParser {
         + (feature ? " or an integer" : "") + ", got " + node.getNodeType());
   }
 
-  private static long eventTime(JsonNode node) throws GeometryParseException {
-    if (node == null || node.isNull()) {
-      throw new GeometryParseException(RejectReason.MISSING_TIME, "'event_time' is missing");
-    }
-    if (node.isIntegralNumber() && node.canConvertToLong()) {
-      return node.asLong();
-    }
-    if (node.isTextual()) {
-      String text = node.asText();
-      long fast = IsoTime.utcMillis(text);
-      if (fast != IsoTime.NOT_SIMPLE) {
-        return fast;
-      }
-      try {
-        return Instant.parse(text).toEpochMilli();
-      } catch (DateTimeParseException e) {
-        try {
-          return OffsetDateTime.parse(text).toInstant().toEpochMilli();
-        } catch (DateTimeParseException e2) {
-          throw new GeometryParseException(RejectReason.INVALID_TIME,
-              "'event_time' '" + GeoJsonGeometryReader.abbreviate(text) + "' is not ISO-8601 with an offset");
-        }
-      }
-    }
-    throw new GeometryParseException(RejectReason.INVALID_TIME,
-        "'event_time' must be an ISO-8601 string or epoch millis, got " + node.getNodeType());
-  }
-
   private Geometry geometry(JsonNode node) throws GeometryParseException {
     if (node == null || node.isNull()) {
       throw new GeometryParseException(RejectReason.MISSING_GEOMETRY, "'geometry' is missing");
     }
-    Geometry g = switch (format) {
-      case GEOJSON -> node.isTextual() ? wkt(node.asText()) : geoJson(node);
-      case FEATURE -> geoJson(node);
-      case WKT -> wkt(text(node, "a WKT string"));
-      case WKB_HEX -> {
-        byte[] bytes = Wkb.fromHex(text(node, "a hex WKB string"));
-        if (bytes == null) {
-          throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
+    Geometry g;
+    try {
+      g = switch (format) {
+        case GEOJSON -> node.isTextual() ? wkt(node.asText()) : geoJson(node);
+        case FEATURE -> geoJson(node);
+        case WKT -> wkt(text(node));
+        case WKB_HEX -> {
+          byte[] bytes = Wkb.fromHex(text(node));
+          if (bytes == null) {
+            throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
+          }
+          yield wkb.read(bytes);
         }
-        yield wkb.read(bytes);
-      }
-      case WKB_BASE64 -> {
-        byte[] bytes;
-        try {
-          bytes = Base64.getDecoder().decode(text(node, "a base64 WKB string"));
-        } catch (IllegalArgumentException e) {
-          throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
+        case WKB_BASE64 -> {
+          byte[] bytes;
+          try {
+            bytes = Base64.getDecoder().decode(text(node));
+          } catch (IllegalArgumentException e) {
+            throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
+          }
+          yield wkb.read(bytes);
         }
-        yield wkb.read(bytes);
-      }
-    };
+      };
+    } catch (GeometryParseException e) {
+      String hint = node.isTextual() ? FormatHint.forText(node.asText(), format) : null;
+      throw hint == null ? e : new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, hint);
+    }
     int vertices = g.getNumPoints();
     if (vertices > transform.maxVertices()) {
       throw new GeometryParseException(RejectReason.TOO_MANY_VERTICES,
@@ -322,10 +345,10 @@ public final class TelemetryParser {
     }
   }
 
-  private static String text(JsonNode node, String what) throws GeometryParseException {
+  /** The geometry string of a WKT or WKB format; anything else is refused with what it is and what would read it. */
+  private String text(JsonNode node) throws GeometryParseException {
     if (!node.isTextual()) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY,
-          "'geometry' must be " + what + ", got " + node.getNodeType());
+      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, FormatHint.forNode(node, format));
     }
     return node.asText();
   }

@@ -8,7 +8,8 @@ import java.util.Map;
 /**
  * Bad inputs, each with the reject reason it must get, for the job configured by {@link #CONFIG}: GeoJSON input,
  * typed properties {@code vehicle:string, speed_kmh:double}, regions from {@code boundary_refresh} records, at most
- * {@link #MAX_VERTICES} vertices and {@link #MAX_BYTES} bytes per record. Every entry's bytes are unique.
+ * {@link #MAX_VERTICES} vertices and {@link #MAX_BYTES} bytes per record, the default geometry budget. Every entry's
+ * bytes are unique; an entry may name a part its reject message must contain.
  */
 public final class BadInputCorpus {
   public static final int MAX_VERTICES = 150_000;
@@ -20,7 +21,11 @@ public final class BadInputCorpus {
       "transform.max-vertices", Integer.toString(MAX_VERTICES),
       "transform.max-record-bytes", Integer.toString(MAX_BYTES));
 
-  public record Bad(String name, byte[] value, RejectReason reason) {
+  public record Bad(String name, byte[] value, RejectReason reason, String message) {
+    public Bad(String name, byte[] value, RejectReason reason) {
+      this(name, value, reason, null);
+    }
+
     @Override
     public String toString() {
       return name + " -> " + reason.code();
@@ -29,7 +34,17 @@ public final class BadInputCorpus {
 
   private BadInputCorpus() {}
 
-  public static List<Bad> all() {
+  private static List<Bad> all;
+
+  /** The corpus, built once per JVM (its big shapes take seconds to write). */
+  public static synchronized List<Bad> all() {
+    if (all == null) {
+      all = List.copyOf(build());
+    }
+    return all;
+  }
+
+  private static List<Bad> build() {
     List<Bad> out = new ArrayList<>();
     String t = "\"event_time\":\"2026-11-29T10:00:00Z\"";
     add(out, "plain text", "not json at all", RejectReason.MALFORMED_JSON);
@@ -101,6 +116,58 @@ public final class BadInputCorpus {
     add(out, "refresh of a point", "{\"id\":\"j5\"," + t
         + ",\"geometry\":\"POINT(2 4)\",\"properties\":{\"kind\":\"boundary_refresh\",\"region\":\"x\"}}",
         RejectReason.SCHEMA_MISMATCH);
+    // a record is one JSON value: nothing but whitespace may follow it
+    String one = "{\"id\":\"k1\"," + t + ",\"geometry\":\"POINT(3 1)\"}";
+    add(out, "two JSON objects on one line", one + "{\"id\":\"k2\"," + t + ",\"geometry\":\"POINT(3 2)\"}",
+        RejectReason.MALFORMED_JSON, "trailing content after the JSON object at byte " + one.length() + ": '{\"id\"");
+    String two = "{\"id\":\"k3\"," + t + ",\"geometry\":\"POINT(3 3)\"}";
+    add(out, "trailing text", two + " trailing words", RejectReason.MALFORMED_JSON,
+        "trailing content after the JSON object at byte " + (two.length() + 1) + ": 'trailing words'");
+    add(out, "object then comma", "{\"id\":\"k4\"," + t + ",\"geometry\":\"POINT(3 4)\"},", RejectReason.MALFORMED_JSON,
+        "trailing content");
+    // event_time outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z (both ends, both encodings)
+    String range = EventTime.RANGE;
+    add(out, "epoch millis 1e18", "{\"id\":\"l1\",\"event_time\":1000000000000000000,\"geometry\":\"POINT(4 1)\"}",
+        RejectReason.INVALID_TIME, range);
+    add(out, "epoch millis just after 9999", "{\"id\":\"l2\",\"event_time\":" + (EventTime.MAX_MILLIS + 1)
+        + ",\"geometry\":\"POINT(4 2)\"}", RejectReason.INVALID_TIME, range);
+    add(out, "epoch millis just before 0001", "{\"id\":\"l3\",\"event_time\":" + (EventTime.MIN_MILLIS - 1)
+        + ",\"geometry\":\"POINT(4 3)\"}", RejectReason.INVALID_TIME, range);
+    add(out, "epoch millis beyond a long", "{\"id\":\"l4\",\"event_time\":100000000000000000000000,"
+        + "\"geometry\":\"POINT(4 4)\"}", RejectReason.INVALID_TIME, range);
+    add(out, "ISO year 10000", "{\"id\":\"l5\",\"event_time\":\"+10000-01-01T00:00:00Z\",\"geometry\":\"POINT(4 5)\"}",
+        RejectReason.INVALID_TIME, range);
+    add(out, "ISO just before 0001", "{\"id\":\"l6\",\"event_time\":\"0000-12-31T23:59:59.999Z\","
+        + "\"geometry\":\"POINT(4 6)\"}", RejectReason.INVALID_TIME, range);
+    add(out, "ISO offset past 9999", "{\"id\":\"l7\",\"event_time\":\"9999-12-31T23:59:59-00:01\","
+        + "\"geometry\":\"POINT(4 7)\"}", RejectReason.INVALID_TIME, range);
+    add(out, "ISO year 300 million", "{\"id\":\"l8\",\"event_time\":\"+300000000-01-01T00:00:00Z\","
+        + "\"geometry\":\"POINT(4 8)\"}", RejectReason.INVALID_TIME, range);
+    // geometry work over the per-record budget
+    add(out, "deep-spike star of 120k vertices", Shapes.record("m1",
+        "\"" + Shapes.wktRounded(Shapes.deepStar(5, 45, 120_000, 1)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "edge-pair tests");
+    add(out, "self-touching star", Shapes.record("m2",
+        "\"" + Shapes.wktRounded(Shapes.touchingStar(5, 45, 2_000, 1)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "cross or touch at more than 1,000 points");
+    add(out, "ring crossing itself everywhere", Shapes.record("m3",
+        "\"" + Shapes.wktRounded(Shapes.crossingStar(5, 45, 201, 100, 1)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "cross or touch at more than 1,000 points");
+    add(out, "1,600 overlapping holes", Shapes.record("m4",
+        "\"" + Shapes.wktRounded(Shapes.gridOfHoles(5, 45, 40, 16, 1.6, false)) + "\"", null),
+        RejectReason.GEOMETRY_TOO_COMPLEX, "1,601 rings");
+    // a geometry in another encoding than input.format (geojson here) names the key and the value that fits
+    add(out, "WKB hex under geojson", "{\"id\":\"n1\"," + t
+        + ",\"geometry\":\"0101000000000000000000F03F0000000000000040\"}", RejectReason.UNPARSEABLE_GEOMETRY,
+        "looks like WKB hex; input.format is geojson (accepts a GeoJSON object or WKT); set input.format: wkb-hex");
+    add(out, "WKB base64 under geojson", "{\"id\":\"n2\"," + t + ",\"geometry\":\"AQEAAAAAAAAAAADwPwAAAAAAAAhA\"}",
+        RejectReason.UNPARSEABLE_GEOMETRY, "set input.format: wkb-base64");
+    add(out, "GeoJSON as a string", "{\"id\":\"n3\"," + t
+        + ",\"geometry\":\"{\\\"type\\\":\\\"Point\\\",\\\"coordinates\\\":[1,2]}\"}",
+        RejectReason.UNPARSEABLE_GEOMETRY, "not a string");
+    add(out, "Feature under geojson", "{\"type\":\"Feature\",\"id\":\"n4\",\"geometry\":{\"type\":\"Point\","
+        + "\"coordinates\":[1,2]},\"properties\":{\"event_time\":\"2026-11-29T10:00:00Z\"}}", RejectReason.MISSING_TIME,
+        "set input.format: feature");
     return out;
   }
 
@@ -121,6 +188,10 @@ public final class BadInputCorpus {
   }
 
   private static void add(List<Bad> out, String name, String json, RejectReason reason) {
-    out.add(new Bad(name, json.getBytes(StandardCharsets.UTF_8), reason));
+    add(out, name, json, reason, null);
+  }
+
+  private static void add(List<Bad> out, String name, String json, RejectReason reason, String message) {
+    out.add(new Bad(name, json.getBytes(StandardCharsets.UTF_8), reason, message));
   }
 }

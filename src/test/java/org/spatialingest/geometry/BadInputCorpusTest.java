@@ -26,6 +26,9 @@ class BadInputCorpusTest {
           () -> parser.parse(bad.value(), 1L));
       assertThat(e).as("%s is rejected", bad.name()).isNotNull();
       assertThat(e.reason()).as("%s: %s", bad.name(), e.getMessage()).isEqualTo(bad.reason());
+      if (bad.message() != null) {
+        assertThat(e.getMessage()).as(bad.name()).contains(bad.message());
+      }
     }
   }
 

@@ -79,6 +79,62 @@ public final class Shapes {
     return F.createPolygon(c);
   }
 
+  /**
+   * A star whose spikes are deep (inner radius 0.6 of the outer): the shape users sent with 120,000 vertices. Valid,
+   * but every spike's box overlaps thousands of others, so {@code IsValidOp} alone took ~23 s on it before the budget.
+   */
+  public static Polygon deepStar(double cx, double cy, int vertices, double outer) {
+    return star(cx, cy, vertices, outer, 0.6 * outer);
+  }
+
+  /** A star whose inner vertices are all the centre: one ring touching itself {@code vertices / 2} times. Invalid. */
+  public static Polygon touchingStar(double cx, double cy, int vertices, double outer) {
+    return star(cx, cy, vertices, outer, 0);
+  }
+
+  /**
+   * The star polygon {n/k}: {@code n} points on a circle joined every {@code k}-th, so edges cross each other about
+   * n·(k−1) times (k ≈ n/2: every edge crosses almost every other). Invalid.
+   */
+  public static Polygon crossingStar(double cx, double cy, int n, int k, double r) {
+    Coordinate[] c = new Coordinate[n + 1];
+    for (int i = 0; i < n; i++) {
+      double a = 2 * Math.PI * ((long) i * k % n) / n;
+      c[i] = new Coordinate(cx + r * Math.cos(a), cy + r * Math.sin(a));
+    }
+    c[n] = c[0].copy();
+    return F.createPolygon(c);
+  }
+
+  /**
+   * A 2 × 2 degree square with {@code side × side} round holes of {@code perHole} vertices on a grid; hole radius =
+   * {@code fill} × half the grid spacing, so {@code fill < 1} gives disjoint holes (valid) and {@code fill > 1.42}
+   * holes overlapping their neighbours (invalid). With {@code bowTieShell} the shell crosses itself too.
+   */
+  public static Polygon gridOfHoles(double cx, double cy, int side, int perHole, double fill, boolean bowTieShell) {
+    Coordinate[] shell = bowTieShell
+        ? new Coordinate[] {new Coordinate(cx - 1, cy - 1), new Coordinate(cx + 1, cy + 1),
+            new Coordinate(cx + 1, cy - 1), new Coordinate(cx - 1, cy + 1), new Coordinate(cx - 1, cy - 1)}
+        : new Coordinate[] {new Coordinate(cx - 1, cy - 1), new Coordinate(cx + 1, cy - 1),
+            new Coordinate(cx + 1, cy + 1), new Coordinate(cx - 1, cy + 1), new Coordinate(cx - 1, cy - 1)};
+    LinearRing[] holes = new LinearRing[side * side];
+    double step = 2.0 / side;
+    for (int i = 0; i < side; i++) {
+      for (int j = 0; j < side; j++) {
+        holes[i * side + j] = circle(cx - 1 + (i + 0.5) * step, cy - 1 + (j + 0.5) * step, fill * step / 2, perHole,
+            true);
+      }
+    }
+    return F.createPolygon(F.createLinearRing(shell), holes);
+  }
+
+  /** WKT with coordinates rounded to 7 decimals (about 1 cm): compact text for big shapes. */
+  public static String wktRounded(Geometry g) {
+    org.locationtech.jts.io.WKTWriter w = new org.locationtech.jts.io.WKTWriter(2);
+    w.setPrecisionModel(new org.locationtech.jts.geom.PrecisionModel(1e7));
+    return w.write(g);
+  }
+
   /** A region crossing the antimeridian as RFC 7946 wants it: two parts, one each side of ±180. */
   public static MultiPolygon antimeridian(double lat, double halfWidth, int verticesPerPart) {
     Polygon east = box(180 - halfWidth, lat - 1, 180, lat + 1, verticesPerPart);

@@ -2,12 +2,16 @@ package org.spatialingest.geometry;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 import java.nio.charset.StandardCharsets;
+import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.locationtech.jts.geom.Geometry;
 import org.locationtech.jts.io.WKBReader;
 import org.spatialingest.table.TelemetryTable;
@@ -60,6 +64,46 @@ class TelemetryParserTest {
     GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parse(json));
     assertThat(e).as(json).isNotNull();
     assertThat(e.reason().code()).isEqualTo(reason);
+  }
+
+  private static final String ONE = "{\"id\":\"b\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}";
+
+  static Stream<Arguments> trailing() {
+    return Stream.of(
+        arguments("{\"id\":\"c\"}", 0, "'{\"id\":\"c\"}'"),
+        arguments("  " + ONE, 2, "'{\"id\":\"b\",\"event_tim...'"),
+        arguments("garbage", 0, "'garbage'"),
+        arguments(" ]", 1, "']'"),
+        arguments(",", 0, "','"),
+        arguments(" 42", 1, "'42'"),
+        arguments("\"x\"", 0, "'\"x\"'"));
+  }
+
+  @ParameterizedTest
+  @MethodSource("trailing")
+  void aRecordIsOneJsonValue(String tail, int whitespace, String shown) {
+    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parse(ONE + tail));
+    assertThat(e).as(ONE + tail).isNotNull();
+    assertThat(e.reason()).isEqualTo(RejectReason.MALFORMED_JSON);
+    assertThat(e.getMessage()).contains("trailing content after the JSON object at byte "
+        + (ONE.length() + whitespace) + ": " + shown);
+  }
+
+  @Test
+  void trailingControlBytesAreShownEscaped() {
+    byte[] json = "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}\0\0".getBytes(StandardCharsets.UTF_8);
+    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parser.parse(json, 1L));
+    assertThat(e.getMessage()).contains("at byte " + (json.length - 2) + ": '\\u0000\\u0000'");
+  }
+
+  @Test
+  void whitespaceAfterTheValueIsFine() throws Exception {
+    for (String tail : new String[] {"", " ", "\n", "\r\n", " \t \r\n "}) {
+      GenericRowData row = parse("{\"id\":\"w\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}" + tail);
+      assertThat(row.getString(TelemetryTable.ID).toString()).isEqualTo("w");
+    }
+    GenericRowData lead = parse(" \r\n{\"id\":\"w\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}");
+    assertThat(lead.getString(TelemetryTable.ID).toString()).isEqualTo("w");
   }
 
   @Test
