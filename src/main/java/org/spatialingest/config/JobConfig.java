@@ -105,6 +105,14 @@ public record JobConfig(
     k.put("transform.simplify-method", "topology|topology, douglas-peucker");
     k.put("transform.max-vertices", "1000000|positive integer");
     k.put("transform.max-record-bytes", "16MiB|size > 0 of one record");
+    k.put("transform.budget-vertices", "500000|positive integer: most vertices validation, repair and simplification "
+        + "run on");
+    k.put("transform.budget-pair-tests", "20000000|positive integer: most edge-pair tests validation (and vertex x ring "
+        + "tests topology-preserving simplification) may need");
+    k.put("transform.budget-repair-size", "1000|positive integer: most rings, and most crossings, repair may handle");
+    k.put("transform.budget-repair-pair-tests", "5000000|positive integer, at most transform.budget-pair-tests: most "
+        + "edge-pair tests repair may need");
+    k.put("transform.budget-time", "2s|duration > 0: a geometry step starts only while the record has used less");
     k.put("regions.refresh-kind", "|properties.kind value of boundary refresh records; empty = no region enrichment");
     k.put("regions.name-property", "region|property holding a refresh's region name");
     k.put("rejects.dead-letter-topic", "|Kafka topic that also receives every reject (at-least-once; same brokers and "
@@ -204,7 +212,20 @@ public record JobConfig(
         r.positiveInt("transform.simplify-min-vertices"),
         r.enumValue("transform.simplify-method", TransformConfig.SimplifyMethod.class),
         r.positiveInt("transform.max-vertices"),
-        r.positiveBytes("transform.max-record-bytes"));
+        r.positiveBytes("transform.max-record-bytes"),
+        budget(r));
+  }
+
+  private static TransformConfig.Budget budget(Reader r) {
+    long pairTests = r.positiveLong("transform.budget-pair-tests");
+    long repairPairTests = r.positiveLong("transform.budget-repair-pair-tests");
+    if (repairPairTests > pairTests) {
+      throw new ConfigException("transform.budget-repair-pair-tests (" + repairPairTests + ") must be at most "
+          + "transform.budget-pair-tests (" + pairTests + ")");
+    }
+    return new TransformConfig.Budget(r.positiveInt("transform.budget-vertices"), pairTests,
+        r.positiveInt("transform.budget-repair-size"), repairPairTests,
+        r.positiveDuration("transform.budget-time").toMillis());
   }
 
   /** The configuration as flat keys, the inverse of {@link #fromMap}. */
@@ -248,6 +269,11 @@ public record JobConfig(
     m.put("transform.simplify-method", lower(transform.simplifyMethod().name()).replace('_', '-'));
     m.put("transform.max-vertices", Integer.toString(transform.maxVertices()));
     m.put("transform.max-record-bytes", Long.toString(transform.maxRecordBytes()));
+    m.put("transform.budget-vertices", Integer.toString(transform.budget().vertices()));
+    m.put("transform.budget-pair-tests", Long.toString(transform.budget().pairTests()));
+    m.put("transform.budget-repair-size", Integer.toString(transform.budget().repairSize()));
+    m.put("transform.budget-repair-pair-tests", Long.toString(transform.budget().repairPairTests()));
+    m.put("transform.budget-time", transform.budget().millis() + "ms");
     m.put("regions.refresh-kind", regions.refreshKind());
     m.put("regions.name-property", regions.nameProperty());
     m.put("regions.partition", Boolean.toString(regions.partition()));
@@ -359,6 +385,14 @@ public record JobConfig(
         case "false" -> false;
         default -> throw new ConfigException(key + " has value '" + value + "'; allowed: " + allowedOf(key));
       };
+    }
+
+    long positiveLong(String key) {
+      long v = parsed(key, Long::parseLong);
+      if (v <= 0) {
+        throw new ConfigException(key + " has value '" + v + "'; allowed: " + allowedOf(key));
+      }
+      return v;
     }
 
     int positiveInt(String key) {

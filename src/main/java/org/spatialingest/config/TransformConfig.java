@@ -17,7 +17,15 @@ public record TransformConfig(
     int simplifyMinVertices,
     SimplifyMethod simplifyMethod,
     int maxVertices,
-    long maxRecordBytes) implements Serializable {
+    long maxRecordBytes,
+    Budget budget) implements Serializable {
+
+  /**
+   * What validation, repair and simplification may spend on one record ({@code transform.budget-*}); over budget is
+   * {@code geometry_too_complex}. See {@code geometry/GeometryBudget} for what each count predicts.
+   */
+  public record Budget(int vertices, long pairTests, int repairSize, long repairPairTests, long millis)
+      implements Serializable {}
 
   /** {@code topology}: TopologyPreservingSimplifier (stays valid); {@code douglas-peucker}: faster, may need repair. */
   public enum SimplifyMethod { TOPOLOGY, DOUGLAS_PEUCKER }

@@ -33,20 +33,25 @@ import org.locationtech.jts.geom.Geometry;
  * validation), at most O(n log n + pairTests) when the cheap bound is inconclusive.
  */
 record GeometryBudget(int vertices, long pairTests, int repairSize, long repairPairTests, long millis) {
-  /** The defaults (to become {@code transform.*} keys): about a second of JTS work per record at most. */
-  static final GeometryBudget DEFAULT = new GeometryBudget(500_000, 20_000_000, 1_000, 5_000_000, 2_000);
+  /** The defaults of the {@code transform.budget-*} keys: about a second of JTS work per record at most. */
+  static final GeometryBudget DEFAULT = of(org.spatialingest.config.TransformConfig.defaults().budget());
+
+  static GeometryBudget of(org.spatialingest.config.TransformConfig.Budget b) {
+    return new GeometryBudget(b.vertices(), b.pairTests(), b.repairSize(), b.repairPairTests(), b.millis());
+  }
 
   /** Before any expensive step: the vertex count, then the edge pairs of {@code linework}. */
   void checkSize(Geometry g, List<Coordinate[]> linework) throws GeometryParseException {
     int n = g.getNumPoints();
     if (n > vertices) {
       throw tooComplex(g.getGeometryType() + " has " + count(n) + " vertices; validation, repair and simplification"
-          + " are budgeted at " + count(vertices) + " vertices per record");
+          + " are budgeted at " + count(vertices) + " vertices per record (transform.budget-vertices)");
     }
     if (GeometryCost.edgePairsAtMost(linework, pairTests) == GeometryCost.OVER) {
       throw tooComplex(g.getGeometryType() + " of " + count(n) + " vertices needs more than " + count(pairTests)
           + " edge-pair tests to validate (its segments' bounding boxes overlap that often: deep spikes, or rings"
-          + " crossing or touching everywhere); the budget is " + count(pairTests) + " per record");
+          + " crossing or touching everywhere); the budget is " + count(pairTests)
+          + " per record (transform.budget-pair-tests)");
     }
   }
 
@@ -68,7 +73,8 @@ record GeometryBudget(int vertices, long pairTests, int repairSize, long repairP
 
   private String repairBudget() {
     return "repair is budgeted at " + count(repairSize) + " rings, " + count(repairSize) + " crossings and "
-        + count(repairPairTests) + " edge-pair tests per record";
+        + count(repairPairTests) + " edge-pair tests per record (transform.budget-repair-size, "
+        + "transform.budget-repair-pair-tests)";
   }
 
   /** Before topology-preserving simplification: vertices × rings (and lines). */
@@ -78,7 +84,7 @@ record GeometryBudget(int vertices, long pairTests, int repairSize, long repairP
     if (components > 1 && n * components > pairTests) {
       throw tooComplex("topology-preserving simplification of " + g.getGeometryType() + " with " + count(components)
           + " rings and " + count(n) + " vertices needs about " + count(n * components)
-          + " ring-vertex tests; the budget is " + count(pairTests) + " per record");
+          + " ring-vertex tests; the budget is " + count(pairTests) + " per record (transform.budget-pair-tests)");
     }
   }
 
@@ -87,7 +93,7 @@ record GeometryBudget(int vertices, long pairTests, int repairSize, long repairP
     long used = (System.nanoTime() - startNanos) / 1_000_000;
     if (used >= millis) {
       throw tooComplex("geometry steps used " + count(used) + " ms before " + step + "; the time budget is "
-          + count(millis) + " ms per record");
+          + count(millis) + " ms per record (transform.budget-time)");
     }
   }
 

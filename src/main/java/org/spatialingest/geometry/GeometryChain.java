@@ -34,7 +34,7 @@ final class GeometryChain {
   boolean simplified;
 
   GeometryChain(TransformConfig config) {
-    this(config, GeometryBudget.DEFAULT);
+    this(config, GeometryBudget.of(config.budget()));
   }
 
   GeometryChain(TransformConfig config, GeometryBudget budget) {

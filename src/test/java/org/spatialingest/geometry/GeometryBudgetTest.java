@@ -49,7 +49,7 @@ class GeometryBudgetTest {
     GeometryParseException e = tooComplex(chain(), star);
     assertThat(e.getMessage()).isEqualTo("Polygon of 120,001 vertices needs more than 20,000,000 edge-pair tests to"
         + " validate (its segments' bounding boxes overlap that often: deep spikes, or rings crossing or touching"
-        + " everywhere); the budget is 20,000,000 per record");
+        + " everywhere); the budget is 20,000,000 per record (transform.budget-pair-tests)");
     // the same shape with fewer vertices fits and is validated as before
     assertThat(IsValidOp.isValid(Shapes.deepStar(5, 45, 5_000, 1))).isTrue();
     assertThat(catchThrowableOfType(GeometryParseException.class,
@@ -60,7 +60,7 @@ class GeometryBudgetTest {
   void selfTouchingAndSelfCrossingRingsAreRefusedBeforeRepair() {
     assertThat(tooComplex(chain(), Shapes.touchingStar(5, 45, 2_000, 1)).getMessage())
         .isEqualTo("invalid Polygon whose rings cross or touch at more than 1,000 points; repair is budgeted at 1,000"
-            + " rings, 1,000 crossings and 5,000,000 edge-pair tests per record");
+            + " rings, 1,000 crossings and 5,000,000 edge-pair tests per record (transform.budget-repair-size, transform.budget-repair-pair-tests)");
     assertThat(tooComplex(chain(), Shapes.crossingStar(5, 45, 201, 100, 1)).getMessage())
         .contains("more than 1,000 points");
     // a deep-spike star that fits the validation budget but crosses itself once is too costly to repair
@@ -71,7 +71,7 @@ class GeometryBudgetTest {
     c[102] = swap;
     assertThat(tooComplex(chain(), Shapes.F.createPolygon(c)).getMessage()).isEqualTo("invalid Polygon of 16,001"
         + " vertices needs more than 5,000,000 edge-pair tests to repair; repair is budgeted at 1,000 rings, 1,000"
-        + " crossings and 5,000,000 edge-pair tests per record");
+        + " crossings and 5,000,000 edge-pair tests per record (transform.budget-repair-size, transform.budget-repair-pair-tests)");
     // a ring touching itself everywhere also has its edge boxes all overlapping: refused before validation
     assertThat(tooComplex(chain(), Shapes.touchingStar(5, 45, 40_000, 1)).getMessage()).contains("edge-pair tests");
     // without repair the cheap ones are plain invalid geometries
@@ -86,7 +86,7 @@ class GeometryBudgetTest {
     assertThat(chain().apply(disjoint).getNumGeometries()).isEqualTo(1); // 3,600 holes: validated within budget
     assertThat(tooComplex(chain(), Shapes.gridOfHoles(5, 45, 40, 16, 1.6, false)).getMessage())
         .isEqualTo("invalid Polygon with 1,601 rings; repair is budgeted at 1,000 rings, 1,000 crossings and"
-            + " 5,000,000 edge-pair tests per record");
+            + " 5,000,000 edge-pair tests per record (transform.budget-repair-size, transform.budget-repair-pair-tests)");
     GeometryChain bowTieWithHoles = chain();
     Geometry repaired = bowTieWithHoles.apply(Shapes.gridOfHoles(5, 45, 20, 16, 0.5, true));
     assertThat(bowTieWithHoles.repaired).isTrue();
@@ -95,7 +95,7 @@ class GeometryBudgetTest {
     GeometryChain topo = chain("transform.simplify-tolerance", "0.001", "transform.simplify-min-vertices", "100");
     assertThat(tooComplex(topo, Shapes.gridOfHoles(5, 45, 100, 16, 0.3, false)).getMessage())
         .isEqualTo("topology-preserving simplification of Polygon with 10,001 rings and 170,005 vertices needs about"
-            + " 1,700,220,005 ring-vertex tests; the budget is 20,000,000 per record");
+            + " 1,700,220,005 ring-vertex tests; the budget is 20,000,000 per record (transform.budget-pair-tests)");
     assertThat(topo.apply(Shapes.gridOfHoles(5, 45, 20, 16, 0.5, false)).getNumPoints()).isPositive();
   }
 
@@ -105,7 +105,7 @@ class GeometryBudgetTest {
         BUDGET.repairPairTests(), BUDGET.millis());
     Polygon star = Shapes.star(5, 45, 2_000, 1);
     assertThat(tooComplex(chain(small), star).getMessage()).isEqualTo("Polygon has 2,001 vertices; validation, repair"
-        + " and simplification are budgeted at 1,000 vertices per record");
+        + " and simplification are budgeted at 1,000 vertices per record (transform.budget-vertices)");
     assertThat(chain(small, "transform.validate", "false", "transform.repair", "false").apply(star)).isSameAs(star);
   }
 
@@ -114,7 +114,7 @@ class GeometryBudgetTest {
     GeometryBudget none = new GeometryBudget(BUDGET.vertices(), BUDGET.pairTests(), BUDGET.repairSize(),
         BUDGET.repairPairTests(), 0);
     assertThat(tooComplex(chain(none), Shapes.star(5, 45, 100, 1)).getMessage())
-        .matches("geometry steps used \\d+ ms before validation; the time budget is 0 ms per record");
+        .matches("geometry steps used \\d+ ms before validation; the time budget is 0 ms per record \\(transform.budget-time\\)");
     assertThat(tooComplex(chain(none, "transform.validate", "false", "transform.repair", "false",
         "transform.simplify-tolerance", "0.01", "transform.simplify-min-vertices", "10"), Shapes.star(5, 45, 100, 1))
         .getMessage()).contains("before simplification");
