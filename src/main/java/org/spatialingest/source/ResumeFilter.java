@@ -1,20 +1,18 @@
 package org.spatialingest.source;
 
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
-import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,18 +21,29 @@ import org.spatialingest.table.CommittedRecords;
 /**
  * Right after the source: on a start without state, drops the records the tables already hold (below the recorded
  * positions, or committed above them: {@link CommittedRecords}), so a restart without state, or a re-run of the same
- * files, neither loses nor duplicates a row. What it skips is fixed at that start and kept in state until the job
- * restores from a checkpoint taken after it; a record of a source the table has no position for always passes.
+ * files, neither loses nor duplicates a row. A record of a source the table has no position for always passes.
+ *
+ * <p>What it skips is fixed at that start: the tables' snapshots then. Its state is those snapshot ids, written by every
+ * subtask {@value #COPIES_PER_SUBTASK} times, so that a restore at up to that many times the parallelism still gives
+ * every subtask a copy (split list state is redistributed round robin); each recomputes the same set as of that
+ * snapshot. (Union list state would say it more simply, but Flink cannot checkpoint union state once some subtasks of
+ * a bounded source have finished.) With no position in the table there is no state at all.
  *
  * <p>Cost per record: one hash lookup by source key (the same string instance per partition or file).
  */
 public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord> implements CheckpointedFunction {
   private static final Logger LOG = LoggerFactory.getLogger(ResumeFilter.class);
+  static final int COPIES_PER_SUBTASK = 4;
 
   private final TableLoader telemetry;
   private final TableLoader rejects;
   private transient CommittedRecords committed;
-  private transient ListState<byte[]> state;
+  /** the telemetry table's snapshot the skip was fixed at, or -1 for none */
+  private transient long resumeSnapshot = -1;
+  /** the rejects table's snapshot at the same start, or -1 */
+  private transient long rejectsSnapshot = -1;
+  /** entries {@code <telemetry snapshot>/<rejects snapshot>} */
+  private transient ListState<String> state;
   private transient Counter skipped;
 
   public ResumeFilter(TableLoader telemetry, TableLoader rejects) {
@@ -44,21 +53,37 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    state = context.getOperatorStateStore().getUnionListState(
-        new ListStateDescriptor<>("committed-records", PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
-    if (context.isRestored()) {
-      committed = CommittedRecords.none();
-      for (byte[] bytes : state.get()) {
-        committed = decode(bytes); // every subtask stored the same copy
-      }
-      return;
-    }
+    state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("resume-snapshots", Types.STRING));
+    committed = CommittedRecords.none();
     try (TableLoader t = telemetry.clone(); TableLoader r = rejects.clone()) {
       t.open();
       r.open();
-      committed = CommittedRecords.read(t.loadTable(), r.loadTable());
+      Table table = t.loadTable();
+      Table rejectsTable = r.loadTable();
+      if (context.isRestored()) {
+        for (String ids : state.get()) {
+          resumeSnapshot = Long.parseLong(ids.substring(0, ids.indexOf('/')));
+          rejectsSnapshot = Long.parseLong(ids.substring(ids.indexOf('/') + 1));
+        }
+      } else if (table.currentSnapshot() != null) {
+        resumeSnapshot = table.currentSnapshot().snapshotId();
+        rejectsSnapshot = rejectsTable.currentSnapshot() == null ? -1 : rejectsTable.currentSnapshot().snapshotId();
+      }
+      if (resumeSnapshot < 0) {
+        return;
+      }
+      try {
+        committed = CommittedRecords.read(table, resumeSnapshot, rejectsTable, rejectsSnapshot);
+      } catch (IllegalStateException expired) {
+        // its window (about L of data after that start) passed long before a snapshot is expired
+        LOG.info("Resume snapshot {} expired: nothing left to skip", resumeSnapshot);
+        resumeSnapshot = -1;
+        return;
+      }
     }
-    if (!committed.isEmpty()) {
+    if (committed.isEmpty()) {
+      resumeSnapshot = -1;
+    } else if (!context.isRestored()) {
       long above = committed.above().values().stream().mapToLong(a -> a.length).sum();
       LOG.info("Start without state: the tables record positions for {} sources and hold {} records above them; "
           + "those are skipped", committed.positions().size(), above);
@@ -81,39 +106,14 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
-    state.update(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask() == 0 && !committed.isEmpty()
-        ? List.of(encode(committed)) : List.of());
-  }
-
-  private static byte[] encode(CommittedRecords c) throws java.io.IOException {
-    DataOutputSerializer out = new DataOutputSerializer(1024);
-    out.writeInt(c.positions().size());
-    for (Map.Entry<String, Long> e : c.positions().entrySet()) {
-      out.writeUTF(e.getKey());
-      out.writeLong(e.getValue());
-      long[] above = c.above().getOrDefault(e.getKey(), new long[0]);
-      out.writeInt(above.length);
-      for (long p : above) {
-        out.writeLong(p);
-      }
+    if (resumeSnapshot < 0) {
+      state.clear();
+      return;
     }
-    return out.getCopyOfBuffer();
-  }
-
-  private static CommittedRecords decode(byte[] bytes) throws java.io.IOException {
-    DataInputDeserializer in = new DataInputDeserializer(bytes);
-    int n = in.readInt();
-    Map<String, Long> positions = new HashMap<>();
-    Map<String, long[]> above = new HashMap<>();
-    for (int i = 0; i < n; i++) {
-      String key = in.readUTF();
-      positions.put(key, in.readLong());
-      long[] a = new long[in.readInt()];
-      for (int j = 0; j < a.length; j++) {
-        a[j] = in.readLong();
-      }
-      above.put(key, a);
+    List<String> ids = new ArrayList<>(COPIES_PER_SUBTASK);
+    for (int i = 0; i < COPIES_PER_SUBTASK; i++) {
+      ids.add(resumeSnapshot + "/" + rejectsSnapshot);
     }
-    return new CommittedRecords(positions, above);
+    state.update(ids);
   }
 }

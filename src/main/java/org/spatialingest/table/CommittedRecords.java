@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -49,16 +50,27 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
     return positions.isEmpty();
   }
 
-  /** Reads the positions of {@code telemetry} and the committed records above them in both tables. */
-  public static CommittedRecords read(Table telemetry, Table rejects) {
-    Map<String, Long> positions = TablePositions.read(telemetry);
+  /**
+   * Reads the positions of {@code telemetry} as of its snapshot {@code snapshotId}, and the records committed above
+   * them in the telemetry table at that snapshot and in the rejects table at {@code rejectsSnapshotId} (-1: none; it
+   * is committed before the telemetry table, so its snapshot can be newer). Deterministic for the two ids, so every
+   * subtask and every restore gets the same answer.
+   */
+  public static CommittedRecords read(Table telemetry, long snapshotId, Table rejects, long rejectsSnapshotId) {
+    Snapshot snapshot = telemetry.snapshot(snapshotId);
+    if (snapshot == null || rejectsSnapshotId >= 0 && rejects.snapshot(rejectsSnapshotId) == null) {
+      throw new IllegalStateException("snapshot " + snapshotId + " of " + telemetry.name() + " or "
+          + rejectsSnapshotId + " of " + rejects.name() + " is gone (expired)");
+    }
+    Map<String, Long> positions = TablePositions.readAsOf(telemetry, snapshot);
     if (positions.isEmpty()) {
       return none();
     }
     Map<String, LongList> found = new HashMap<>();
-    scan(telemetry, telemetryFilter(positions), "source", "source_offset", positions, found);
-    if (rejects != null) {
-      scanRejects(rejects, positions, found);
+    scan(IcebergGenerics.read(telemetry).useSnapshot(snapshotId), telemetryFilter(positions), "source",
+        "source_offset", positions, found);
+    if (rejectsSnapshotId >= 0) {
+      scanRejects(IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId), positions, found);
     }
     Map<String, long[]> above = new HashMap<>();
     found.forEach((key, list) -> above.put(key, list.sortedDistinct()));
@@ -75,10 +87,9 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
     return anyOf(terms);
   }
 
-  private static void scan(Table table, Expression filter, String keyColumn, String positionColumn,
-      Map<String, Long> positions, Map<String, LongList> found) {
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(table).select(keyColumn, positionColumn)
-        .where(filter).build()) {
+  private static void scan(IcebergGenerics.ScanBuilder scan, Expression filter, String keyColumn,
+      String positionColumn, Map<String, Long> positions, Map<String, LongList> found) {
+    try (CloseableIterable<Record> rows = scan.select(keyColumn, positionColumn).where(filter).build()) {
       for (Record r : rows) {
         Object key = r.getField(keyColumn);
         Object pos = r.getField(positionColumn);
@@ -91,7 +102,8 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
     }
   }
 
-  private static void scanRejects(Table rejects, Map<String, Long> positions, Map<String, LongList> found) {
+  private static void scanRejects(IcebergGenerics.ScanBuilder scan, Map<String, Long> positions,
+      Map<String, LongList> found) {
     List<Expression> terms = new ArrayList<>();
     if (positions.size() <= MAX_FILTER_TERMS) {
       positions.forEach((key, pos) -> terms.add(SourceKeys.isFile(key)
@@ -102,8 +114,8 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
               Expressions.greaterThanOrEqual("offset", pos))));
     }
     Expression filter = terms.isEmpty() ? Expressions.alwaysTrue() : anyOf(terms);
-    try (CloseableIterable<Record> rows = IcebergGenerics.read(rejects)
-        .select("topic", "partition", "offset", "file", "line").where(filter).build()) {
+    try (CloseableIterable<Record> rows = scan.select("topic", "partition", "offset", "file", "line").where(filter)
+        .build()) {
       for (Record r : rows) {
         if (r.getField("topic") != null) {
           add(SourceKeys.kafka(r.getField("topic").toString(), (Integer) r.getField("partition")),
