@@ -1,17 +1,10 @@
 package org.spatialingest.source;
 
-import java.util.Set;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.watermark.WatermarkDeclaration;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceReader;
-import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
-import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
  * Works around FLINK-31006 (open in flink-connector-kafka 5.0.0-2.1): a bounded {@code KafkaSource} whose enumerator
@@ -25,64 +18,24 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
  * {@code BoundedKafkaFailoverTest#theConnectorAloneStillHangs} fails).
  */
 public final class RestoredBoundedSource<T, SplitT extends SourceSplit, EnumT>
-    implements Source<T, SplitT, EnumT>, ResultTypeQueryable<T> {
-  private final Source<T, SplitT, EnumT> delegate;
+    extends ForwardingSource<T, SplitT, EnumT> {
 
   private RestoredBoundedSource(Source<T, SplitT, EnumT> delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   /**
    * {@code source} wrapped when it is bounded, else {@code source} itself. It must push its splits from one-shot
    * discovery like {@code KafkaSource} (see {@link NoMoreSplitsResignalingEnumerator}) and be
-   * {@link ResultTypeQueryable}.
+   * {@link org.apache.flink.api.java.typeutils.ResultTypeQueryable}.
    */
   public static <T, SplitT extends SourceSplit, EnumT> Source<T, SplitT, EnumT> of(Source<T, SplitT, EnumT> source) {
-    if (!(source instanceof ResultTypeQueryable<?>)) {
-      throw new IllegalArgumentException("the source must declare its produced type: " + source.getClass());
-    }
     return source.getBoundedness() == Boundedness.BOUNDED ? new RestoredBoundedSource<>(source) : source;
-  }
-
-  @Override
-  public Boundedness getBoundedness() {
-    return delegate.getBoundedness();
-  }
-
-  @Override
-  public SourceReader<T, SplitT> createReader(SourceReaderContext readerContext) throws Exception {
-    return delegate.createReader(readerContext);
-  }
-
-  @Override
-  public SplitEnumerator<SplitT, EnumT> createEnumerator(SplitEnumeratorContext<SplitT> context) throws Exception {
-    return delegate.createEnumerator(context);
   }
 
   @Override
   public SplitEnumerator<SplitT, EnumT> restoreEnumerator(SplitEnumeratorContext<SplitT> context, EnumT checkpoint)
       throws Exception {
     return NoMoreSplitsResignalingEnumerator.wrap(context, tracking -> delegate.restoreEnumerator(tracking, checkpoint));
-  }
-
-  @Override
-  public SimpleVersionedSerializer<SplitT> getSplitSerializer() {
-    return delegate.getSplitSerializer();
-  }
-
-  @Override
-  public SimpleVersionedSerializer<EnumT> getEnumeratorCheckpointSerializer() {
-    return delegate.getEnumeratorCheckpointSerializer();
-  }
-
-  @Override
-  public Set<? extends WatermarkDeclaration> declareWatermarks() {
-    return delegate.declareWatermarks();
-  }
-
-  @SuppressWarnings("unchecked")
-  @Override
-  public TypeInformation<T> getProducedType() {
-    return ((ResultTypeQueryable<T>) delegate).getProducedType();
   }
 }
