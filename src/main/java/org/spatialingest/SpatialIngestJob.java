@@ -29,7 +29,7 @@ import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.RejectsTable;
 import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.table.Catalogs;
-import org.spatialingest.sink.DeadLetterSerializer;
+import org.spatialingest.deadletter.DeadLetterSerializer;
 import org.spatialingest.sink.ClosePolicy;
 import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TableLayout;

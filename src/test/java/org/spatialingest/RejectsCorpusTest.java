@@ -52,7 +52,7 @@ import org.spatialingest.geometry.RejectReason;
 import org.spatialingest.geometry.Shapes;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.table.Catalogs;
-import org.spatialingest.sink.DeadLetterSerializer;
+import org.spatialingest.deadletter.DeadLetterSerializer;
 
 /**
  * The bad-input corpus mixed with good records (points, a 100k-vertex star, a ring with holes, a bow-tie, an

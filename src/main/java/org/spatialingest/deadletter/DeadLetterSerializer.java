@@ -1,4 +1,4 @@
-package org.spatialingest.sink;
+package org.spatialingest.deadletter;
 
 import java.nio.charset.StandardCharsets;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
