@@ -7,6 +7,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.source.ResumeFilter;
+import org.spatialingest.tools.RunSummary;
+import org.spatialingest.tools.TableAccess;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.config.JobConfig;
 import picocli.CommandLine.Command;
@@ -47,7 +50,16 @@ final class RunCommand implements Callable<Integer> {
     }
     StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, System.out);
     SpatialIngestJob.build(env, jobConfig, bounded);
-    env.execute("spatial-ingest " + jobConfig.namespace() + "." + jobConfig.table());
+    java.time.Instant start = java.time.Instant.now();
+    org.apache.flink.api.common.JobExecutionResult result =
+        env.execute("spatial-ingest " + jobConfig.namespace() + "." + jobConfig.table());
+    if ((bounded || jobConfig.input().fileSource()) && result.isJobExecutionResult()) {
+      Long skipped = result.getAccumulatorResult(ResumeFilter.SKIPPED_ACCUMULATOR);
+      try (TableAccess tables = TableAccess.open(jobConfig)) {
+        System.out.println(RunSummary.of(tables.table(), tables.rejects(), result.getJobID().toHexString(), start,
+            skipped == null ? 0 : skipped).line());
+      }
+    }
     return Main.EXIT_OK;
   }
 }

@@ -2,6 +2,7 @@ package org.spatialingest.source;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
@@ -34,6 +35,8 @@ import org.spatialingest.table.CommittedRecords;
 public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord> implements CheckpointedFunction {
   private static final Logger LOG = LoggerFactory.getLogger(ResumeFilter.class);
   static final int COPIES_PER_SUBTASK = 4;
+  /** Accumulator of the records skipped as already committed (the bounded run's summary reads it). */
+  public static final String SKIPPED_ACCUMULATOR = "skippedCommitted";
 
   private final TableLoader telemetry;
   private final TableLoader rejects;
@@ -45,6 +48,7 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   /** entries {@code <telemetry snapshot>/<rejects snapshot>} */
   private transient ListState<String> state;
   private transient Counter skipped;
+  private transient LongCounter skippedTotal;
 
   public ResumeFilter(TableLoader telemetry, TableLoader rejects) {
     this.telemetry = telemetry;
@@ -93,12 +97,15 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   @Override
   public void open(OpenContext openContext) {
     skipped = getRuntimeContext().getMetricGroup().counter("skippedCommitted");
+    skippedTotal = new LongCounter();
+    getRuntimeContext().addAccumulator(SKIPPED_ACCUMULATOR, skippedTotal);
   }
 
   @Override
   public void processElement(SourceRecord record, Context ctx, Collector<SourceRecord> out) {
     if (record.source != null && !committed.isEmpty() && committed.contains(record.source, record.position())) {
       skipped.inc();
+      skippedTotal.add(1);
       return;
     }
     out.collect(record);

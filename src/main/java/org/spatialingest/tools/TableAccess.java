@@ -13,11 +13,13 @@ public final class TableAccess implements AutoCloseable {
   private final Catalog catalog;
   private final Table table;
   private final TableIdentifier id;
+  private final TableIdentifier rejectsId;
 
-  private TableAccess(Catalog catalog, Table table, TableIdentifier id) {
+  private TableAccess(Catalog catalog, Table table, TableIdentifier id, TableIdentifier rejectsId) {
     this.catalog = catalog;
     this.table = table;
     this.id = id;
+    this.rejectsId = rejectsId;
   }
 
   /** Loads {@code table.namespace}.{@code table.name}; a missing table is a {@link ConfigException} (exit 2). */
@@ -25,7 +27,7 @@ public final class TableAccess implements AutoCloseable {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     TableIdentifier id = Catalogs.tableIdentifier(config);
     try {
-      return new TableAccess(catalog, catalog.loadTable(id), id);
+      return new TableAccess(catalog, catalog.loadTable(id), id, Catalogs.rejectsTableIdentifier(config));
     } catch (NoSuchTableException e) {
       closeQuietly(catalog);
       throw new ConfigException("table " + id + " does not exist in catalog '" + config.catalogName() + "' ("
@@ -36,6 +38,11 @@ public final class TableAccess implements AutoCloseable {
 
   public Table table() {
     return table;
+  }
+
+  /** The rejects table beside it ({@code <table>_rejects}). */
+  public Table rejects() {
+    return catalog.loadTable(rejectsId);
   }
 
   public TableIdentifier id() {
