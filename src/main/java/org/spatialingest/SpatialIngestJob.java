@@ -17,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.HilbertCurve;
+import org.spatialingest.geometry.RegionBootstrap;
 import org.spatialingest.geometry.RegionEnrichment;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
@@ -138,7 +139,7 @@ public final class SpatialIngestJob {
     BroadcastStream<org.spatialingest.geometry.RegionRefresh> refreshes =
         rows.getSideOutput(TelemetryTransform.REFRESHES).broadcast(RegionEnrichment.REGIONS);
     SingleOutputStreamOperator<RowData> enriched = rows.connect(refreshes)
-        .process(new RegionEnrichment(layout.rowType()))
+        .process(new RegionEnrichment(layout.rowType(), RegionBootstrap.load(config)))
         .returns(InternalTypeInfo.of(layout.rowType()))
         .name("region-enrichment")
         .uid(REGIONS_UID);

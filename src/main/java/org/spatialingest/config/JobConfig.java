@@ -117,6 +117,8 @@ public record JobConfig(
     k.put("regions.name-property", "region|property holding a refresh's region name");
     k.put("rejects.dead-letter-topic", "|Kafka topic that also receives every reject (at-least-once; same brokers and "
         + "kafka.properties); empty = rejects table only");
+    k.put("regions.bootstrap", "|path of a file of boundary refresh records (the job's input format, one per line) "
+        + "loaded when the job is built, so the first rows already get their region; empty = none");
     k.put("regions.partition", "false|true, false: also partition the table by region (identity, after the time; "
         + "needs regions.refresh-kind; a handful of regions only)");
     KEYS = Collections.unmodifiableMap(k);
@@ -186,7 +188,10 @@ public record JobConfig(
 
   private static RegionsConfig regions(Reader r) {
     RegionsConfig regions = new RegionsConfig(r.string("regions.refresh-kind"), r.nonEmpty("regions.name-property"),
-        r.bool("regions.partition"));
+        r.bool("regions.partition"), r.string("regions.bootstrap"));
+    if (!regions.bootstrap().isEmpty() && !regions.enabled()) {
+      throw new ConfigException("regions.bootstrap needs regions.refresh-kind (it names which records are refreshes)");
+    }
     if (regions.partition() && !regions.enabled()) {
       throw new ConfigException("regions.partition needs regions.refresh-kind (without refreshes every region is null)");
     }
@@ -276,6 +281,7 @@ public record JobConfig(
     m.put("transform.budget-time", transform.budget().millis() + "ms");
     m.put("regions.refresh-kind", regions.refreshKind());
     m.put("regions.name-property", regions.nameProperty());
+    m.put("regions.bootstrap", regions.bootstrap());
     m.put("regions.partition", Boolean.toString(regions.partition()));
     m.put("rejects.dead-letter-topic", deadLetterTopic);
     return m;

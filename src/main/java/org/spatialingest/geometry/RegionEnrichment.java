@@ -42,13 +42,24 @@ public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRe
       new MapStateDescriptor<>("regions", Types.STRING, TypeInformation.of(RegionRefresh.class));
 
   private final RowType rowType;
+  /** regions known before the stream's first refresh ({@code regions.bootstrap}), by name */
+  private final Map<String, RegionRefresh> bootstrap;
   private transient RowData.FieldGetter[] getters;
   private transient Index index;
   private transient Counter matched;
   private transient GeometryFactory factory;
 
   public RegionEnrichment(RowType rowType) {
+    this(rowType, List.of());
+  }
+
+  /** With regions to start from: the newest refresh per region of {@code bootstrap}. */
+  public RegionEnrichment(RowType rowType, List<RegionRefresh> bootstrap) {
     this.rowType = rowType;
+    this.bootstrap = new java.util.HashMap<>();
+    for (RegionRefresh r : bootstrap) {
+      this.bootstrap.merge(r.name, r, (a, b) -> a.eventMillis >= b.eventMillis ? a : b);
+    }
   }
 
   @Override
@@ -64,7 +75,12 @@ public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRe
   @Override
   public void processElement(RowData row, ReadOnlyContext ctx, Collector<RowData> out) throws Exception {
     if (index == null) {
-      index = Index.build(ctx.getBroadcastState(REGIONS).immutableEntries(), factory);
+      Map<String, RegionRefresh> regions = new java.util.HashMap<>(bootstrap);
+      for (Map.Entry<String, RegionRefresh> e : ctx.getBroadcastState(REGIONS).immutableEntries()) {
+        regions.merge(e.getKey(), e.getValue(), (boot, streamed) -> streamed.eventMillis >= boot.eventMillis
+            ? streamed : boot);
+      }
+      index = Index.build(regions.entrySet(), factory);
     }
     double x = (row.getDouble(TelemetryTable.XMIN) + row.getDouble(TelemetryTable.XMAX)) / 2;
     double y = (row.getDouble(TelemetryTable.YMIN) + row.getDouble(TelemetryTable.YMAX)) / 2;

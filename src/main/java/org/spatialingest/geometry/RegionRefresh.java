@@ -4,7 +4,7 @@ package org.spatialingest.geometry;
  * A boundary refresh: the new polygon of a named reference region, as 2D WKB (CRS84), with the event time of the
  * record that carried it (an older refresh never replaces a newer one). A Flink POJO.
  */
-public class RegionRefresh {
+public class RegionRefresh implements java.io.Serializable {
   public String name;
   public byte[] wkb;
   public long eventMillis;
