@@ -30,8 +30,13 @@ final class TableWriter implements AutoCloseable {
   final StagingArea staging;
   private final TableLoader loader;
   private final SortedFileWriter fileWriter;
-  /** Learned write cost, ns per buffered byte (sort + encode + upload); 0 until a file was written. */
-  private double writeNanosPerByte;
+  /**
+   * Assumed write cost until this writer has written a file: 100 ns per buffered byte (10 MB/s for sort, Parquet
+   * encoding and zstd on a loaded core), deliberately pessimistic — the first latency close must not be late.
+   */
+  private static final double DEFAULT_WRITE_NANOS_PER_BYTE = 100;
+  /** Learned write cost, ns per buffered byte (sort + encode + upload). */
+  private double writeNanosPerByte = DEFAULT_WRITE_NANOS_PER_BYTE;
   private double ratioEncoded;
   private double ratioBuffered;
   /** ratioEncoded / ratioBuffered, kept current so the per-record target check is one comparison */
@@ -80,7 +85,7 @@ final class TableWriter implements AutoCloseable {
     long start = System.nanoTime();
     DataFile file = fileWriter.write(buffer);
     double perByte = (System.nanoTime() - start) / (double) Math.max(1, buffer.bytes());
-    writeNanosPerByte = writeNanosPerByte == 0 ? perByte : writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
+    writeNanosPerByte = writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
     buffers.remove(buffer);
     ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
     ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
