@@ -103,19 +103,7 @@ class ResumeWithoutStateTest {
     MixedInput input = MixedInput.of(3_000, 40, 25);
     TestKit.produceValues(kafka.bootstrapServers(), topic, input.values());
     JobConfig config = config(topic, dir, Map.of("sink.max-latency", "1s"));
-    AtomicInteger commits = new AtomicInteger();
-    SinkFaults.install(p -> {
-      if (p == SinkFaults.Point.AFTER_COMMIT && commits.incrementAndGet() == 2) {
-        throw new IllegalStateException("injected crash after the Iceberg commit");
-      }
-    });
-    try {
-      runToEnd(config, 2, true);
-      throw new AssertionError("the job should have failed");
-    } catch (Exception expected) {
-      // no restart strategy: the job is gone, and with it the state
-    }
-    SinkFaults.install(null);
+    runUntilCrashAfterCommit(config, 2);
     assertThat(TestKit.rows(TestKit.table(config))).as("the crash came after some commits").isNotEmpty();
 
     runToEnd(config, 2);
@@ -132,18 +120,7 @@ class ResumeWithoutStateTest {
         .map(v -> new String(v, StandardCharsets.UTF_8)).toList()).getBytes(StandardCharsets.UTF_8));
     JobConfig config = config("unused", dir, Map.of("source", "file:" + file.getParent(), "sink.max-latency", "1s",
         "sink.target-file-size", "32KB"));
-    AtomicInteger closes = new AtomicInteger();
-    SinkFaults.install(p -> {
-      if (p == SinkFaults.Point.AFTER_COMMIT && closes.incrementAndGet() == 3) {
-        throw new IllegalStateException("injected crash half-way through the file");
-      }
-    });
-    try {
-      runToEnd(config, 2, true);
-    } catch (Exception expected) {
-      // the file was not finished
-    }
-    SinkFaults.install(null);
+    runUntilCrashAfterCommit(config, 3);
     runToEnd(config, 2);
     assertExactly(config, input);
     Table table = TestKit.table(config);
@@ -154,6 +131,27 @@ class ResumeWithoutStateTest {
     table.refresh();
     assertThat(table.currentSnapshot().sequenceNumber()).as("the repeated run had nothing to commit")
         .isEqualTo(snapshots);
+  }
+
+  /**
+   * Runs the bounded job until the {@code nth} Iceberg commit succeeded, then crashes it before Flink learns of the
+   * commit; with no restart strategy the job, and its state, are gone.
+   */
+  private static void runUntilCrashAfterCommit(JobConfig config, int nth) throws Exception {
+    AtomicInteger commits = new AtomicInteger();
+    SinkFaults.install(p -> {
+      if (p == SinkFaults.Point.AFTER_COMMIT && commits.incrementAndGet() == nth) {
+        throw new IllegalStateException("injected crash after Iceberg commit " + nth);
+      }
+    });
+    try {
+      runToEnd(config, 2, true);
+      throw new AssertionError("the job should have crashed after commit " + nth);
+    } catch (java.util.concurrent.ExecutionException expected) {
+      // the job failed
+    } finally {
+      SinkFaults.install(null);
+    }
   }
 
   private static boolean committedAbovePosition(Table table) throws Exception {
