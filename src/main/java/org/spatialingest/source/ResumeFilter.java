@@ -69,11 +69,11 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
           resumeSnapshot = Long.parseLong(ids.substring(0, ids.indexOf('/')));
           rejectsSnapshot = Long.parseLong(ids.substring(ids.indexOf('/') + 1));
         }
-      } else if (table.currentSnapshot() != null) {
-        resumeSnapshot = table.currentSnapshot().snapshotId();
+      } else {
+        resumeSnapshot = table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
         rejectsSnapshot = rejectsTable.currentSnapshot() == null ? -1 : rejectsTable.currentSnapshot().snapshotId();
       }
-      if (resumeSnapshot < 0) {
+      if (resumeSnapshot < 0 && rejectsSnapshot < 0) {
         return;
       }
       try {
@@ -87,6 +87,7 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
     }
     if (committed.isEmpty()) {
       resumeSnapshot = -1;
+      rejectsSnapshot = -1;
     } else if (!context.isRestored()) {
       long above = committed.above().values().stream().mapToLong(a -> a.length).sum();
       LOG.info("Start without state: the tables record positions for {} sources and hold {} records above them; "
@@ -113,7 +114,7 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
 
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
-    if (resumeSnapshot < 0) {
+    if (resumeSnapshot < 0 && rejectsSnapshot < 0) {
       state.clear();
       return;
     }

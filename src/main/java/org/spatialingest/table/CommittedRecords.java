@@ -28,6 +28,8 @@ import org.apache.iceberg.io.CloseableIterable;
 public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> above) {
   /** Above this many sources the scan reads every row's two columns instead of one filter term per source. */
   private static final int MAX_FILTER_TERMS = 256;
+  /** Rejects rejected this long before the telemetry snapshot are still looked at (a checkpoint and a commit). */
+  private static final long REJECTS_SLACK_MS = 10 * 60_000L;
 
   public static CommittedRecords none() {
     return new CommittedRecords(Map.of(), Map.of());
@@ -57,23 +59,31 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
    * subtask and every restore gets the same answer.
    */
   public static CommittedRecords read(Table telemetry, long snapshotId, Table rejects, long rejectsSnapshotId) {
-    Snapshot snapshot = telemetry.snapshot(snapshotId);
-    if (snapshot == null || rejectsSnapshotId >= 0 && rejects.snapshot(rejectsSnapshotId) == null) {
+    Snapshot snapshot = snapshotId < 0 ? null : telemetry.snapshot(snapshotId);
+    if (snapshotId >= 0 && snapshot == null || rejectsSnapshotId >= 0 && rejects.snapshot(rejectsSnapshotId) == null) {
       throw new IllegalStateException("snapshot " + snapshotId + " of " + telemetry.name() + " or "
           + rejectsSnapshotId + " of " + rejects.name() + " is gone (expired)");
     }
-    Map<String, Long> positions = TablePositions.readAsOf(telemetry, snapshot);
-    if (positions.isEmpty()) {
-      return none();
-    }
+    Map<String, Long> positions = new HashMap<>(snapshot == null ? Map.of()
+        : TablePositions.readAsOf(telemetry, snapshot));
     Map<String, LongList> found = new HashMap<>();
-    scan(IcebergGenerics.read(telemetry).useSnapshot(snapshotId), telemetryFilter(positions), "source",
-        "source_offset", positions, found);
+    if (!positions.isEmpty()) {
+      scan(IcebergGenerics.read(telemetry).useSnapshot(snapshotId), telemetryFilter(positions), "source",
+          "source_offset", positions, found);
+    }
     if (rejectsSnapshotId >= 0) {
-      scanRejects(IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId), positions, found);
+      // rejects are committed before the telemetry table: those of a batch whose telemetry commit never happened are
+      // newer than the positions, possibly of sources the positions do not name yet
+      long horizon = snapshot == null ? Long.MIN_VALUE : (snapshot.timestampMillis() - REJECTS_SLACK_MS) * 1000;
+      scanRejects(IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId), positions, horizon, found);
+    }
+    if (found.isEmpty() && positions.isEmpty()) {
+      return none();
     }
     Map<String, long[]> above = new HashMap<>();
     found.forEach((key, list) -> above.put(key, list.sortedDistinct()));
+    // a source with committed rejects but no position yet: nothing is complete below, its rejects are skipped one by one
+    found.keySet().forEach(key -> positions.putIfAbsent(key, 0L));
     return new CommittedRecords(Map.copyOf(positions), above);
   }
 
@@ -102,9 +112,14 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
     }
   }
 
-  private static void scanRejects(IcebergGenerics.ScanBuilder scan, Map<String, Long> positions,
+  /**
+   * Rejects at or above their source's position, and rejects of sources without a position that were rejected
+   * after {@code horizonMicros} ({@code rejected_at}).
+   */
+  private static void scanRejects(IcebergGenerics.ScanBuilder scan, Map<String, Long> positions, long horizonMicros,
       Map<String, LongList> found) {
     List<Expression> terms = new ArrayList<>();
+    terms.add(Expressions.greaterThanOrEqual("rejected_at", horizonMicros));
     if (positions.size() <= MAX_FILTER_TERMS) {
       positions.forEach((key, pos) -> terms.add(SourceKeys.isFile(key)
           ? Expressions.and(Expressions.equal("file", key.substring("file:".length())),
@@ -113,15 +128,25 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
               Expressions.equal("partition", SourceKeys.partition(key))),
               Expressions.greaterThanOrEqual("offset", pos))));
     }
-    Expression filter = terms.isEmpty() ? Expressions.alwaysTrue() : anyOf(terms);
-    try (CloseableIterable<Record> rows = scan.select("topic", "partition", "offset", "file", "line").where(filter)
-        .build()) {
+    Expression filter = positions.size() <= MAX_FILTER_TERMS ? anyOf(terms) : Expressions.alwaysTrue();
+    try (CloseableIterable<Record> rows = scan.select("topic", "partition", "offset", "file", "line")
+        .where(filter).build()) {
       for (Record r : rows) {
+        String key;
+        long pos;
         if (r.getField("topic") != null) {
-          add(SourceKeys.kafka(r.getField("topic").toString(), (Integer) r.getField("partition")),
-              (Long) r.getField("offset"), positions, found);
+          key = SourceKeys.kafka(r.getField("topic").toString(), (Integer) r.getField("partition"));
+          pos = (Long) r.getField("offset");
         } else if (r.getField("file") != null) {
-          add(SourceKeys.file(r.getField("file").toString()), (Long) r.getField("line"), positions, found);
+          key = SourceKeys.file(r.getField("file").toString());
+          pos = (Long) r.getField("line");
+        } else {
+          continue;
+        }
+        if (positions.containsKey(key)) {
+          add(key, pos, positions, found);
+        } else {
+          found.computeIfAbsent(key, k -> new LongList()).add(pos);
         }
       }
     } catch (IOException e) {

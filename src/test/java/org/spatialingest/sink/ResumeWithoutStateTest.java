@@ -110,7 +110,10 @@ class ResumeWithoutStateTest {
     assertExactly(config, input);
   }
 
-  /** A bounded file run repeated, and one repeated after it died half-way: each line committed exactly once. */
+  /**
+   * A bounded file run that died between the rejects commit and the telemetry commit, run again, then repeated: each
+   * line committed exactly once.
+   */
   @Test
   void aFileSourceRunRepeatedCommitsNothingTwice(@TempDir Path dir) throws Exception {
     MixedInput input = MixedInput.of(3_000, 40, 30);
@@ -120,7 +123,10 @@ class ResumeWithoutStateTest {
         .map(v -> new String(v, StandardCharsets.UTF_8)).toList()).getBytes(StandardCharsets.UTF_8));
     JobConfig config = config("unused", dir, Map.of("source", "file:" + file.getParent(), "sink.max-latency", "1s",
         "sink.target-file-size", "32KB"));
-    runUntilCrashAfterCommit(config, 3);
+    // the first commit of a batch with rejects is the rejects table's: the job dies before the telemetry commit, so
+    // the rejects of that batch are newer than the table's positions (a small file may finish in one batch, so a
+    // later commit number would not always be reached)
+    runUntilCrashAfterCommit(config, 1);
     runToEnd(config, 2);
     assertExactly(config, input);
     Table table = TestKit.table(config);
