@@ -1,12 +1,17 @@
 package org.spatialingest;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
@@ -16,6 +21,7 @@ import org.apache.iceberg.catalog.TableIdentifier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.distribution.Distribution;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.RegionBootstrap;
 import org.spatialingest.geometry.RegionEnrichment;
@@ -160,15 +166,9 @@ public final class SpatialIngestJob {
         .map(row -> Either.<RowData, RowData>Left(row)).returns(type).name("rows").uid(SINK_UID + "-rows");
     DataStream<Either<RowData, RowData>> rejects = t.rejects()
         .map(row -> Either.<RowData, RowData>Right(row)).returns(type).name("rejects").uid(SINK_UID + "-rejects");
-    ensureTables(config);
-    BoundedIcebergSink<Either<RowData, RowData>> sink = configure(BoundedIcebergSink.builder(TableRouter.either())
-            .table(Catalogs.tableLoader(config), layout)
-            .table(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT), config)
-        .build();
-    var sinkStream = rows.union(rejects).sinkTo(sink).name("spatial-sink").uid(SINK_UID);
-    if (config.sinkParallelism() > 0) {
-      sinkStream.setParallelism(config.sinkParallelism());
-    }
+    write(rows.union(rejects), TableRouter.either(), List.of(
+        new SinkTarget(Catalogs.tableLoader(config), layout, true),
+        new SinkTarget(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, false)), config);
     if (!config.deadLetterTopic().isEmpty()) {
       Properties props = new Properties();
       props.putAll(config.kafkaProperties());
@@ -185,13 +185,51 @@ public final class SpatialIngestJob {
 
   /** Table rows only into the telemetry table (tests and benchmarks that have no rejects). */
   public static void sink(DataStream<RowData> rows, JobConfig config) {
+    write(rows, TableRouter.single(),
+        List.of(new SinkTarget(Catalogs.tableLoader(config), TelemetryTable.layout(config), true)), config);
+  }
+
+  /** One table of the sink; {@code ranged}: the distribution may split its partitions by Hilbert-key range. */
+  private record SinkTarget(TableLoader loader, TableLayout layout, boolean ranged) {}
+
+  /**
+   * The sink over {@code tables} (the first is the primary one), behind the {@code sink.distribution} exchange unless
+   * it is {@code none}.
+   */
+  private static <T> void write(DataStream<T> input, TableRouter<T> router, List<SinkTarget> tables,
+      JobConfig config) {
     ensureTables(config);
-    BoundedIcebergSink<RowData> sink = configure(BoundedIcebergSink.builder()
-        .table(Catalogs.tableLoader(config), TelemetryTable.layout(config)), config).build();
-    var sinkStream = rows.sinkTo(sink).name("spatial-sink").uid(SINK_UID);
-    if (config.sinkParallelism() > 0) {
-      sinkStream.setParallelism(config.sinkParallelism());
+    if (config.distribution() == JobConfig.DistributionMode.NONE) {
+      BoundedIcebergSink.Builder<T> sink = BoundedIcebergSink.builder(router);
+      tables.forEach(target -> sink.table(target.loader(), target.layout()));
+      withParallelism(input.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
+          config.sinkParallelism());
+      return;
     }
+    int writers = config.sinkParallelism() > 0
+        ? config.sinkParallelism() : input.getExecutionEnvironment().getParallelism();
+    Distribution.Builder<T> distribution = Distribution.builder(router)
+        .mode(config.distribution())
+        .bounds(config.sizingBounds(), config.maxOpenPartitions())
+        .writers(writers)
+        .uid(SINK_UID + "-distribution");
+    BoundedIcebergSink.Builder<Tuple3<Integer, Integer, T>> sink = BoundedIcebergSink.builder(TableRouter.ranged(router));
+    for (SinkTarget target : tables) {
+      try (TableLoader loader = target.loader().clone()) {
+        loader.open();
+        distribution.table(loader.loadTable(), target.layout(), target.ranged());
+      } catch (IOException e) {
+        throw new UncheckedIOException("loading table " + target.loader() + " for the distribution step", e);
+      }
+      sink.table(target.loader(), target.layout());
+    }
+    DataStream<Tuple3<Integer, Integer, T>> placed = distribution.build().apply(input);
+    withParallelism(placed.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
+        config.sinkParallelism());
+  }
+
+  private static <T> DataStreamSink<T> withParallelism(DataStreamSink<T> sink, int p) {
+    return p > 0 ? sink.setParallelism(p) : sink;
   }
 
   private static <T> BoundedIcebergSink.Builder<T> configure(BoundedIcebergSink.Builder<T> builder,

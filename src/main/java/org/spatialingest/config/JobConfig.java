@@ -45,7 +45,8 @@ public record JobConfig(
     TransformConfig transform,
     RegionsConfig regions,
     String deadLetterTopic,
-    boolean skipCommitted)
+    boolean skipCommitted,
+    DistributionMode distribution)
     implements Serializable {
 
   /**
@@ -61,6 +62,12 @@ public record JobConfig(
 
   /** {@code bounded}: close by bytes, latency or memory. {@code every-checkpoint}: close all files at every barrier. */
   public enum ClosePolicyKind { BOUNDED, EVERY_CHECKPOINT }
+
+  /**
+   * How rows reach the writers: {@code range}, by time partition and Hilbert-key ranges sized by bytes; {@code hash},
+   * by time partition (one writer per partition); {@code none}, each writer takes what its upstream subtask sends.
+   */
+  public enum DistributionMode { NONE, HASH, RANGE }
 
   /** Every accepted key with its default ("" = required or unset) and what is allowed. */
   public static final Map<String, String> KEYS;
@@ -90,6 +97,9 @@ public record JobConfig(
     k.put("sink.target-file-size", "128MB|size > 0 of a committed data file, e.g. 128MB");
     k.put("sink.max-latency", "120s|duration > 0, e.g. 120s");
     k.put("sink.max-open-partitions", "8|positive integer");
+    k.put("sink.distribution", "range|range (by time partition and Hilbert-key ranges: as many ranges as the bytes per "
+        + "L fill files of T, boundaries from the keys seen), hash (by time partition only), none (no exchange: every "
+        + "writer writes every partition, files x writers)");
     k.put("admission.max-records-per-second", "0|records/s per source subtask, 0 = no cap");
     k.put("admission.max-bytes-per-second", "0|Kafka value bytes/s per source subtask (e.g. 5MB), 0 = no cap");
     k.put("source", "kafka|kafka, file:<path> (a file or a directory of newline-delimited records; bounded)");
@@ -183,7 +193,8 @@ public record JobConfig(
         transform(r),
         regions(r),
         r.string("rejects.dead-letter-topic"),
-        r.bool("source.skip-committed"));
+        r.bool("source.skip-committed"),
+        r.enumValue("sink.distribution", DistributionMode.class));
   }
 
   private static RegionsConfig regions(Reader r) {
@@ -260,6 +271,7 @@ public record JobConfig(
     m.put("sink.target-file-size", Long.toString(targetFileBytes));
     m.put("sink.max-latency", maxLatency.toMillis() + "ms");
     m.put("sink.max-open-partitions", Integer.toString(maxOpenPartitions));
+    m.put("sink.distribution", lower(distribution.name()));
     m.put("admission.max-records-per-second", Double.toString(maxRecordsPerSecond));
     m.put("admission.max-bytes-per-second", Long.toString(maxBytesPerSecond));
     m.put("source", input.sourceSpec());

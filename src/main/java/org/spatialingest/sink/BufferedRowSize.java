@@ -4,6 +4,7 @@ import java.io.IOException;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.flink.table.types.logical.RowType;
 import org.spatialingest.table.TelemetryTable;
 
 /**
@@ -21,6 +22,11 @@ public final class BufferedRowSize {
   /** Measures rows of {@link TelemetryTable#ROW_TYPE}. */
   public BufferedRowSize() {
     this(new RowDataSerializer(TelemetryTable.ROW_TYPE));
+  }
+
+  /** Measures rows of {@code rowType} (a table layout's {@code rowType()}). */
+  public BufferedRowSize(RowType rowType) {
+    this(new RowDataSerializer(rowType));
   }
 
   BufferedRowSize(RowDataSerializer serializer) {

@@ -69,7 +69,7 @@ final class BufferingWriter<T>
   @Override
   public void write(T element, Context context) throws IOException {
     TableWriter table = tables.get(router.table(element));
-    PartitionBuffer buffer = table.add(router.row(element));
+    PartitionBuffer buffer = table.add(router.row(element), router.range(element));
     if (table.buffers.size() > maxOpenPartitions) {
       // the new row's buffer is the most recently written, so never the one closed here
       close(table, table.buffers.leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);
@@ -137,7 +137,7 @@ final class BufferingWriter<T>
         List<String> paths = buffer.stagedRuns();
         for (int i = 0; i < paths.size(); i++) {
           int upTo = buffer.runEnd(i);
-          runs.add(new WriterState.StagedRun(table.index, paths.get(i), upTo - previous));
+          runs.add(new WriterState.StagedRun(table.index, buffer.range(), paths.get(i), upTo - previous));
           previous = upTo;
         }
       }
@@ -161,7 +161,7 @@ final class BufferingWriter<T>
       for (WriterState.StagedRun run : state.runs()) {
         TableWriter table = tables.get(run.table());
         List<PartitionBuffer> touched = new ArrayList<>(1);
-        table.staging.read(run.path(), run.rows(), bytes -> touched.add(rebuffer(table, in, bytes)));
+        table.staging.read(run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
         if (!touched.isEmpty()) {
           // a run holds rows of one partition buffer: they all landed in the same buffer again
           touched.get(touched.size() - 1).staged(run.path());
@@ -169,7 +169,7 @@ final class BufferingWriter<T>
         runs++;
       }
       for (byte[] row : state.legacyRows()) {
-        rebuffer(tables.get(0), in, row);
+        rebuffer(tables.get(0), 0, in, row);
       }
     }
     long rows = 0;
@@ -184,10 +184,11 @@ final class BufferingWriter<T>
     enforceMemoryBudget();
   }
 
-  private PartitionBuffer rebuffer(TableWriter table, DataInputDeserializer in, byte[] bytes) throws IOException {
+  private PartitionBuffer rebuffer(TableWriter table, int range, DataInputDeserializer in, byte[] bytes)
+      throws IOException {
     in.setBuffer(bytes);
     RowData row = table.serializer.deserialize(new BinaryRowData(table.layout.fieldCount()), in);
-    return table.buffers.add(row, bytes, bytes.length);
+    return table.buffers.add(row, range, bytes, bytes.length);
   }
 
   /** Memory wins over file size: write the largest buffers (of any table) until the writer is under its budget. */

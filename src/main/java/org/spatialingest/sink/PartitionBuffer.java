@@ -21,6 +21,7 @@ final class PartitionBuffer {
   private static final int MAX_CHUNK_BYTES = 1 << 20;
 
   private final StructLike partition;
+  private final int range;
   private final List<byte[]> chunks = new ArrayList<>();
   private int chunkUsed;
   private long[] positions = new long[64]; // chunk index << 32 | offset in chunk
@@ -38,8 +39,10 @@ final class PartitionBuffer {
   private final List<String> stagedRuns = new ArrayList<>();
   private final List<Integer> runEnds = new ArrayList<>();
 
-  PartitionBuffer(StructLike partition) {
+  /** @param range the key range of the partition this buffer holds (0 when rows are not distributed by range) */
+  PartitionBuffer(StructLike partition, int range) {
     this.partition = partition;
+    this.range = range;
   }
 
   /** Copies a serialized row ({@code length} bytes of {@code src}) into the buffer; returns the bytes it accounts for. */
@@ -123,6 +126,10 @@ final class PartitionBuffer {
 
   StructLike partition() {
     return partition;
+  }
+
+  int range() {
+    return range;
   }
 
   int size() {

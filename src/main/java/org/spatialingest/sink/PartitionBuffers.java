@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,9 +15,9 @@ import org.spatialingest.table.SourcePositionReader;
 import org.spatialingest.table.TableLayout;
 
 /**
- * The open {@link PartitionBuffer}s of one writer, keyed by table partition, with the totals the close decisions
- * need. Grouping rows into partitions happens here only, for the sink's writer and for tools that write files the
- * same way ({@link SinkFiles}).
+ * The open {@link PartitionBuffer}s of one writer, keyed by table partition and key range (the range a distribution
+ * step assigned the row to; 0 without one), with the totals the close decisions need. Grouping rows into partitions
+ * happens here only, for the sink's writer and for tools that write files the same way ({@link SinkFiles}).
  */
 final class PartitionBuffers {
   private final TableLayout layout;
@@ -25,7 +26,9 @@ final class PartitionBuffers {
   private final RowDataWrapper wrapper;
   private final SourcePositionReader sourcePositions;
   private final SourceMarks received;
-  private final Map<StructLike, PartitionBuffer> buffers = new HashMap<>();
+  /** per partition, its open buffers indexed by key range (most partitions have range 0 only) */
+  private final Map<StructLike, PartitionBuffer[]> buffers = new HashMap<>();
+  private int open;
   private long bytes;
   private long rows;
   private long writeSequence;
@@ -49,17 +52,27 @@ final class PartitionBuffers {
 
   /** Adds a row (and its serialized form) to the buffer of its partition, opening one if needed. */
   PartitionBuffer add(RowData row, byte[] serialized) {
-    return add(row, serialized, serialized.length);
+    return add(row, 0, serialized, serialized.length);
   }
 
-  /** As {@link #add(RowData, byte[])}, for the first {@code length} bytes of {@code serialized}. */
-  PartitionBuffer add(RowData row, byte[] serialized, int length) {
+  /**
+   * As {@link #add(RowData, byte[])}, into the buffer of the row's partition and key {@code range}, for the first
+   * {@code length} bytes of {@code serialized}.
+   */
+  PartitionBuffer add(RowData row, int range, byte[] serialized, int length) {
     partitionKey.partition(wrapper.wrap(row));
-    PartitionBuffer buffer = buffers.get(partitionKey);
+    PartitionBuffer[] ranges = buffers.get(partitionKey);
+    if (ranges == null || ranges.length <= range) {
+      StructLike partition = ranges == null ? partitionKey.copy() : firstNonNull(ranges);
+      ranges = ranges == null ? new PartitionBuffer[range + 1] : Arrays.copyOf(ranges, range + 1);
+      buffers.put(partition, ranges);
+    }
+    PartitionBuffer buffer = ranges[range];
     if (buffer == null) {
-      PartitionKey key = partitionKey.copy();
-      buffer = new PartitionBuffer(key);
-      buffers.put(key, buffer);
+      StructLike partition = firstNonNull(ranges);
+      buffer = new PartitionBuffer(partition == null ? partitionKey.copy() : partition, range);
+      ranges[range] = buffer;
+      open++;
     }
     long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
     bytes += buffer.add(serialized, length, sortKey, layout.ingestMillis(row), ++writeSequence);
@@ -76,23 +89,39 @@ final class PartitionBuffers {
   }
 
   void remove(PartitionBuffer buffer) {
-    if (buffers.remove(buffer.partition()) != null) {
-      bytes -= buffer.bytes();
-      rows -= buffer.size();
+    PartitionBuffer[] ranges = buffers.get(buffer.partition());
+    if (ranges == null || ranges.length <= buffer.range() || ranges[buffer.range()] != buffer) {
+      return;
     }
+    ranges[buffer.range()] = null;
+    if (firstNonNull(ranges) == null) {
+      buffers.remove(buffer.partition());
+    }
+    open--;
+    bytes -= buffer.bytes();
+    rows -= buffer.size();
   }
 
   /** A snapshot of the open buffers, safe to close while iterating. */
   List<PartitionBuffer> all() {
-    return new ArrayList<>(buffers.values());
+    List<PartitionBuffer> all = new ArrayList<>(open);
+    for (PartitionBuffer[] ranges : buffers.values()) {
+      for (PartitionBuffer b : ranges) {
+        if (b != null) {
+          all.add(b);
+        }
+      }
+    }
+    return all;
   }
 
+  /** Open buffers (partition and key range pairs). */
   int size() {
-    return buffers.size();
+    return open;
   }
 
   boolean isEmpty() {
-    return buffers.isEmpty();
+    return open == 0;
   }
 
   /** Serialized bytes of all open buffers, as accounted against the memory budget. */
@@ -106,7 +135,7 @@ final class PartitionBuffers {
 
   PartitionBuffer largest() {
     PartitionBuffer largest = null;
-    for (PartitionBuffer b : buffers.values()) {
+    for (PartitionBuffer b : all()) {
       if (largest == null || b.bytes() > largest.bytes()) {
         largest = b;
       }
@@ -116,7 +145,7 @@ final class PartitionBuffers {
 
   PartitionBuffer leastRecentlyWritten() {
     PartitionBuffer oldest = null;
-    for (PartitionBuffer b : buffers.values()) {
+    for (PartitionBuffer b : all()) {
       if (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence()) {
         oldest = b;
       }
@@ -127,9 +156,18 @@ final class PartitionBuffers {
   /** Ingest time of the oldest buffered row, or {@code Long.MAX_VALUE} when nothing is buffered. */
   long oldestIngestMillis() {
     long oldest = Long.MAX_VALUE;
-    for (PartitionBuffer b : buffers.values()) {
+    for (PartitionBuffer b : all()) {
       oldest = Math.min(oldest, b.minIngestMillis());
     }
     return oldest;
+  }
+
+  private static StructLike firstNonNull(PartitionBuffer[] ranges) {
+    for (PartitionBuffer b : ranges) {
+      if (b != null) {
+        return b.partition();
+      }
+    }
+    return null;
   }
 }

@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.io.Serializable;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Either;
 
@@ -17,6 +18,14 @@ public interface TableRouter<T> extends Serializable {
 
   RowData row(T element);
 
+  /**
+   * The key range of its partition the element was assigned to by a distribution step before the writers: a writer
+   * keeps one buffer, so one file, per partition and range. 0 when rows are not distributed by range.
+   */
+  default int range(T element) {
+    return 0;
+  }
+
   /** One table: every element is a row of table 0. */
   static TableRouter<RowData> single() {
     return new Single();
@@ -25,6 +34,38 @@ public interface TableRouter<T> extends Serializable {
   /** Two tables: {@code Left} rows go to table 0, {@code Right} rows to table 1. */
   static TableRouter<Either<RowData, RowData>> either() {
     return new EitherRouter();
+  }
+
+  /**
+   * Elements a distribution step has placed: {@code f0} the writer subtask it chose, {@code f1} the key range, {@code
+   * f2} the element {@code inner} routes.
+   */
+  static <T> TableRouter<Tuple3<Integer, Integer, T>> ranged(TableRouter<T> inner) {
+    return new Ranged<>(inner);
+  }
+
+  /** See {@link #ranged}. */
+  final class Ranged<T> implements TableRouter<Tuple3<Integer, Integer, T>> {
+    private final TableRouter<T> inner;
+
+    private Ranged(TableRouter<T> inner) {
+      this.inner = inner;
+    }
+
+    @Override
+    public int table(Tuple3<Integer, Integer, T> element) {
+      return inner.table(element.f2);
+    }
+
+    @Override
+    public RowData row(Tuple3<Integer, Integer, T> element) {
+      return inner.row(element.f2);
+    }
+
+    @Override
+    public int range(Tuple3<Integer, Integer, T> element) {
+      return element.f1;
+    }
   }
 
   /** See {@link #single()}. */

@@ -61,10 +61,10 @@ final class TableWriter implements AutoCloseable {
     seedEncodedRatio(table.currentSnapshot());
   }
 
-  /** Serializes and buffers a row; returns its partition's buffer. */
-  PartitionBuffer add(RowData row) throws IOException {
+  /** Serializes and buffers a row; returns the buffer of its partition and key range. */
+  PartitionBuffer add(RowData row, int range) throws IOException {
     int length = rowSize.serializeShared(row);
-    return buffers.add(row, rowSize.sharedBuffer(), length);
+    return buffers.add(row, range, rowSize.sharedBuffer(), length);
   }
 
   double encodedRatio() {
@@ -98,16 +98,11 @@ final class TableWriter implements AutoCloseable {
     if (snapshot == null) {
       return;
     }
-    String buffered = snapshot.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES);
-    String written = snapshot.summary().get(SnapshotSummaryKeys.FILE_BYTES);
-    if (buffered != null && written != null) {
-      long b = Long.parseLong(buffered);
-      long w = Long.parseLong(written);
-      if (b > 0 && w > 0) {
-        ratioBuffered = b;
-        ratioEncoded = w;
-        encodedRatio = (double) w / b;
-      }
+    double ratio = SnapshotSummaryKeys.encodedPerBufferedByte(snapshot.summary());
+    if (ratio > 0) {
+      ratioBuffered = Long.parseLong(snapshot.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES));
+      ratioEncoded = ratioBuffered * ratio;
+      encodedRatio = ratio;
     }
   }
 

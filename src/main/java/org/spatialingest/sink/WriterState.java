@@ -18,8 +18,9 @@ public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
    * One staging run: rows of one partition buffer of one table that arrived between two barriers.
    *
    * @param table index of the sink table
+   * @param range key range of the buffer (see {@link TableRouter#range}); its rows return to a buffer of that range
    * @param path location of the run in the table's staging area
    * @param rows rows in the run (checked when it is read back)
    */
-  public record StagedRun(int table, String path, long rows) {}
+  public record StagedRun(int table, int range, String path, long rows) {}
 }

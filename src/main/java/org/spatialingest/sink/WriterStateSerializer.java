@@ -8,11 +8,12 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned binary form of {@link WriterState}. Version 2: run count, then table, path and row count per staging run.
- * Version 1 (read only): row count, then each row as length and bytes of Flink's {@code RowDataSerializer} form.
+ * Versioned binary form of {@link WriterState}. Version 3: run count, then table, key range, path and row count per
+ * staging run. Version 2 (read only): the same without the key range (range 0). Version 1 (read only): row count, then
+ * each row as length and bytes of Flink's {@code RowDataSerializer} form.
  */
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   @Override
   public int getVersion() {
@@ -28,6 +29,7 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
     out.writeInt(state.runs().size());
     for (WriterState.StagedRun run : state.runs()) {
       out.writeInt(run.table());
+      out.writeInt(run.range());
       out.writeUTF(run.path());
       out.writeLong(run.rows());
     }
@@ -47,13 +49,15 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
       }
       return new WriterState(List.of(), rows);
     }
-    if (version != VERSION) {
-      throw new IOException("unknown WriterState serializer version " + version + " (this build reads 1 and "
+    if (version != 2 && version != VERSION) {
+      throw new IOException("unknown WriterState serializer version " + version + " (this build reads 1 to "
           + VERSION + ")");
     }
     List<WriterState.StagedRun> runs = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      runs.add(new WriterState.StagedRun(in.readInt(), in.readUTF(), in.readLong()));
+      int table = in.readInt();
+      int range = version == 2 ? 0 : in.readInt();
+      runs.add(new WriterState.StagedRun(table, range, in.readUTF(), in.readLong()));
     }
     return new WriterState(runs, List.of());
   }

@@ -1,5 +1,7 @@
 package org.spatialingest.table;
 
+import java.util.Map;
+
 /**
  * Keys this sink writes into every Iceberg snapshot summary, so freshness and file sizing can be audited from the
  * table alone. Stable: {@code inspect}, {@code verify} and the writer's encoded-ratio seed read them.
@@ -29,4 +31,19 @@ public final class SnapshotSummaryKeys {
   public static final String CLOSED_PREFIX = PREFIX + "closed.";
 
   private SnapshotSummaryKeys() {}
+
+  /**
+   * Parquet bytes per buffered byte the sink measured for the batch of a snapshot ({@link #FILE_BYTES} /
+   * {@link #BUFFERED_BYTES}), or 0 when the summary lacks them (not written by this sink, or an empty batch).
+   */
+  public static double encodedPerBufferedByte(Map<String, String> summary) {
+    String buffered = summary == null ? null : summary.get(BUFFERED_BYTES);
+    String written = summary == null ? null : summary.get(FILE_BYTES);
+    if (buffered == null || written == null) {
+      return 0;
+    }
+    long b = Long.parseLong(buffered);
+    long w = Long.parseLong(written);
+    return b > 0 && w > 0 ? (double) w / b : 0;
+  }
 }

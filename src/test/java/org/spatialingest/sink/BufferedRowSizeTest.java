@@ -18,7 +18,7 @@ class BufferedRowSizeTest {
   void measuresWhatThePartitionBufferAccounts() throws Exception {
     List<GenericRowData> rows = SinkTables.rows(new TelemetryGenerator(3, 4, 5, 300), 20, 1_790_000_000_000L, 1000);
     BufferedRowSize size = new BufferedRowSize();
-    PartitionBuffer buffer = new PartitionBuffer(null);
+    PartitionBuffer buffer = new PartitionBuffer(null, 0);
     RowDataSerializer serializer = new RowDataSerializer(TelemetryTable.ROW_TYPE);
     DataInputDeserializer in = new DataInputDeserializer();
     long measured = 0;

@@ -12,7 +12,7 @@ class PartitionBufferTest {
   @Test
   void rowsOfAnySizeComeBackIntactAndSortedByKey() throws Exception {
     Random random = new Random(3);
-    PartitionBuffer buffer = new PartitionBuffer(null);
+    PartitionBuffer buffer = new PartitionBuffer(null, 0);
     List<byte[]> rows = new ArrayList<>();
     List<Long> keys = new ArrayList<>();
     for (int i = 0; i < 5_000; i++) {

@@ -80,12 +80,20 @@ class SerializerRoundTripTest {
   }
 
   @Test
-  void writerStateRoundTripsAndReadsInlineRowsOfVersionOne() throws Exception {
-    WriterState state = new WriterState(List.of(new WriterState.StagedRun(0, "file:/t/_staging/s/1.rows", 12),
-        new WriterState.StagedRun(1, "file:/r/_staging/s/2.rows", 1)), List.of());
+  void writerStateRoundTripsAndReadsEarlierVersions() throws Exception {
+    WriterState state = new WriterState(List.of(new WriterState.StagedRun(0, 3, "file:/t/_staging/s/1.rows", 12),
+        new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 1)), List.of());
     WriterStateSerializer serializer = new WriterStateSerializer();
     WriterState copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
     assertThat(copy.runs()).isEqualTo(state.runs());
+
+    org.apache.flink.core.memory.DataOutputSerializer v2 = new org.apache.flink.core.memory.DataOutputSerializer(64);
+    v2.writeInt(1);
+    v2.writeInt(1);
+    v2.writeUTF("file:/r/_staging/s/2.rows");
+    v2.writeLong(7);
+    assertThat(serializer.deserialize(2, v2.getCopyOfBuffer()).runs())
+        .containsExactly(new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 7));
 
     org.apache.flink.core.memory.DataOutputSerializer v1 = new org.apache.flink.core.memory.DataOutputSerializer(64);
     v1.writeInt(2);

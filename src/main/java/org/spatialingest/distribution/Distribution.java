@@ -1,0 +1,148 @@
+package org.spatialingest.distribution;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import org.apache.flink.api.common.functions.Partitioner;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.api.java.typeutils.TupleTypeInfo;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.iceberg.Table;
+import org.spatialingest.config.JobConfig.DistributionMode;
+import org.spatialingest.sink.TableRouter;
+import org.spatialingest.sizing.SizingBounds;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TableLayout;
+
+/**
+ * The exchange in front of the sink's writers ({@code sink.distribution}), as Iceberg's own sink offers with its
+ * distribution modes, fitted to this table: {@code range} sends each row to a writer by its time partition and the
+ * Hilbert-key range it falls in ({@link WriterAssigner}), so files per commit follow bytes / T rather than the writer
+ * count, and each file covers a compact part of the map (its bbox statistics let a spatial filter skip it);
+ * {@code hash} by time partition only; {@code none} adds no exchange (each writer writes every partition it is sent).
+ *
+ * <p>Use: {@code builder(router).table(...)...build().apply(stream)}, then give the sink {@link TableRouter#ranged}
+ * and {@link #writers()} as its parallelism.
+ *
+ * @param <T> the sink's input elements
+ */
+public final class Distribution<T> {
+  private final TableRouter<T> router;
+  private final List<WriterAssigner.Placement> placements;
+  private final DistributionMode mode;
+  private final RangeCount rangeCount;
+  private final int writers;
+  private final String uid;
+
+  private Distribution(Builder<T> b) {
+    this.router = b.router;
+    this.placements = List.copyOf(b.placements);
+    this.mode = b.mode;
+    this.writers = b.writers;
+    this.uid = b.uid;
+    this.rangeCount = RangeCount.of(b.bounds, b.encodedPerBufferedByte, b.writers, b.maxOpenPartitions);
+  }
+
+  public static <T> Builder<T> builder(TableRouter<T> router) {
+    return new Builder<>(router);
+  }
+
+  /** Writer subtasks the sink must run with (the exchange places rows on exactly these). */
+  public int writers() {
+    return writers;
+  }
+
+  /**
+   * The placement step (same parallelism as {@code input}, chained to it) and the exchange by the slot it chose; the
+   * sink that reads the result must run with {@link #writers()} subtasks.
+   */
+  public DataStream<Tuple3<Integer, Integer, T>> apply(DataStream<T> input) {
+    TupleTypeInfo<Tuple3<Integer, Integer, T>> type = new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
+    SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> placed = input
+        .map(new WriterAssigner<>(router, placements, mode, rangeCount))
+        .returns(type)
+        .name("distribute (" + mode.name().toLowerCase(Locale.ROOT) + ")")
+        .uid(uid)
+        .setParallelism(input.getParallelism());
+    return placed.partitionCustom(new SlotPartitioner(), new AssignedSlot<>());
+  }
+
+  /** Writer = slot modulo the writer count. */
+  static final class SlotPartitioner implements Partitioner<Integer> {
+    @Override
+    public int partition(Integer slot, int writers) {
+      return Math.floorMod(slot, writers);
+    }
+  }
+
+  /** The slot {@link WriterAssigner} chose. */
+  static final class AssignedSlot<T> implements KeySelector<Tuple3<Integer, Integer, T>, Integer> {
+    @Override
+    public Integer getKey(Tuple3<Integer, Integer, T> placed) {
+      return placed.f0;
+    }
+  }
+
+  /** Builder: tables in the sink's order, the mode, the bounds the writers close files by, the writer count. */
+  public static final class Builder<T> {
+    private final TableRouter<T> router;
+    private final List<WriterAssigner.Placement> placements = new ArrayList<>();
+    private DistributionMode mode = DistributionMode.RANGE;
+    private SizingBounds bounds;
+    private int maxOpenPartitions = 8;
+    private int writers;
+    private double encodedPerBufferedByte;
+    private String uid = "spatial-sink-distribution";
+
+    private Builder(TableRouter<T> router) {
+      this.router = router;
+    }
+
+    /**
+     * Adds the next table of the sink. {@code ranged}: split its partitions by sort-key range (the telemetry table;
+     * rejects are few and go by partition). The first ranged table's last commit seeds the Parquet/buffered byte ratio
+     * the range count assumes (1 until the table has one, as the writers assume).
+     */
+    public Builder<T> table(Table table, TableLayout layout, boolean ranged) {
+      placements.add(new WriterAssigner.Placement(layout, table.spec(), ranged));
+      if (ranged && encodedPerBufferedByte == 0 && table.currentSnapshot() != null) {
+        encodedPerBufferedByte = SnapshotSummaryKeys.encodedPerBufferedByte(table.currentSnapshot().summary());
+      }
+      return this;
+    }
+
+    public Builder<T> mode(DistributionMode mode) {
+      this.mode = mode;
+      return this;
+    }
+
+    /** M, T and L of the writers, and their open-buffer limit: what one key range must fill and may hold. */
+    public Builder<T> bounds(SizingBounds bounds, int maxOpenPartitions) {
+      this.bounds = bounds;
+      this.maxOpenPartitions = maxOpenPartitions;
+      return this;
+    }
+
+    public Builder<T> writers(int writers) {
+      this.writers = writers;
+      return this;
+    }
+
+    /** Uid of the placement operator; keep it stable across upgrades. */
+    public Builder<T> uid(String uid) {
+      this.uid = uid;
+      return this;
+    }
+
+    public Distribution<T> build() {
+      if (placements.isEmpty() || bounds == null || writers <= 0 || mode == DistributionMode.NONE) {
+        throw new IllegalStateException("a distribution needs its tables, the sink bounds, writers > 0 and a mode "
+            + "other than none (none is no exchange at all)");
+      }
+      return new Distribution<>(this);
+    }
+  }
+}

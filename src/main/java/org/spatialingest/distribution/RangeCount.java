@@ -1,0 +1,33 @@
+package org.spatialingest.distribution;
+
+import java.io.Serializable;
+import org.spatialingest.sizing.SizingBounds;
+
+/**
+ * How many key ranges a partition is split into: as many as its bytes per L fill files of T, so files per commit
+ * follow bytes / T and not the number of writers. One range (one writer) while a partition brings less than two
+ * files' worth per L; never more than the writers can hold open within M and {@code sink.max-open-partitions}.
+ *
+ * @param bytesPerRange buffered bytes one range must bring per L: what encodes to T, or M if that is smaller (a writer
+ *     flushes at M anyway)
+ * @param maxRanges ranges the writers can hold: writers × buffers each can keep open for one partition (half its
+ *     open-partition limit, so the next time partition fits too, and no more than M holds at {@code bytesPerRange}
+ *     each)
+ * @param latencyMillis L
+ */
+record RangeCount(long bytesPerRange, int maxRanges, long latencyMillis) implements Serializable {
+
+  static RangeCount of(SizingBounds bounds, double encodedPerBufferedByte, int writers, int maxOpenPartitions) {
+    long perRange = Math.min(bounds.bufferedBytesForTargetFile(encodedPerBufferedByte), bounds.memoryBytes());
+    long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRange);
+    int perWriter = (int) Math.max(1, Math.min(maxOpenPartitions / 2, perWriterByMemory));
+    return new RangeCount(perRange, Math.max(1, writers) * perWriter, bounds.maxLatency().toMillis());
+  }
+
+  /** Ranges for a partition that receives {@code bytesPerSecond} buffered bytes per second (all subtasks together). */
+  int ranges(double bytesPerSecond) {
+    double perLatency = bytesPerSecond * latencyMillis / 1000.0;
+    long ranges = (long) Math.floor(perLatency / bytesPerRange);
+    return (int) Math.max(1, Math.min(maxRanges, ranges));
+  }
+}

@@ -1,0 +1,179 @@
+package org.spatialingest.distribution;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.flink.RowDataWrapper;
+import org.spatialingest.config.JobConfig.DistributionMode;
+import org.spatialingest.sink.BufferedRowSize;
+import org.spatialingest.sink.TableRouter;
+import org.spatialingest.table.TableLayout;
+
+/**
+ * Places each element on a writer: {@code f0} a writer slot (the exchange takes it modulo the writer count), {@code f1}
+ * the key range of its partition, {@code f2} the element. Range {@code i} of a partition goes to slot {@code
+ * hash(partition) + i}, so every subtask sends a partition's range to the same writer, and the ranges of a partition to
+ * consecutive writers.
+ *
+ * <p>Each subtask keeps its own statistics, from its own rows (no coordination; subtasks reading similar data agree
+ * closely): the last {@link KeySample#SIZE} sort keys of the ranged table, and per partition the bytes routed there
+ * (the sink's own {@link BufferedRowSize} measure, on a random eighth of the rows). About once a second it recomputes,
+ * per partition, the range count ({@link RangeCount}; its rate times the subtask count is the partition's rate) and
+ * the boundaries. Nothing is in Flink state: statistics rebuild within seconds after a restart, and a range is only a
+ * file boundary — a writer accepts any row.
+ *
+ * <p>Cost per row: a partition key computation and a hash lookup, a binary search over at most a few dozen
+ * boundaries, and one serialization in eight.
+ *
+ * @param <T> the sink's input elements
+ */
+public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, Integer, T>> {
+  /** One row in this many is serialized to measure bytes. */
+  private static final int SIZE_SAMPLING = 8;
+  private static final long REFRESH_NANOS = 1_000_000_000L;
+
+  /** One table of the sink: its layout and partition spec; {@code ranged} when its rows are split by key range. */
+  record Placement(TableLayout layout, PartitionSpec spec, boolean ranged) implements Serializable {}
+
+  private final TableRouter<T> router;
+  private final List<Placement> placements;
+  private final DistributionMode mode;
+  private final RangeCount rangeCount;
+
+  private transient List<TablePlacement> tables;
+  private transient Tuple3<Integer, Integer, T> out;
+  private transient SplittableRandom random;
+  private transient int subtasks;
+  private transient long rows;
+  private transient long windowStart;
+  private transient boolean refreshed;
+
+  WriterAssigner(TableRouter<T> router, List<Placement> placements, DistributionMode mode, RangeCount rangeCount) {
+    this.router = router;
+    this.placements = List.copyOf(placements);
+    this.mode = mode;
+    this.rangeCount = rangeCount;
+  }
+
+  @Override
+  public void open(OpenContext context) {
+    subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+    tables = new ArrayList<>(placements.size());
+    for (int i = 0; i < placements.size(); i++) {
+      tables.add(new TablePlacement(i, placements.get(i), mode == DistributionMode.RANGE));
+    }
+    out = new Tuple3<>();
+    random = new SplittableRandom(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+  }
+
+  @Override
+  public Tuple3<Integer, Integer, T> map(T element) {
+    if (rows == 0) {
+      windowStart = System.nanoTime(); // the first window starts with the data, not when the operator opened
+    }
+    TablePlacement table = tables.get(router.table(element));
+    RowData row = router.row(element);
+    PartitionLoad load = table.load(row);
+    int range = 0;
+    if (table.sample != null) {
+      long key = row.getLong(table.sortKeyField);
+      table.sample.add(key);
+      range = KeySample.rangeOf(load.boundaries, key);
+      if (random.nextInt(SIZE_SAMPLING) == 0) {
+        load.add(table.measure(row) * SIZE_SAMPLING);
+      }
+    }
+    if ((++rows & 255) == 0) {
+      refreshIfDue();
+    }
+    out.f0 = load.base + range;
+    out.f1 = range;
+    out.f2 = element;
+    return out;
+  }
+
+  /**
+   * Called every 256 rows: the first refresh comes at once (a sample of 256 keys already places rows far better than
+   * one range, and a backlog needs its ranges from the start), the next ones once a second.
+   */
+  private void refreshIfDue() {
+    long now = System.nanoTime();
+    if (refreshed && now - windowStart < REFRESH_NANOS) {
+      return;
+    }
+    double seconds = (now - windowStart) / 1e9;
+    windowStart = now;
+    refreshed = true;
+    for (TablePlacement table : tables) {
+      table.refresh(seconds, subtasks, rangeCount);
+    }
+  }
+
+  /** The per-subtask state of one table: partition keys, loads and (if ranged) the key sample. */
+  private static final class TablePlacement {
+    final int index;
+    final PartitionKey partitionKey;
+    final RowDataWrapper wrapper;
+    final int sortKeyField;
+    final KeySample sample;
+    final BufferedRowSize size;
+    final Map<StructLike, PartitionLoad> loads = new HashMap<>();
+
+    TablePlacement(int index, Placement p, boolean rangeMode) {
+      this.index = index;
+      this.partitionKey = new PartitionKey(p.spec(), p.layout().schema());
+      this.wrapper = new RowDataWrapper(p.layout().rowType(), p.layout().schema().asStruct());
+      this.sortKeyField = p.layout().sortKeyField();
+      boolean ranged = rangeMode && p.ranged() && sortKeyField >= 0;
+      this.sample = ranged ? new KeySample() : null;
+      this.size = ranged ? new BufferedRowSize(p.layout().rowType()) : null;
+    }
+
+    PartitionLoad load(RowData row) {
+      partitionKey.partition(wrapper.wrap(row));
+      PartitionLoad load = loads.get(partitionKey);
+      if (load == null) {
+        load = new PartitionLoad(31 * index + partitionKey.hashCode());
+        loads.put(partitionKey.copy(), load);
+      }
+      return load;
+    }
+
+    long measure(RowData row) {
+      try {
+        return size.measure(row);
+      } catch (IOException e) {
+        throw new UncheckedIOException("measuring a row", e);
+      }
+    }
+
+    void refresh(double seconds, int subtasks, RangeCount rangeCount) {
+      if (sample != null) {
+        sample.refresh();
+      }
+      for (Iterator<PartitionLoad> it = loads.values().iterator(); it.hasNext(); ) {
+        PartitionLoad load = it.next();
+        double bytesPerSecond = load.closeWindow(seconds) * subtasks;
+        if (load.idle()) {
+          it.remove();
+        } else if (sample != null) {
+          load.ranges = rangeCount.ranges(bytesPerSecond);
+          load.boundaries = sample.boundaries(load.ranges);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package org.spatialingest.distribution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Conversions;
+import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.TestKit;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.table.TelemetryTable;
+
+/**
+ * The exchange in front of the writers, on a real broker, MiniCluster and catalog: 2 source and transform subtasks, 4
+ * writers, one partition, files closed only at end of input. With {@code range} each writer's file holds a compact
+ * run of Hilbert keys (so a bbox filter skips files); with {@code none} every writer's file spans the whole area.
+ */
+class DistributionTest {
+  @RegisterExtension
+  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+
+  @RegisterExtension
+  static final KafkaBroker kafka = new KafkaBroker();
+  private static final AtomicInteger TOPICS = new AtomicInteger();
+  private static final int ROWS = 20_000;
+  private static final int HILBERT_FIELD = TelemetryTable.SCHEMA.findField("hilbert").fieldId();
+
+  @Test
+  void rangeDistributionGivesEachFileACompactKeyRangeAndLosesNothing(@TempDir Path dir) throws Exception {
+    Run range = run("range", dir.resolve("range"));
+    Run none = run("none", dir.resolve("none"));
+
+    assertThat(range.files).as("the 4 writers each wrote a range").hasSizeGreaterThanOrEqualTo(3);
+    System.out.printf("key spans / total: range %s, none %s%n", range.relativeSpans(), none.relativeSpans());
+    // the files' key intervals barely overlap: together (but for the widest, which holds the first rows of each
+    // subtask, sent before it had statistics) they span about the keys once; without an exchange each spans them all
+    assertThat(range.spansButWidest()).as("range: sum of key spans but the widest / total span")
+        .isLessThanOrEqualTo(1.25);
+    assertThat(none.spansButWidest()).as("none: sum of key spans but the widest / total span")
+        .isGreaterThanOrEqualTo(2.0);
+
+    // a 2 x 2 degree box around one vehicle: the range table's files are skipped where the none table's are not
+    Expression box = bbox(range.anyPoint[0] - 1, range.anyPoint[1] - 1, range.anyPoint[0] + 1, range.anyPoint[1] + 1);
+    int keptRange = plannedFiles(range.table, box);
+    int keptNone = plannedFiles(none.table, box);
+    assertThat(keptRange).as("files a bbox filter keeps, range vs none").isLessThan(keptNone);
+    assertThat(idsIn(range.table, box)).isEqualTo(idsIn(none.table, box)).isNotEmpty();
+  }
+
+  private record Run(Table table, List<DataFile> files, double[] anyPoint) {
+    List<Double> relativeSpans() {
+      return files.stream().map(f -> (double) span(f) / totalSpan()).sorted().toList();
+    }
+
+    double spansButWidest() {
+      List<Double> spans = relativeSpans();
+      return spans.subList(0, spans.size() - 1).stream().mapToDouble(Double::doubleValue).sum();
+    }
+
+    long totalSpan() {
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      for (DataFile f : files) {
+        min = Math.min(min, bound(f, true));
+        max = Math.max(max, bound(f, false));
+      }
+      return max - min;
+    }
+  }
+
+  private static Run run(String mode, Path warehouse) throws Exception {
+    String topic = "distribution-" + TOPICS.incrementAndGet();
+    kafka.createTopic(topic, 2);
+    Map<String, TelemetryGenerator.Record> sent =
+        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(11, 20, 0, 0), ROWS);
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, warehouse, Map.of(
+        "sink.max-latency", "1h", "sink.target-file-size", "64MB", "sink.memory-budget", "64MB",
+        "parallelism.sink", "4", "sink.distribution", mode));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(2);
+    SpatialIngestJob.build(env, config, true);
+    env.execute("distribution-" + mode);
+
+    Table table = TestKit.table(config);
+    List<Record> rows = TestKit.rows(table);
+    assertThat(TestKit.distinctIds(rows)).isEqualTo(sent.keySet());
+    List<DataFile> files = new ArrayList<>();
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
+      tasks.forEach(t -> files.add(t.file()));
+    }
+    TelemetryGenerator.Record first = sent.values().iterator().next();
+    return new Run(table, files, new double[] {first.x(), first.y()});
+  }
+
+  private static long span(DataFile f) {
+    return bound(f, false) - bound(f, true);
+  }
+
+  private static long bound(DataFile f, boolean lower) {
+    ByteBuffer b = (lower ? f.lowerBounds() : f.upperBounds()).get(HILBERT_FIELD);
+    return Conversions.<Long>fromByteBuffer(Types.LongType.get(), b);
+  }
+
+  /** The bbox filter README documents: the row's bbox intersects the box. */
+  private static Expression bbox(double minX, double minY, double maxX, double maxY) {
+    return Expressions.and(Expressions.and(Expressions.greaterThanOrEqual("xmax", minX),
+            Expressions.lessThanOrEqual("xmin", maxX)),
+        Expressions.and(Expressions.greaterThanOrEqual("ymax", minY), Expressions.lessThanOrEqual("ymin", maxY)));
+  }
+
+  private static int plannedFiles(Table table, Expression filter) throws Exception {
+    int n = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(filter).planFiles()) {
+      for (FileScanTask ignored : tasks) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private static Set<String> idsIn(Table table, Expression filter) throws Exception {
+    Set<String> ids = new HashSet<>();
+    try (CloseableIterable<Record> it = IcebergGenerics.read(table).where(filter).build()) {
+      for (Record r : it) {
+        ids.add((String) r.getField("id"));
+      }
+    }
+    return ids;
+  }
+}
