@@ -12,6 +12,7 @@ final class PartitionLoad {
 
   final int base;
   private long bytesInWindow;
+  private long newestIngestMillis = Long.MIN_VALUE;
   private double bytesPerSecond = -1;
   private int idleWindows;
   int ranges = 1;
@@ -22,8 +23,18 @@ final class PartitionLoad {
     this.base = base;
   }
 
-  void add(long bytes) {
+  /** Counts a (sampled) row's bytes and its ingest time. */
+  void add(long bytes, long ingestMillis) {
     bytesInWindow += bytes;
+    newestIngestMillis = Math.max(newestIngestMillis, ingestMillis);
+  }
+
+  /**
+   * How old the newest row seen so far was at {@code nowMillis}: above L, the rows arriving are a backlog (after
+   * downtime, or the writers cannot keep up), and throughput matters more than file count.
+   */
+  long newestAgeMillis(long nowMillis) {
+    return newestIngestMillis == Long.MIN_VALUE ? 0 : nowMillis - newestIngestMillis;
   }
 
   /**

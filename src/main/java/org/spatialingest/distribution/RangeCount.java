@@ -6,7 +6,9 @@ import org.spatialingest.sizing.SizingBounds;
 /**
  * How many key ranges a partition is split into: as many as its bytes per L fill files of T, so files per commit
  * follow bytes / T and not the number of writers. One range (one writer) while a partition brings less than two
- * files' worth per L; never more than the writers can hold open within M and {@code sink.max-open-partitions}.
+ * files' worth per L; never more than the writers can hold open within M and {@code sink.max-open-partitions}. While
+ * the rows arriving are older than L (a backlog: after downtime, or one writer cannot keep up) at least one range per
+ * writer, so catching up uses every writer; files then close by size anyway.
  *
  * @param bytesPerRange buffered bytes one range must bring per L: what encodes to T, or M if that is smaller (a writer
  *     flushes at M anyway)
@@ -15,19 +17,26 @@ import org.spatialingest.sizing.SizingBounds;
  *     each)
  * @param latencyMillis L
  */
-record RangeCount(long bytesPerRange, int maxRanges, long latencyMillis) implements Serializable {
+record RangeCount(long bytesPerRange, int maxRanges, int writers, long latencyMillis) implements Serializable {
 
   static RangeCount of(SizingBounds bounds, double encodedPerBufferedByte, int writers, int maxOpenPartitions) {
     long perRange = Math.min(bounds.bufferedBytesForTargetFile(encodedPerBufferedByte), bounds.memoryBytes());
     long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRange);
     int perWriter = (int) Math.max(1, Math.min(maxOpenPartitions / 2, perWriterByMemory));
-    return new RangeCount(perRange, Math.max(1, writers) * perWriter, bounds.maxLatency().toMillis());
+    int w = Math.max(1, writers);
+    return new RangeCount(perRange, w * perWriter, w, bounds.maxLatency().toMillis());
   }
 
-  /** Ranges for a partition that receives {@code bytesPerSecond} buffered bytes per second (all subtasks together). */
-  int ranges(double bytesPerSecond) {
+  /**
+   * Ranges for a partition that receives {@code bytesPerSecond} buffered bytes per second (all subtasks together),
+   * the newest of them {@code newestAgeMillis} old on arrival.
+   */
+  int ranges(double bytesPerSecond, long newestAgeMillis) {
     double perLatency = bytesPerSecond * latencyMillis / 1000.0;
     long ranges = (long) Math.floor(perLatency / bytesPerRange);
+    if (newestAgeMillis > latencyMillis) {
+      ranges = Math.max(ranges, writers);
+    }
     return (int) Math.max(1, Math.min(maxRanges, ranges));
   }
 }

@@ -93,7 +93,7 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       table.sample.add(key);
       range = KeySample.rangeOf(load.boundaries, key);
       if (random.nextInt(SIZE_SAMPLING) == 0) {
-        load.add(table.measure(row) * SIZE_SAMPLING);
+        load.add(table.measure(row) * SIZE_SAMPLING, table.layout.ingestMillis(row));
       }
     }
     if ((++rows & 255) == 0) {
@@ -128,6 +128,7 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
     final PartitionKey partitionKey;
     final RowDataWrapper wrapper;
     final int sortKeyField;
+    final TableLayout layout;
     final KeySample sample;
     final BufferedRowSize size;
     final Map<StructLike, PartitionLoad> loads = new HashMap<>();
@@ -137,6 +138,7 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       this.partitionKey = new PartitionKey(p.spec(), p.layout().schema());
       this.wrapper = new RowDataWrapper(p.layout().rowType(), p.layout().schema().asStruct());
       this.sortKeyField = p.layout().sortKeyField();
+      this.layout = p.layout();
       boolean ranged = rangeMode && p.ranged() && sortKeyField >= 0;
       this.sample = ranged ? new KeySample() : null;
       this.size = ranged ? new BufferedRowSize(p.layout().rowType()) : null;
@@ -164,13 +166,15 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       if (sample != null) {
         sample.refresh();
       }
+      long now = System.currentTimeMillis();
       for (Iterator<PartitionLoad> it = loads.values().iterator(); it.hasNext(); ) {
         PartitionLoad load = it.next();
+        long newestAge = load.newestAgeMillis(now);
         double bytesPerSecond = load.closeWindow(seconds) * subtasks;
         if (load.idle()) {
           it.remove();
         } else if (sample != null) {
-          load.ranges = rangeCount.ranges(bytesPerSecond);
+          load.ranges = rangeCount.ranges(bytesPerSecond, newestAge);
           load.boundaries = sample.boundaries(load.ranges);
         }
       }

@@ -20,19 +20,48 @@ public final class TelemetryGenerator {
   private long sequence;
 
   /**
+   * Where the vehicles start: uniformly in a lon/lat box, except a share of them within 0.1 degrees of a hot spot.
+   *
+   * @param hotShare share of the vehicles (so of the point records) at the hot spot, 0 to 1
+   */
+  public record Area(double west, double south, double east, double north, double hotShare, double hotLon,
+      double hotLat) {
+    /** Europe-ish, no hot spot: the default. */
+    public static final Area EUROPE = new Area(-10, 35, 30, 60, 0, 0, 0);
+    /** The inhabited latitudes of the whole globe, no hot spot. */
+    public static final Area WORLD = new Area(-179, -60, 179, 75, 0, 0, 0);
+
+    /** This area with {@code share} of the vehicles around Paris. */
+    public Area withHotSpot(double share) {
+      return new Area(west, south, east, north, share, 2.35, 48.85);
+    }
+  }
+
+  /**
    * @param polygonEvery one record in this many is a polygon refresh (0 = never)
    * @param polygonVertices vertices of each polygon ring
    */
   public TelemetryGenerator(long seed, int vehicles, int polygonEvery, int polygonVertices) {
+    this(seed, vehicles, polygonEvery, polygonVertices, Area.EUROPE);
+  }
+
+  /** As the four-argument constructor, with the vehicles starting in {@code area}. */
+  public TelemetryGenerator(long seed, int vehicles, int polygonEvery, int polygonVertices, Area area) {
     this.random = new Random(seed);
     this.vehicles = vehicles;
     this.polygonEvery = polygonEvery;
     this.polygonVertices = polygonVertices;
     this.lon = new double[vehicles];
     this.lat = new double[vehicles];
+    int hot = (int) Math.round(area.hotShare() * vehicles);
     for (int i = 0; i < vehicles; i++) {
-      lon[i] = -10 + random.nextDouble() * 40; // Europe-ish spread
-      lat[i] = 35 + random.nextDouble() * 25;
+      if (i < hot) {
+        lon[i] = area.hotLon() + (random.nextDouble() - 0.5) * 0.2;
+        lat[i] = area.hotLat() + (random.nextDouble() - 0.5) * 0.2;
+      } else {
+        lon[i] = area.west() + random.nextDouble() * (area.east() - area.west());
+        lat[i] = area.south() + random.nextDouble() * (area.north() - area.south());
+      }
     }
   }
 

@@ -3,6 +3,7 @@ package org.spatialingest.bench;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sizing.Units;
 
 /**
@@ -23,6 +24,8 @@ record BenchSettings(
     int polygonEvery,
     int polygonVertices,
     int vehicles,
+    String area,
+    double hotspot,
     long seed,
     String xmx,
     Duration phaseTimeout) {
@@ -42,6 +45,8 @@ record BenchSettings(
     DEFAULTS.put("polygon-every", "100"); // 1 % polygon refreshes
     DEFAULTS.put("polygon-vertices", "2000");
     DEFAULTS.put("vehicles", "50");
+    DEFAULTS.put("area", "europe"); // where vehicles start: europe, world
+    DEFAULTS.put("hotspot", "0"); // share of the vehicles (so of the points) around one city
     DEFAULTS.put("seed", "42");
     DEFAULTS.put("xmx", "2g"); // heap of each child JVM (both sinks alike)
     DEFAULTS.put("phase-timeout", "10m"); // bound on every wait of a phase (start, catch-up, drain, bounded job)
@@ -67,11 +72,37 @@ record BenchSettings(
         v.get("target"), v.get("memory"), Units.parseDuration(v.get("duration")), Integer.parseInt(v.get("rate")),
         Integer.parseInt(v.get("parallelism")), Integer.parseInt(v.get("partitions")),
         Integer.parseInt(v.get("backlog")), Integer.parseInt(v.get("polygon-every")),
-        Integer.parseInt(v.get("polygon-vertices")), Integer.parseInt(v.get("vehicles")),
-        Long.parseLong(v.get("seed")), v.get("xmx"), Units.parseDuration(v.get("phase-timeout")));
+        Integer.parseInt(v.get("polygon-vertices")), Integer.parseInt(v.get("vehicles")), v.get("area"),
+        Double.parseDouble(v.get("hotspot")), Long.parseLong(v.get("seed")), v.get("xmx"), Units.parseDuration(v.get("phase-timeout")));
+    s.generatorArea();
     Units.parseBytes(s.target());
     Units.parseBytes(s.memory());
     return s;
+  }
+
+  /** Where the generated vehicles start. */
+  TelemetryGenerator.Area generatorArea() {
+    TelemetryGenerator.Area a = switch (area) {
+      case "europe" -> TelemetryGenerator.Area.EUROPE;
+      case "world" -> TelemetryGenerator.Area.WORLD;
+      default -> throw new IllegalArgumentException("area must be europe or world, was " + area);
+    };
+    if (hotspot < 0 || hotspot > 1) {
+      throw new IllegalArgumentException("hotspot must be a share from 0 to 1, was " + hotspot);
+    }
+    return a.withHotSpot(hotspot);
+  }
+
+  /** The same knobs with another parallelism. */
+  BenchSettings withParallelism(int p) {
+    return new BenchSettings(checkpoint, latency, target, memory, duration, rate, p, partitions, backlog, polygonEvery,
+        polygonVertices, vehicles, area, hotspot, seed, xmx, phaseTimeout);
+  }
+
+  /** The same knobs with another hot-spot share. */
+  BenchSettings withHotspot(double share) {
+    return new BenchSettings(checkpoint, latency, target, memory, duration, rate, parallelism, partitions, backlog,
+        polygonEvery, polygonVertices, vehicles, area, share, seed, xmx, phaseTimeout);
   }
 
   long liveRecords() {
@@ -104,6 +135,8 @@ record BenchSettings(
     m.put("polygon-every", Integer.toString(polygonEvery));
     m.put("polygon-vertices", Integer.toString(polygonVertices));
     m.put("vehicles", Integer.toString(vehicles));
+    m.put("area", area);
+    m.put("hotspot", Double.toString(hotspot));
     m.put("seed", Long.toString(seed));
     m.put("xmx", xmx);
     m.put("phase-timeout", Units.formatDuration(phaseTimeout));
@@ -114,8 +147,9 @@ record BenchSettings(
   String describe() {
     return String.format("C = %s, L = %s (L/C = %.1f), T = %s, M = %s, live run %s at %,d rec/s offered "
             + "(%,d records), parallelism %d, %d Kafka partitions, backlog N = %,d, 1 in %d records a %,d-vertex polygon, "
-            + "child JVM -Xmx%s", Units.formatDuration(checkpoint), Units.formatDuration(latency),
+            + "%d vehicles over %s%s, child JVM -Xmx%s", Units.formatDuration(checkpoint), Units.formatDuration(latency),
         (double) latency.toMillis() / checkpoint.toMillis(), target, memory, Units.formatDuration(duration), rate,
-        liveRecords(), parallelism, partitions, backlog, polygonEvery, polygonVertices, xmx);
+        liveRecords(), parallelism, partitions, backlog, polygonEvery, polygonVertices, vehicles, area,
+        hotspot > 0 ? String.format(" (%.0f %% around one city)", hotspot * 100) : "", xmx);
   }
 }

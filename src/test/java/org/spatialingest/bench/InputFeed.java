@@ -97,7 +97,8 @@ final class InputFeed {
   }
 
   private TelemetryGenerator generator(long seed) {
-    return new TelemetryGenerator(seed, settings.vehicles(), settings.polygonEvery(), settings.polygonVertices());
+    return new TelemetryGenerator(seed, settings.vehicles(), settings.polygonEvery(), settings.polygonVertices(),
+        settings.generatorArea());
   }
 
   private KafkaProducer<byte[], byte[]> producer() {

@@ -114,7 +114,7 @@ public final class SinkBenchmark {
    * L by design); returns how long that took after production ended. Fails at once if the child has failed, and
    * after {@code timeout}.
    */
-  private static long awaitConsumed(long records, ChildJvm child, Duration timeout) throws Exception {
+  static long awaitConsumed(long records, ChildJvm child, Duration timeout) throws Exception {
     long start = System.currentTimeMillis();
     long consumed = 0;
     while (System.currentTimeMillis() - start < timeout.toMillis()) {
@@ -133,7 +133,7 @@ public final class SinkBenchmark {
     return arg.equals("jfr") || arg.equals("--jfr");
   }
 
-  private static Map<String, String> jobKeys(BenchSettings settings, EmbeddedKafka kafka, String topic, Path dir) {
+  static Map<String, String> jobKeys(BenchSettings settings, EmbeddedKafka kafka, String topic, Path dir) {
     Map<String, String> keys = new LinkedHashMap<>(settings.jobKeys());
     keys.put("kafka.bootstrap-servers", kafka.bootstrapServers());
     keys.put("kafka.topic", topic);
@@ -148,7 +148,7 @@ public final class SinkBenchmark {
     System.out.println("[bench] " + message);
   }
 
-  private static void deleteRecursively(Path dir) throws Exception {
+  static void deleteRecursively(Path dir) throws Exception {
     if (!Files.exists(dir)) {
       return;
     }

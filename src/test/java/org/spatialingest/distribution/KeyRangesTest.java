@@ -77,11 +77,14 @@ class KeyRangesTest {
     assertThat(count.bytesPerRange()).isEqualTo(20_000_000);
     assertThat(count.maxRanges()).as("4 writers x 4 buffers each (half of 8 open partitions; M holds 5)")
         .isEqualTo(16);
-    assertThat(count.ranges(0)).isEqualTo(1);
-    assertThat(count.ranges(3_900_000)).as("39 MB per L: one file's worth, not two").isEqualTo(1);
-    assertThat(count.ranges(4_000_000)).isEqualTo(2);
-    assertThat(count.ranges(30_000_000)).isEqualTo(15);
-    assertThat(count.ranges(1e12)).isEqualTo(16);
+    assertThat(count.ranges(0, 0)).isEqualTo(1);
+    assertThat(count.ranges(3_900_000, 0)).as("39 MB per L: one file's worth, not two").isEqualTo(1);
+    assertThat(count.ranges(4_000_000, 0)).isEqualTo(2);
+    assertThat(count.ranges(30_000_000, 0)).isEqualTo(15);
+    assertThat(count.ranges(1e12, 0)).isEqualTo(16);
+    assertThat(count.ranges(0, 10_001)).as("rows older than L: a backlog, one range per writer at least")
+        .isEqualTo(4);
+    assertThat(count.ranges(30_000_000, 10_001)).isEqualTo(15);
   }
 
   @Test
@@ -91,6 +94,6 @@ class KeyRangesTest {
     RangeCount count = RangeCount.of(bounds, 0, 3, 8);
     assertThat(count.bytesPerRange()).isEqualTo(128_000_000);
     assertThat(count.maxRanges()).isEqualTo(3);
-    assertThat(count.ranges(1_000_000)).as("1 MB/s = 120 MB per L: under one range's worth").isEqualTo(1);
+    assertThat(count.ranges(1_000_000, 0)).as("1 MB/s = 120 MB per L: under one range's worth").isEqualTo(1);
   }
 }

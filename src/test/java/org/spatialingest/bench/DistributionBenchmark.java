@@ -1,0 +1,235 @@
+package org.spatialingest.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expression;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.local.EmbeddedKafka;
+import org.spatialingest.sizing.Units;
+import org.spatialingest.table.Catalogs;
+
+/**
+ * The writers' exchange ({@code sink.distribution}) measured on the live phase of the sink benchmark: the same paced
+ * input, our sink in its own JVM per run, for each writer count (1, 2, 4) and mode (none, hash, range):
+ * <ol>
+ *   <li>files per commit and their p50 size (files should follow bytes / T, not the writer count);
+ *   <li>on each table, the share of files Iceberg's {@code planFiles} keeps for 10° × 10° bbox filters around rows of
+ *       the table (and that the filtered scan returns exactly the rows a full scan finds in the box);
+ *   <li>rows per writer (from the data files' names) with a hot spot: {@code hotspot} of the points around one city.
+ * </ol>
+ * Run: {@code mvn -B -o -Pbench verify -Dbench.class=DistributionBenchmark -Dbench.args="..."} (the knobs of
+ * {@link BenchSettings}); report on stdout and in {@code target/bench/distribution.{md,json}}. A restart or a time-out
+ * of a run fails the benchmark, as in {@link SinkBenchmark}.
+ */
+public final class DistributionBenchmark {
+  private static final int[] WRITERS = {1, 2, 4};
+  private static final String[] MODES = {"none", "hash", "range"};
+  private static final int BOXES = 20;
+  private static final double BOX_DEGREES = 10;
+
+  private DistributionBenchmark() {}
+
+  /** One run's figures. */
+  record Row(String mode, int writers, double hotspot, long rows, int commits, int files, double filesPerCommit,
+      long p50Bytes, double bytesPerCommitOverT, double meanKeptShare, double maxKeptShare, boolean boxesExact,
+      Map<Integer, Long> rowsPerWriter, double maxWriterOverMean) {}
+
+  public static void main(String[] args) {
+    try {
+      run(args);
+    } catch (Throwable t) {
+      System.out.println("[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
+      t.printStackTrace(System.out);
+      System.exit(1);
+    }
+    System.exit(0);
+  }
+
+  private static void run(String[] args) throws Exception {
+    BenchSettings settings = BenchSettings.parse(args);
+    Path dir = Path.of("target", "bench").toAbsolutePath();
+    SinkBenchmark.deleteRecursively(dir);
+    Files.createDirectories(dir);
+    log("Scenario: " + settings.describe());
+    List<Row> rows = new ArrayList<>();
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"))) {
+      InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
+      feed.generateLive(System.currentTimeMillis());
+      log(String.format("Generated the live sequence: %,d records, %.1f MB of JSON", settings.liveRecords(),
+          feed.liveBytes() / 1e6));
+      for (int writers : WRITERS) {
+        for (String mode : MODES) {
+          rows.add(measure(kafka, feed, settings.withParallelism(writers), mode, dir));
+        }
+      }
+      if (settings.hotspot() == 0) {
+        BenchSettings hot = settings.withParallelism(4).withHotspot(0.8);
+        InputFeed hotFeed = new InputFeed(kafka.bootstrapServers(), hot);
+        hotFeed.generateLive(System.currentTimeMillis());
+        for (String mode : new String[] {"none", "range"}) {
+          rows.add(measure(kafka, hotFeed, hot, mode, dir));
+        }
+      }
+    }
+    String md = markdown(settings, rows);
+    Files.writeString(dir.resolve("distribution.md"), md);
+    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("distribution.json").toFile(),
+        Map.of("settings", settings.asMap(), "runs", rows));
+    System.out.println();
+    System.out.println(md);
+  }
+
+  private static Row measure(EmbeddedKafka kafka, InputFeed feed, BenchSettings settings, String mode, Path dir)
+      throws Exception {
+    String name = mode + "-p" + settings.parallelism() + (settings.hotspot() > 0 ? "-hot" : "");
+    String topic = "dist-" + name;
+    kafka.createTopic(topic, settings.partitions());
+    Path runDir = Files.createDirectories(dir.resolve(name));
+    Map<String, String> keys = SinkBenchmark.jobKeys(settings, kafka, topic, runDir);
+    keys.put("sink.distribution", mode);
+    Duration timeout = settings.phaseTimeout();
+    RunResult result;
+    try (ChildJvm child = ChildJvm.start(runDir, "A", "live", settings, keys,
+        settings.duration().plus(timeout.multipliedBy(2)), false)) {
+      child.awaitReady(timeout);
+      InputFeed.Produced produced = feed.replayLive(topic);
+      long catchUp = SinkBenchmark.awaitConsumed(produced.records(), child, timeout);
+      child.requestStop();
+      result = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
+      log(name + ": produced " + produced + ", caught up in " + catchUp + " ms; " + result.dataFiles() + " files in "
+          + result.snapshots() + " snapshots");
+    }
+    JobConfig config = JobConfig.fromMap(keys);
+    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+    Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
+    return figures(table, mode, settings, result);
+  }
+
+  private static Row figures(Table table, String mode, BenchSettings settings, RunResult result) throws Exception {
+    table.refresh();
+    int commits = 0;
+    for (Snapshot s : table.snapshots()) {
+      if (Integer.parseInt(s.summary().getOrDefault("added-data-files", "0")) > 0) {
+        commits++;
+      }
+    }
+    List<DataFile> files = new ArrayList<>();
+    Map<Integer, Long> perWriter = new TreeMap<>();
+    long bytes = 0;
+    try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+      for (FileScanTask t : tasks) {
+        files.add(t.file());
+        bytes += t.file().fileSizeInBytes();
+        perWriter.merge(writerOf(t.file()), t.file().recordCount(), Long::sum);
+      }
+    }
+    List<Long> sizes = files.stream().map(DataFile::fileSizeInBytes).sorted().toList();
+    long target = Units.parseBytes(settings.target());
+
+    // boxes around rows of the table; what a filtered scan returns must be what a full scan finds in the box
+    List<double[]> bboxes = new ArrayList<>();
+    try (CloseableIterable<Record> all = IcebergGenerics.read(table).select("id", "xmin", "ymin", "xmax", "ymax")
+        .build()) {
+      for (Record r : all) {
+        bboxes.add(new double[] {(Double) r.getField("xmin"), (Double) r.getField("ymin"),
+            (Double) r.getField("xmax"), (Double) r.getField("ymax"), bboxes.size()});
+      }
+    }
+    Random random = new Random(settings.seed());
+    double keptSum = 0;
+    double keptMax = 0;
+    boolean exact = true;
+    for (int i = 0; i < BOXES && !bboxes.isEmpty(); i++) {
+      double[] centre = bboxes.get(random.nextInt(bboxes.size()));
+      double x = (centre[0] + centre[2]) / 2;
+      double y = (centre[1] + centre[3]) / 2;
+      double[] box = {x - BOX_DEGREES / 2, y - BOX_DEGREES / 2, x + BOX_DEGREES / 2, y + BOX_DEGREES / 2};
+      Expression filter = Expressions.and(
+          Expressions.and(Expressions.greaterThanOrEqual("xmax", box[0]), Expressions.lessThanOrEqual("xmin", box[2])),
+          Expressions.and(Expressions.greaterThanOrEqual("ymax", box[1]), Expressions.lessThanOrEqual("ymin", box[3])));
+      int kept = 0;
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(filter).planFiles()) {
+        for (FileScanTask ignored : tasks) {
+          kept++;
+        }
+      }
+      double share = files.isEmpty() ? 0 : kept / (double) files.size();
+      keptSum += share;
+      keptMax = Math.max(keptMax, share);
+      long expected = bboxes.stream().filter(b -> b[2] >= box[0] && b[0] <= box[2] && b[3] >= box[1]
+          && b[1] <= box[3]).count();
+      Set<String> found = new HashSet<>();
+      long returned = 0;
+      try (CloseableIterable<Record> it = IcebergGenerics.read(table).where(filter).select("id").build()) {
+        for (Record r : it) {
+          found.add((String) r.getField("id"));
+          returned++;
+        }
+      }
+      exact &= returned == expected && found.size() == expected;
+    }
+    long rowsTotal = perWriter.values().stream().mapToLong(Long::longValue).sum();
+    double mean = rowsTotal / (double) settings.parallelism();
+    double maxOverMean = perWriter.values().stream().mapToLong(Long::longValue).max().orElse(0) / Math.max(1, mean);
+    return new Row(mode, settings.parallelism(), settings.hotspot(), rowsTotal, commits, files.size(),
+        commits == 0 ? 0 : files.size() / (double) commits, Percentiles.of(sizes, 50),
+        commits == 0 ? 0 : bytes / (double) commits / target, keptSum / Math.min(BOXES, Math.max(1, bboxes.size())),
+        keptMax, exact, perWriter, maxOverMean);
+  }
+
+  /** The writer subtask that wrote a data file: Iceberg's file names start with the subtask index. */
+  private static int writerOf(DataFile file) {
+    String name = Path.of(file.location().replace("file:", "")).getFileName().toString();
+    return Integer.parseInt(name.substring(0, name.indexOf('-')));
+  }
+
+  private static String markdown(BenchSettings settings, List<Row> rows) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("## Distribution benchmark\n\n").append(settings.describe()).append("\n\n");
+    sb.append("| mode | writers | hot spot | rows | commits | files | files / commit | p50 file | bytes per commit / T "
+        + "| 10°×10° box keeps (mean / max of files) | filtered = full scan | rows per writer | max writer / mean |\n");
+    sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (Row r : rows) {
+      sb.append(String.format("| %s | %d | %s | %,d | %d | %d | %.2f | %s | %.2f | %.1f %% / %.1f %% | %s | %s | %.2f |%n",
+          r.mode(), r.writers(), r.hotspot() > 0 ? String.format("%.0f %%", r.hotspot() * 100) : "-", r.rows(),
+          r.commits(), r.files(), r.filesPerCommit(), Units.formatSize(r.p50Bytes()), r.bytesPerCommitOverT(),
+          r.meanKeptShare() * 100, r.maxKeptShare() * 100, r.boxesExact() ? "yes" : "NO",
+          r.rowsPerWriter().values(), r.maxWriterOverMean()));
+    }
+    Map<String, Double> perCommit = new LinkedHashMap<>();
+    rows.stream().filter(r -> r.hotspot() == 0).forEach(r -> perCommit.put(r.mode() + r.writers(), r.filesPerCommit()));
+    for (String mode : MODES) {
+      Double one = perCommit.get(mode + 1);
+      Double four = perCommit.get(mode + 4);
+      if (one != null && four != null && one > 0) {
+        sb.append(String.format("%n%s: files per commit at 4 writers / at 1 writer = %.2f", mode, four / one));
+      }
+    }
+    sb.append("\n");
+    return sb.toString();
+  }
+
+  private static void log(String message) {
+    System.out.println("[bench] " + message);
+  }
+}
