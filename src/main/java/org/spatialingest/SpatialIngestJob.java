@@ -1,7 +1,5 @@
 package org.spatialingest;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -215,12 +213,7 @@ public final class SpatialIngestJob {
         .uid(SINK_UID + "-distribution");
     BoundedIcebergSink.Builder<Tuple3<Integer, Integer, T>> sink = BoundedIcebergSink.builder(TableRouter.ranged(router));
     for (SinkTarget target : tables) {
-      try (TableLoader loader = target.loader().clone()) {
-        loader.open();
-        distribution.table(loader.loadTable(), target.layout(), target.ranged());
-      } catch (IOException e) {
-        throw new UncheckedIOException("loading table " + target.loader() + " for the distribution step", e);
-      }
+      distribution.table(target.loader(), target.layout(), target.ranged());
       sink.table(target.loader(), target.layout());
     }
     DataStream<Tuple3<Integer, Integer, T>> placed = distribution.build().apply(input);

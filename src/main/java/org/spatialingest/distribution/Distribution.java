@@ -1,5 +1,7 @@
 package org.spatialingest.distribution;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -11,6 +13,7 @@ import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.sink.TableRouter;
 import org.spatialingest.sizing.SizingBounds;
@@ -30,20 +33,10 @@ import org.spatialingest.table.TableLayout;
  * @param <T> the sink's input elements
  */
 public final class Distribution<T> {
-  private final TableRouter<T> router;
-  private final List<WriterAssigner.Placement> placements;
-  private final DistributionMode mode;
-  private final RangeCount rangeCount;
-  private final int writers;
-  private final String uid;
+  private final Builder<T> settings;
 
   private Distribution(Builder<T> b) {
-    this.router = b.router;
-    this.placements = List.copyOf(b.placements);
-    this.mode = b.mode;
-    this.writers = b.writers;
-    this.uid = b.uid;
-    this.rangeCount = RangeCount.of(b.bounds, b.encodedPerBufferedByte, b.writers, b.maxOpenPartitions);
+    this.settings = b;
   }
 
   public static <T> Builder<T> builder(TableRouter<T> router) {
@@ -52,7 +45,7 @@ public final class Distribution<T> {
 
   /** Writer subtasks the sink must run with (the exchange places rows on exactly these). */
   public int writers() {
-    return writers;
+    return settings.writers;
   }
 
   /**
@@ -62,10 +55,11 @@ public final class Distribution<T> {
   public DataStream<Tuple3<Integer, Integer, T>> apply(DataStream<T> input) {
     TupleTypeInfo<Tuple3<Integer, Integer, T>> type = new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
     SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> placed = input
-        .map(new WriterAssigner<>(router, placements, mode, rangeCount))
+        .map(new WriterAssigner<>(settings.router, settings.placements, settings.mode, settings.bounds,
+            settings.writers, settings.maxOpenPartitions, settings.encodedPerBufferedByte, settings.rangedTable))
         .returns(type)
-        .name("distribute (" + mode.name().toLowerCase(Locale.ROOT) + ")")
-        .uid(uid)
+        .name("distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")")
+        .uid(settings.uid)
         .setParallelism(input.getParallelism());
     return placed.partitionCustom(new SlotPartitioner(), new AssignedSlot<>());
   }
@@ -95,6 +89,7 @@ public final class Distribution<T> {
     private int maxOpenPartitions = 8;
     private int writers;
     private double encodedPerBufferedByte;
+    private TableLoader rangedTable;
     private String uid = "spatial-sink-distribution";
 
     private Builder(TableRouter<T> router) {
@@ -102,14 +97,23 @@ public final class Distribution<T> {
     }
 
     /**
-     * Adds the next table of the sink. {@code ranged}: split its partitions by sort-key range (the telemetry table;
-     * rejects are few and go by partition). The first ranged table's last commit seeds the Parquet/buffered byte ratio
-     * the range count assumes (1 until the table has one, as the writers assume).
+     * Adds the next table of the sink (loaded once here, for its partition spec). {@code ranged}: split its
+     * partitions by sort-key range (the telemetry table; rejects are few and go by partition). The ranged table's
+     * commits tell the Parquet/buffered byte ratio the range count assumes (1 until it has one, as the writers assume).
      */
-    public Builder<T> table(Table table, TableLayout layout, boolean ranged) {
-      placements.add(new WriterAssigner.Placement(layout, table.spec(), ranged));
-      if (ranged && encodedPerBufferedByte == 0 && table.currentSnapshot() != null) {
-        encodedPerBufferedByte = SnapshotSummaryKeys.encodedPerBufferedByte(table.currentSnapshot().summary());
+    public Builder<T> table(TableLoader loader, TableLayout layout, boolean ranged) {
+      try (TableLoader opened = loader.clone()) {
+        opened.open();
+        Table table = opened.loadTable();
+        placements.add(new WriterAssigner.Placement(layout, table.spec(), ranged));
+        if (ranged && rangedTable == null) {
+          rangedTable = loader;
+          if (table.currentSnapshot() != null) {
+            encodedPerBufferedByte = SnapshotSummaryKeys.encodedPerBufferedByte(table.currentSnapshot().summary());
+          }
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException("loading table " + loader + " for the distribution step", e);
       }
       return this;
     }

@@ -16,15 +16,17 @@ import org.spatialingest.sizing.SizingBounds;
  *     open-partition limit, so the next time partition fits too, and no more than M holds at {@code bytesPerRange}
  *     each)
  * @param latencyMillis L
+ * @param encodedPerBufferedByte the Parquet/buffered byte ratio it was computed with (0: unknown, taken as 1)
  */
-record RangeCount(long bytesPerRange, int maxRanges, int writers, long latencyMillis) implements Serializable {
+record RangeCount(long bytesPerRange, int maxRanges, int writers, long latencyMillis, double encodedPerBufferedByte)
+    implements Serializable {
 
   static RangeCount of(SizingBounds bounds, double encodedPerBufferedByte, int writers, int maxOpenPartitions) {
     long perRange = Math.min(bounds.bufferedBytesForTargetFile(encodedPerBufferedByte), bounds.memoryBytes());
     long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRange);
     int perWriter = (int) Math.max(1, Math.min(maxOpenPartitions / 2, perWriterByMemory));
     int w = Math.max(1, writers);
-    return new RangeCount(perRange, w * perWriter, w, bounds.maxLatency().toMillis());
+    return new RangeCount(perRange, w * perWriter, w, bounds.maxLatency().toMillis(), encodedPerBufferedByte);
   }
 
   /**

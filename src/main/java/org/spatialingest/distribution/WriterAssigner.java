@@ -12,14 +12,24 @@ import java.util.SplittableRandom;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.java.tuple.Tuple3;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.RowDataWrapper;
+import org.apache.iceberg.flink.TableLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.sink.BufferedRowSize;
 import org.spatialingest.sink.TableRouter;
+import org.spatialingest.sizing.SizingBounds;
+import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
 /**
@@ -32,7 +42,8 @@ import org.spatialingest.table.TableLayout;
  * closely): the last {@link KeySample#SIZE} sort keys of the ranged table, and per partition the bytes routed there
  * (the sink's own {@link BufferedRowSize} measure, on a random eighth of the rows). About once a second it recomputes,
  * per partition, the range count ({@link RangeCount}; its rate times the subtask count is the partition's rate) and
- * the boundaries. Nothing is in Flink state: statistics rebuild within seconds after a restart, and a range is only a
+ * the boundaries. The Parquet/buffered byte ratio the range count assumes is the ranged table's last commit's, re-read
+ * every {@value #RATIO_REFRESH_SECONDS} s on a thread of its own. Nothing is in Flink state: statistics rebuild within seconds after a restart, and a range is only a
  * file boundary — a writer accepts any row.
  *
  * <p>Cost per row: a partition key computation and a hash lookup, a binary search over at most a few dozen
@@ -41,6 +52,7 @@ import org.spatialingest.table.TableLayout;
  * @param <T> the sink's input elements
  */
 public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, Integer, T>> {
+  private static final Logger LOG = LoggerFactory.getLogger(WriterAssigner.class);
   /** One row in this many is serialized to measure bytes. */
   private static final int SIZE_SAMPLING = 8;
   private static final long REFRESH_NANOS = 1_000_000_000L;
@@ -48,10 +60,18 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   /** One table of the sink: its layout and partition spec; {@code ranged} when its rows are split by key range. */
   record Placement(TableLayout layout, PartitionSpec spec, boolean ranged) implements Serializable {}
 
+  /** How often the Parquet/buffered byte ratio is re-read from the ranged table's last commit. */
+  private static final long RATIO_REFRESH_SECONDS = 10;
+
   private final TableRouter<T> router;
   private final List<Placement> placements;
   private final DistributionMode mode;
-  private final RangeCount rangeCount;
+  private final SizingBounds bounds;
+  private final int writers;
+  private final int maxOpenPartitions;
+  private final double seedRatio;
+  /** the ranged table, to follow the ratio its writers learn; null when nothing is ranged */
+  private final TableLoader ratioSource;
 
   private transient List<TablePlacement> tables;
   private transient Tuple3<Integer, Integer, T> out;
@@ -60,12 +80,25 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   private transient long rows;
   private transient long windowStart;
   private transient boolean refreshed;
+  private transient RangeCount rangeCount;
+  private transient volatile double ratio;
+  private transient ScheduledExecutorService ratioReader;
 
-  WriterAssigner(TableRouter<T> router, List<Placement> placements, DistributionMode mode, RangeCount rangeCount) {
+  /**
+   * @param seedRatio Parquet bytes per buffered byte of the ranged table's last commit when the job was built, or 0
+   * @param ratioSource the ranged table, re-read every {@value #RATIO_REFRESH_SECONDS} s for the ratio its writers
+   *     learn (off the task thread), or {@code null}
+   */
+  WriterAssigner(TableRouter<T> router, List<Placement> placements, DistributionMode mode, SizingBounds bounds,
+      int writers, int maxOpenPartitions, double seedRatio, TableLoader ratioSource) {
     this.router = router;
     this.placements = List.copyOf(placements);
     this.mode = mode;
-    this.rangeCount = rangeCount;
+    this.bounds = bounds;
+    this.writers = writers;
+    this.maxOpenPartitions = maxOpenPartitions;
+    this.seedRatio = seedRatio;
+    this.ratioSource = ratioSource;
   }
 
   @Override
@@ -77,6 +110,42 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
     }
     out = new Tuple3<>();
     random = new SplittableRandom(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
+    ratio = seedRatio;
+    rangeCount = RangeCount.of(bounds, ratio, writers, maxOpenPartitions);
+    if (ratioSource != null && mode == DistributionMode.RANGE) {
+      ratioReader = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "distribution-ratio-reader");
+        t.setDaemon(true);
+        return t;
+      });
+      TableLoader loader = ratioSource.clone();
+      ratioReader.scheduleWithFixedDelay(() -> readRatio(loader), RATIO_REFRESH_SECONDS, RATIO_REFRESH_SECONDS,
+          TimeUnit.SECONDS);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (ratioReader != null) {
+      ratioReader.shutdownNow();
+    }
+  }
+
+  /** The writers' encoded/buffered ratio, as their last commit recorded it; a failed read keeps the previous one. */
+  private void readRatio(TableLoader loader) {
+    try {
+      if (!loader.isOpen()) {
+        loader.open();
+      }
+      Table table = loader.loadTable();
+      Snapshot current = table.currentSnapshot();
+      double read = current == null ? 0 : SnapshotSummaryKeys.encodedPerBufferedByte(current.summary());
+      if (read > 0) {
+        ratio = read;
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("reading the encoded/buffered ratio of the ranged table", e);
+    }
   }
 
   @Override
@@ -117,6 +186,9 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
     double seconds = (now - windowStart) / 1e9;
     windowStart = now;
     refreshed = true;
+    if (ratio != rangeCount.encodedPerBufferedByte()) {
+      rangeCount = RangeCount.of(bounds, ratio, writers, maxOpenPartitions);
+    }
     for (TablePlacement table : tables) {
       table.refresh(seconds, subtasks, rangeCount);
     }
