@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
@@ -38,12 +39,13 @@ import org.spatialingest.table.Catalogs;
  *   <li>rows per writer (from the data files' names) with a hot spot: {@code hotspot} of the points around one city.
  * </ol>
  * Run: {@code mvn -B -o -Pbench verify -Dbench.class=DistributionBenchmark -Dbench.args="..."} (the knobs of
- * {@link BenchSettings}); report on stdout and in {@code target/bench/distribution.{md,json}}. A restart or a time-out
+ * {@link BenchSettings}, plus {@code writers=1,2,4} and {@code modes=none,hash,range} to run a subset; the hot-spot
+ * runs come after the others unless {@code hotspot} is set); report on stdout and in {@code target/bench/distribution.{md,json}}. A restart or a time-out
  * of a run fails the benchmark, as in {@link SinkBenchmark}.
  */
 public final class DistributionBenchmark {
-  private static final int[] WRITERS = {1, 2, 4};
-  private static final String[] MODES = {"none", "hash", "range"};
+  private static final String ALL_WRITERS = "1,2,4";
+  private static final String ALL_MODES = "none,hash,range";
   private static final int BOXES = 20;
   private static final double BOX_DEGREES = 10;
 
@@ -66,7 +68,21 @@ public final class DistributionBenchmark {
   }
 
   private static void run(String[] args) throws Exception {
-    BenchSettings settings = BenchSettings.parse(args);
+    String writersArg = ALL_WRITERS;
+    String modesArg = ALL_MODES;
+    List<String> rest = new ArrayList<>();
+    for (String a : args) {
+      if (a.startsWith("writers=")) {
+        writersArg = a.substring("writers=".length());
+      } else if (a.startsWith("modes=")) {
+        modesArg = a.substring("modes=".length());
+      } else {
+        rest.add(a);
+      }
+    }
+    int[] writerCounts = Stream.of(writersArg.split(",")).mapToInt(Integer::parseInt).toArray();
+    String[] modes = modesArg.split(",");
+    BenchSettings settings = BenchSettings.parse(rest.toArray(String[]::new));
     Path dir = Path.of("target", "bench").toAbsolutePath();
     SinkBenchmark.deleteRecursively(dir);
     Files.createDirectories(dir);
@@ -77,8 +93,8 @@ public final class DistributionBenchmark {
       feed.generateLive(System.currentTimeMillis());
       log(String.format("Generated the live sequence: %,d records, %.1f MB of JSON", settings.liveRecords(),
           feed.liveBytes() / 1e6));
-      for (int writers : WRITERS) {
-        for (String mode : MODES) {
+      for (int writers : writerCounts) {
+        for (String mode : modes) {
           rows.add(measure(kafka, feed, settings.withParallelism(writers), mode, dir));
         }
       }
@@ -91,7 +107,7 @@ public final class DistributionBenchmark {
         }
       }
     }
-    String md = markdown(settings, rows);
+    String md = markdown(settings, rows, modes);
     Files.writeString(dir.resolve("distribution.md"), md);
     new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("distribution.json").toFile(),
         Map.of("settings", settings.asMap(), "runs", rows));
@@ -203,7 +219,7 @@ public final class DistributionBenchmark {
     return Integer.parseInt(name.substring(0, name.indexOf('-')));
   }
 
-  private static String markdown(BenchSettings settings, List<Row> rows) {
+  private static String markdown(BenchSettings settings, List<Row> rows, String[] modes) {
     StringBuilder sb = new StringBuilder();
     sb.append("## Distribution benchmark\n\n").append(settings.describe()).append("\n\n");
     sb.append("| mode | writers | hot spot | rows | commits | files | files / commit | p50 file | bytes per commit / T "
@@ -218,7 +234,7 @@ public final class DistributionBenchmark {
     }
     Map<String, Double> perCommit = new LinkedHashMap<>();
     rows.stream().filter(r -> r.hotspot() == 0).forEach(r -> perCommit.put(r.mode() + r.writers(), r.filesPerCommit()));
-    for (String mode : MODES) {
+    for (String mode : modes) {
       Double one = perCommit.get(mode + 1);
       Double four = perCommit.get(mode + 4);
       if (one != null && four != null && one > 0) {
