@@ -120,9 +120,11 @@ class TableMaintenanceTest {
 
     assertThat(made).as("commits made").isGreaterThanOrEqualTo(COMMITS);
     assertThat(table.snapshot(firstSnapshotId(table)).parentId()).as("the oldest snapshots are expired").isNotNull();
-    // retain-last 2, max-age 2s, every 5 commits: what stays is a few snapshots, not the history
-    assertThat(maxSnapshots).as("snapshots kept at any time, of %d commits", made).isLessThanOrEqualTo(15);
-    assertThat(kept).isLessThanOrEqualTo(10);
+    // what can stay: retain-last 2 + the commits of the last max-age 2s (C = 300 ms: ~7) + the up to 5 commits before
+    // the next trigger + those of the rate limit's 1s (~4): about 18, however many commits were made
+    assertThat(maxSnapshots).as("snapshots kept at any time, of %d commits", made).isLessThanOrEqualTo(20);
+    assertThat(kept).as("snapshots kept at the end, of %d commits", made).isLessThanOrEqualTo(20)
+        .isLessThan((int) made / 2);
 
     // positions after expiry: the current snapshot has them, and a start without state adds nothing
     Map<String, Long> positions = TablePositions.read(table);
