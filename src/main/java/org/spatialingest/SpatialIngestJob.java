@@ -37,6 +37,7 @@ import org.spatialingest.table.Catalogs;
 import org.spatialingest.deadletter.DeadLetterSerializer;
 import org.spatialingest.sink.ClosePolicy;
 import org.spatialingest.table.TableBootstrap;
+import org.spatialingest.table.TableMaintenanceTasks;
 import org.spatialingest.table.TableLayout;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.source.SourceRecord;
@@ -70,6 +71,22 @@ public final class SpatialIngestJob {
   public static void build(StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
     configureCheckpointing(env, config);
     sink(transformWithRejects(source(env, config, boundedSource), config), config);
+    maintenance(env, config, boundedSource);
+  }
+
+  /**
+   * With {@code maintenance.enabled}, Iceberg's table maintenance for both tables ({@link TableMaintenanceTasks}), in
+   * this job; none for a bounded run (its monitor sources never end).
+   */
+  public static void maintenance(StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
+    if (!config.maintenance().enabled()) {
+      return;
+    }
+    if (boundedSource || config.input().fileSource()) {
+      LOG.info("maintenance.enabled is ignored for a bounded run");
+      return;
+    }
+    TableMaintenanceTasks.attach(env, config);
   }
 
   public static void configureCheckpointing(StreamExecutionEnvironment env, JobConfig config) {

@@ -117,8 +117,8 @@ class FileSourceTest {
     assertThat(rows.size() + rejects.size()).as("non-blank lines = rows + rejects").isEqualTo(3_000 - 30);
     for (Record r : rows) {
       double[] expected = goodLonLat.get((String) r.getField("id"));
-      assertThat((Double) r.getField("xmin")).isCloseTo(expected[0], within(1e-6));
-      assertThat((Double) r.getField("ymin")).isCloseTo(expected[1], within(1e-6));
+      assertThat((Double) ((Record) r.getField("bbox")).getField("xmin")).isCloseTo(expected[0], within(1e-6));
+      assertThat((Double) ((Record) r.getField("bbox")).getField("ymin")).isCloseTo(expected[1], within(1e-6));
     }
     Map<String, String> seen = new HashMap<>();
     for (Record r : rejects) {

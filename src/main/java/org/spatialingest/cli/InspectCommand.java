@@ -10,6 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.tools.TableAccess;
+import org.spatialingest.tools.InspectionPage;
 import org.spatialingest.tools.TableInspection;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,6 +46,12 @@ final class InspectCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print JSON instead of text.")
   boolean json;
 
+  @Option(names = "--html", paramLabel = "FILE",
+      description = "Also write one self-contained HTML page to FILE: file-size histogram against T, rows and files"
+          + " per commit, age at commit against L + C, close reasons (every retained snapshot; T, L, C from the"
+          + " job configuration).")
+  java.nio.file.Path html;
+
   /** Injected for tests. */
   Clock clock = Clock.systemUTC();
 
@@ -55,8 +62,15 @@ final class InspectCommand implements Callable<Integer> {
     }
     JobConfig config = catalog.jobConfig(table);
     TableInspection.Report r;
+    TableInspection.Report all = null;
     try (TableAccess access = TableAccess.open(config)) {
       r = TableInspection.inspect(access.table(), access.id().toString(), limit, clock.millis());
+      if (html != null) {
+        all = TableInspection.inspect(access.table(), access.id().toString(), Integer.MAX_VALUE, clock.millis());
+      }
+    }
+    if (all != null) {
+      java.nio.file.Files.writeString(html, InspectionPage.html(all, config.sizingBounds()));
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {

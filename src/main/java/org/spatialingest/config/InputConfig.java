@@ -37,9 +37,12 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
   /** One property promoted to a typed, optional column, appended to the table schema in declared order. */
   public record TypedProperty(String name, PropertyType type) implements Serializable {}
 
-  /** Column names the telemetry table already has; a typed property cannot reuse one. */
+  /**
+   * Column names the telemetry table already has; a typed property cannot reuse one (xmin..ymax: the bbox columns of
+   * tables created before the bbox struct, kept in those tables).
+   */
   public static final Set<String> RESERVED = Set.of("id", "event_time", "ingest_time", "geometry", "geometry_type",
-      "xmin", "ymin", "xmax", "ymax", "hilbert", "properties", "region");
+      "bbox", "xmin", "ymin", "xmax", "ymax", "hilbert", "properties", "region", "source", "source_offset");
 
   private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*");
 

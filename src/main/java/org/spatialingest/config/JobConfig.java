@@ -46,7 +46,8 @@ public record JobConfig(
     RegionsConfig regions,
     String deadLetterTopic,
     boolean skipCommitted,
-    DistributionMode distribution)
+    DistributionMode distribution,
+    MaintenanceConfig maintenance)
     implements Serializable {
 
   /**
@@ -131,6 +132,25 @@ public record JobConfig(
         + "loaded when the job is built, so the first rows already get their region; empty = none");
     k.put("regions.partition", "false|true, false: also partition the table by region (identity, after the time; "
         + "needs regions.refresh-kind; a handful of regions only)");
+    // ---- table maintenance (issue #15): Iceberg's org.apache.iceberg.flink.maintenance inside the job -------------
+    k.put("maintenance.enabled", "false|true, false: expire snapshots (and, with maintenance.delete-orphan-files, "
+        + "delete orphan files) of the telemetry and rejects tables inside the job, with Iceberg's Flink "
+        + "TableMaintenance under its JDBC lock; Kafka source only (a bounded run gets none)");
+    k.put("maintenance.lock.jdbc-uri", "|JDBC URL of the maintenance lock database (Iceberg's JdbcLockFactory, tables "
+        + "created if missing), e.g. jdbc:sqlite:/data/locks.db; empty = catalog.uri when catalog.type is jdbc");
+    k.put("maintenance.rate-limit", "60s|duration > 0: least time between two runs of a maintenance task; also how "
+        + "often the tables are polled for new commits");
+    k.put("maintenance.expire-snapshots.max-age", "24h|duration, at least sink.max-latency + checkpoint.interval: "
+        + "snapshots older than this are expired; keep it above the age of the oldest savepoint or retained checkpoint "
+        + "the job may be restored from (the sink refuses such a restore rather than guess)");
+    k.put("maintenance.expire-snapshots.retain-last", "10|positive integer: snapshots never expired, however old");
+    k.put("maintenance.expire-snapshots.every-commits", "100|positive integer: expire after this many new commits");
+    k.put("maintenance.delete-orphan-files", "false|true, false: also delete files in the tables' data directories "
+        + "that no snapshot references; only when those directories are the sink's own (no other writer)");
+    k.put("maintenance.delete-orphan-files.min-age", "72h|duration, at least maintenance.expire-snapshots.max-age: "
+        + "only files older than this are deleted");
+    k.put("maintenance.delete-orphan-files.interval", "24h|duration > 0: how often orphan files are looked for");
+    // ---- end of table maintenance keys -----------------------------------------------------------------------------
     KEYS = Collections.unmodifiableMap(k);
   }
 
@@ -194,8 +214,39 @@ public record JobConfig(
         regions(r),
         r.string("rejects.dead-letter-topic"),
         r.bool("source.skip-committed"),
-        r.enumValue("sink.distribution", DistributionMode.class));
+        r.enumValue("sink.distribution", DistributionMode.class),
+        maintenance(r, catalogType, catalogUri));
   }
+
+  // ---- table maintenance (issue #15) ------------------------------------------------------------------------------
+  private static MaintenanceConfig maintenance(Reader r, CatalogType catalogType, String catalogUri) {
+    boolean enabled = r.bool("maintenance.enabled");
+    String lockUri = r.string("maintenance.lock.jdbc-uri");
+    if (enabled && lockUri.isEmpty() && catalogType != CatalogType.JDBC) {
+      throw new ConfigException("maintenance.enabled needs maintenance.lock.jdbc-uri (a JDBC database for Iceberg's "
+          + "maintenance lock) unless catalog.type is jdbc");
+    }
+    Duration maxAge = r.positiveDuration("maintenance.expire-snapshots.max-age");
+    Duration commitWindow = r.positiveDuration("sink.max-latency").plus(r.positiveDuration("checkpoint.interval"));
+    if (enabled && maxAge.compareTo(commitWindow) < 0) {
+      throw new ConfigException("maintenance.expire-snapshots.max-age (" + maxAge + ") must be at least "
+          + "sink.max-latency + checkpoint.interval (" + commitWindow + "): the sink looks up its batches in the "
+          + "snapshots of that window before every commit");
+    }
+    Duration orphanMinAge = r.positiveDuration("maintenance.delete-orphan-files.min-age");
+    boolean deleteOrphans = r.bool("maintenance.delete-orphan-files");
+    if (enabled && deleteOrphans && orphanMinAge.compareTo(maxAge) < 0) {
+      throw new ConfigException("maintenance.delete-orphan-files.min-age (" + orphanMinAge + ") must be at least "
+          + "maintenance.expire-snapshots.max-age (" + maxAge + "): a state that old may still commit its files");
+    }
+    return new MaintenanceConfig(enabled, lockUri.isEmpty() ? catalogUri : lockUri,
+        r.positiveDuration("maintenance.rate-limit"), maxAge,
+        r.positiveInt("maintenance.expire-snapshots.retain-last"),
+        r.positiveInt("maintenance.expire-snapshots.every-commits"),
+        deleteOrphans, orphanMinAge,
+        r.positiveDuration("maintenance.delete-orphan-files.interval"));
+  }
+  // ---- end of table maintenance ------------------------------------------------------------------------------------
 
   private static RegionsConfig regions(Reader r) {
     RegionsConfig regions = new RegionsConfig(r.string("regions.refresh-kind"), r.nonEmpty("regions.name-property"),
@@ -296,6 +347,18 @@ public record JobConfig(
     m.put("regions.bootstrap", regions.bootstrap());
     m.put("regions.partition", Boolean.toString(regions.partition()));
     m.put("rejects.dead-letter-topic", deadLetterTopic);
+    // ---- table maintenance (issue #15)
+    m.put("maintenance.enabled", Boolean.toString(maintenance.enabled()));
+    if (!maintenance.lockJdbcUri().isEmpty() && !maintenance.lockJdbcUri().equals(catalogUri)) {
+      m.put("maintenance.lock.jdbc-uri", maintenance.lockJdbcUri());
+    }
+    m.put("maintenance.rate-limit", maintenance.rateLimit().toMillis() + "ms");
+    m.put("maintenance.expire-snapshots.max-age", maintenance.expireMaxAge().toMillis() + "ms");
+    m.put("maintenance.expire-snapshots.retain-last", Integer.toString(maintenance.expireRetainLast()));
+    m.put("maintenance.expire-snapshots.every-commits", Integer.toString(maintenance.expireEveryCommits()));
+    m.put("maintenance.delete-orphan-files", Boolean.toString(maintenance.deleteOrphans()));
+    m.put("maintenance.delete-orphan-files.min-age", maintenance.orphanMinAge().toMillis() + "ms");
+    m.put("maintenance.delete-orphan-files.interval", maintenance.orphanInterval().toMillis() + "ms");
     return m;
   }
 

@@ -105,7 +105,7 @@ public final class Distribution<T> {
       try (TableLoader opened = loader.clone()) {
         opened.open();
         Table table = opened.loadTable();
-        placements.add(new WriterAssigner.Placement(layout, table.spec(), ranged));
+        placements.add(new WriterAssigner.Placement(layout, table.spec(), layout.writeSchema(table.schema()), ranged));
         if (ranged && rangedTable == null) {
           rangedTable = loader;
           if (table.currentSnapshot() != null) {

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
@@ -57,8 +58,12 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   private static final int SIZE_SAMPLING = 8;
   private static final long REFRESH_NANOS = 1_000_000_000L;
 
-  /** One table of the sink: its layout and partition spec; {@code ranged} when its rows are split by key range. */
-  record Placement(TableLayout layout, PartitionSpec spec, boolean ranged) implements Serializable {}
+  /**
+   * One table of the sink: its layout, partition spec and the schema its rows are written with (the table's field
+   * ids, see {@link TableLayout#writeSchema}); {@code ranged} when its rows are split by key range.
+   */
+  record Placement(TableLayout layout, PartitionSpec spec, Schema writeSchema, boolean ranged)
+      implements Serializable {}
 
   /** How often the Parquet/buffered byte ratio is re-read from the ranged table's last commit. */
   private static final long RATIO_REFRESH_SECONDS = 10;
@@ -207,8 +212,8 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
 
     TablePlacement(int index, Placement p, boolean rangeMode) {
       this.index = index;
-      this.partitionKey = new PartitionKey(p.spec(), p.layout().schema());
-      this.wrapper = new RowDataWrapper(p.layout().rowType(), p.layout().schema().asStruct());
+      this.partitionKey = new PartitionKey(p.spec(), p.writeSchema());
+      this.wrapper = new RowDataWrapper(p.layout().rowType(), p.writeSchema().asStruct());
       this.sortKeyField = p.layout().sortKeyField();
       this.layout = p.layout();
       boolean ranged = rangeMode && p.ranged() && sortKeyField >= 0;

@@ -82,8 +82,9 @@ public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRe
       }
       index = Index.build(regions.entrySet(), factory);
     }
-    double x = (row.getDouble(TelemetryTable.XMIN) + row.getDouble(TelemetryTable.XMAX)) / 2;
-    double y = (row.getDouble(TelemetryTable.YMIN) + row.getDouble(TelemetryTable.YMAX)) / 2;
+    RowData bbox = row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS);
+    double x = (bbox.getDouble(TelemetryTable.XMIN) + bbox.getDouble(TelemetryTable.XMAX)) / 2;
+    double y = (bbox.getDouble(TelemetryTable.YMIN) + bbox.getDouble(TelemetryTable.YMAX)) / 2;
     String region = index.regionOf(x, y);
     GenericRowData copy = new GenericRowData(row.getRowKind(), getters.length);
     for (int i = 0; i < getters.length; i++) {

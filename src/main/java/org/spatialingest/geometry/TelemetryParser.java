@@ -135,10 +135,7 @@ public final class TelemetryParser {
     row.setField(TelemetryTable.INGEST_TIME, TimestampData.fromEpochMillis(ingestMillis));
     row.setField(TelemetryTable.GEOMETRY, geometry instanceof Point p ? pointWkb(p) : wkb2d.write(geometry));
     row.setField(TelemetryTable.GEOMETRY_TYPE, StringData.fromString(geometry.getGeometryType()));
-    row.setField(TelemetryTable.XMIN, env.getMinX());
-    row.setField(TelemetryTable.YMIN, env.getMinY());
-    row.setField(TelemetryTable.XMAX, env.getMaxX());
-    row.setField(TelemetryTable.YMAX, env.getMaxY());
+    row.setField(TelemetryTable.BBOX, GenericRowData.of(env.getMinX(), env.getMinY(), env.getMaxX(), env.getMaxY()));
     row.setField(TelemetryTable.HILBERT, hilbert.key((env.getMinX() + env.getMaxX()) / 2,
         (env.getMinY() + env.getMaxY()) / 2));
     row.setField(TelemetryTable.PROPERTIES, properties == null ? null : StringData.fromString(properties));

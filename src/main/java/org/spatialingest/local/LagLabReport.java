@@ -12,10 +12,11 @@ import java.util.Locale;
 import java.util.Map;
 import org.spatialingest.local.LagLab.Commit;
 import org.spatialingest.local.LagLab.ScenarioResult;
+import org.spatialingest.tools.SvgChart;
 
 /** Writes the lab's {@code results.json}, a self-contained {@code lab.html} chart, and the summary table. */
 public final class LagLabReport {
-  private static final String[] COLORS = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a"};
+  private static final String[] COLORS = SvgChart.COLORS;
 
   private LagLabReport() {}
 
@@ -92,7 +93,7 @@ public final class LagLabReport {
     }
     StringBuilder svg = new StringBuilder();
     svg.append(String.format(Locale.ROOT, "<svg width='%d' height='%d' xmlns='http://www.w3.org/2000/svg'>", w, h));
-    axes(svg, w, h, pad, maxT, maxAge, "seconds since the scenario's first event", "oldest row's age at commit (s)");
+    SvgChart.axes(svg, w, h, pad, maxT, maxAge, "seconds since the scenario's first event", "oldest row's age at commit (s)");
     for (int i = 0; i < results.size(); i++) {
       ScenarioResult r = results.get(i);
       long t0 = r.events().isEmpty() ? 0 : r.events().get(0).ingressMs();
@@ -115,7 +116,7 @@ public final class LagLabReport {
     }
     StringBuilder bars = new StringBuilder();
     bars.append(String.format(Locale.ROOT, "<svg width='%d' height='%d' xmlns='http://www.w3.org/2000/svg'>", w, h));
-    axes(bars, w, h, pad, 0, maxRate, "", "records/s");
+    SvgChart.axes(bars, w, h, pad, 0, maxRate, "", "records/s");
     int slot = (w - 2 * pad) / Math.max(1, results.size());
     for (int i = 0; i < results.size(); i++) {
       ScenarioResult r = results.get(i);
@@ -146,19 +147,6 @@ public final class LagLabReport {
         + "</p><table><tr><th>scenario</th><th>offered/s</th><th>admitted/s</th><th>age p50 s</th><th>age p95 s</th>"
         + "<th>age max s</th><th>backlog at end of input</th><th>every id once</th></tr>" + rows + "</table>"
         + "<h2>Age at commit over time</h2>" + svg + "<h2>Offered vs admitted rate</h2>" + bars + "</body></html>";
-  }
-
-  private static void axes(StringBuilder svg, int w, int h, int pad, double maxX, double maxY, String xLabel,
-      String yLabel) {
-    svg.append(String.format("<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>", pad, h - pad, w - pad, h - pad));
-    svg.append(String.format("<line x1='%d' y1='%d' x2='%d' y2='%d' stroke='black'/>", pad, pad, pad, h - pad));
-    svg.append(String.format(Locale.ROOT, "<text x='%d' y='%d' font-size='11'>%.0f</text>", 5, pad + 4, maxY));
-    if (maxX > 0) {
-      svg.append(String.format(Locale.ROOT, "<text x='%d' y='%d' font-size='11'>%.0f</text>", w - pad - 10,
-          h - pad + 30, maxX));
-    }
-    svg.append(String.format("<text x='%d' y='%d' font-size='12'>%s</text>", w / 2 - 100, h - 8, xLabel));
-    svg.append(String.format("<text x='5' y='%d' font-size='12'>%s</text>", pad - 12, yLabel));
   }
 
   private static double round(double v) {

@@ -190,12 +190,13 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
     return s;
   }
 
-  private static boolean alreadyCommitted(Table table, String batchId, long createdAtMillis) {
+  static boolean alreadyCommitted(Table table, String batchId, long createdAtMillis) {
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return false;
     }
     long horizon = createdAtMillis - LOOKBACK_SLACK_MS;
+    Snapshot oldest = null;
     for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
       if (batchId.equals(s.summary().get(SnapshotSummaryKeys.BATCH_ID))) {
         return true;
@@ -203,6 +204,14 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
       if (s.timestampMillis() < horizon) {
         return false;
       }
+      oldest = s;
+    }
+    if (oldest.parentId() != null && oldest.timestampMillis() > createdAtMillis) {
+      // the history ends in an expired snapshot newer than the batch: its commit may have been expired with it
+      throw new IllegalStateException("cannot tell whether batch " + batchId + " (made at " + createdAtMillis
+          + " ms) is already in " + table.name() + ": its snapshots before " + oldest.timestampMillis() + " ms are "
+          + "expired. Restore from a newer state, or keep snapshots longer (maintenance.expire-snapshots.max-age "
+          + "above the age of the oldest state the job may be restored from)");
     }
     return false;
   }

@@ -12,6 +12,10 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.apache.iceberg.util.SnapshotUtil;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,7 +67,7 @@ final class OrphanCleaner {
       if (referenced == null) {
         referenced = addedSince(table, horizonMillis);
       }
-      if (!referenced.contains(f.location())) {
+      if (!referenced.contains(sameForm(f.location()))) {
         io.deleteFile(f.location());
         deleted++;
       }
@@ -73,6 +77,14 @@ final class OrphanCleaner {
           + "incomplete checkpoint)", deleted, table.name());
     }
     return deleted;
+  }
+
+  /**
+   * A location as listings spell it: a local file URI lists as {@code file:/path} though the table may name it
+   * {@code file:///path}.
+   */
+  static String sameForm(String location) {
+    return location.startsWith("file:///") ? "file:/" + location.substring("file:///".length()) : location;
   }
 
   private static List<FileInfo> list(SupportsPrefixOperations io, String prefix) {
@@ -85,18 +97,32 @@ final class OrphanCleaner {
     return files;
   }
 
+  /**
+   * The data files the snapshots since {@code horizon} added; if snapshots of that window have been expired (table
+   * maintenance), every data file of the current snapshot instead, since a file committed in an expired snapshot is
+   * still live and must not be taken for an orphan.
+   */
   private static Set<String> addedSince(Table table, long horizonMillis) {
     Set<String> added = new HashSet<>();
     Snapshot current = table.currentSnapshot();
     if (current == null) {
       return added;
     }
+    Snapshot last = current;
     for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
       if (s.timestampMillis() < horizonMillis) {
-        break;
+        return added;
       }
+      last = s;
       for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
-        added.add(f.location());
+        added.add(sameForm(f.location()));
+      }
+    }
+    if (last.parentId() != null) { // the window's history is partly expired
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        tasks.forEach(t -> added.add(sameForm(t.file().location())));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
       }
     }
     return added;

@@ -46,8 +46,9 @@ final class PartitionBuffers {
     this.sourcePositions = received == null ? null : layout.sourcePositions();
     this.received = received;
     this.sortKeyField = layout.sortKeyField();
-    this.partitionKey = new PartitionKey(table.spec(), table.schema());
-    this.wrapper = new RowDataWrapper(layout.rowType(), table.schema().asStruct());
+    org.apache.iceberg.Schema rows = layout.writeSchema(table.schema());
+    this.partitionKey = new PartitionKey(table.spec(), rows);
+    this.wrapper = new RowDataWrapper(layout.rowType(), rows.asStruct());
   }
 
   /** Adds a row (and its serialized form) to the buffer of its partition, opening one if needed. */

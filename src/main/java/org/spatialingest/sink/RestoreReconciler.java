@@ -50,17 +50,29 @@ final class RestoreReconciler {
       return 0;
     }
     List<Snapshot> newer = new ArrayList<>();
+    Snapshot last = current;
+    boolean reachedState = false;
     for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+      last = s;
       String batchId = s.summary().get(SnapshotSummaryKeys.BATCH_ID);
       if (batchId != null && lineage.equals(s.summary().get(SnapshotSummaryKeys.LINEAGE))) {
         if (knownBatchIds.contains(batchId)) {
+          reachedState = true;
           break; // commits follow checkpoint order: everything older was produced before the restored state
         }
         if (s.timestampMillis() < stateTimeMillis) {
+          reachedState = true;
           break;
         }
         newer.add(s);
       }
+    }
+    if (!reachedState && last.parentId() != null && last.timestampMillis() >= stateTimeMillis) {
+      // the history ends in expired snapshots newer than the state: batches committed after it may be among them
+      throw new IllegalStateException("cannot restore " + table.name() + " to a state taken at " + stateTimeMillis
+          + " ms: its snapshots before " + last.timestampMillis() + " ms are expired, so batches committed after "
+          + "the state cannot all be found and reverted. Restore from a newer state, or keep snapshots longer "
+          + "(maintenance.expire-snapshots.max-age above the age of the oldest state the job may be restored from)");
     }
     if (newer.isEmpty()) {
       return 0;

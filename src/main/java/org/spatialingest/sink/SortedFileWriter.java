@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.io.IOException;
+import java.util.Map;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
@@ -9,17 +10,20 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.spatialingest.table.FileMetadata;
 import org.spatialingest.table.TableLayout;
 
 /**
  * Writes one partition buffer as one Parquet data file, rows in sort-key (Hilbert) order, through Iceberg's own Flink Parquet
- * writer (so column metrics, bounds and split offsets are Iceberg's).
+ * writer (so column metrics, bounds and split offsets are Iceberg's). A table whose layout names {@link FileMetadata}
+ * (the telemetry table: GeoParquet's {@code geo}) gets it in each file's footer, from a first pass over the buffer.
  */
 final class SortedFileWriter {
   private final Table table;
@@ -27,6 +31,7 @@ final class SortedFileWriter {
   private final PartitionSpec spec;
   private final SortOrder sortOrder;
   private final MetricsConfig metricsConfig;
+  private final Schema writeSchema;
   private final OutputFileFactory files;
   private final RowDataSerializer serializer;
   private final DataInputDeserializer in = new DataInputDeserializer();
@@ -37,6 +42,7 @@ final class SortedFileWriter {
     this.spec = table.spec();
     this.sortOrder = table.sortOrder();
     this.metricsConfig = MetricsConfig.forTable(table);
+    this.writeSchema = layout.writeSchema(table.schema());
     this.files = files;
     this.serializer = serializer;
   }
@@ -50,11 +56,13 @@ final class SortedFileWriter {
   }
 
   DataFile write(PartitionBuffer buffer) throws IOException {
+    Map<String, String> footer = footerMetadata(buffer);
     EncryptedOutputFile out = files.newOutputFile(spec, buffer.partition());
     DataWriter<RowData> writer = FormatModelRegistry.<RowData, Object>dataWriteBuilder(FileFormat.PARQUET,
             RowData.class, out)
         .setAll(table.properties())
-        .schema(table.schema())
+        .meta(footer)
+        .schema(writeSchema)
         .engineSchema(layout.rowType())
         .spec(spec)
         .partition(buffer.partition())
@@ -70,5 +78,20 @@ final class SortedFileWriter {
       }
     }
     return writer.toDataFile();
+  }
+
+  private Map<String, String> footerMetadata(PartitionBuffer buffer) throws IOException {
+    FileMetadata metadata = layout.fileMetadata();
+    if (metadata == null) {
+      return Map.of();
+    }
+    FileMetadata.Summary summary = metadata.summary();
+    RowData reuse = new BinaryRowData(layout.fieldCount());
+    for (int index = 0; index < buffer.size(); index++) {
+      buffer.read(index, in);
+      reuse = serializer.deserialize(reuse, in);
+      summary.add(reuse);
+    }
+    return summary.metadata();
   }
 }

@@ -21,7 +21,12 @@ import org.apache.iceberg.io.InputFile;
  */
 final class StagingArea {
   private static final int MAGIC = 0x53495257; // "SIRW"
-  private static final int VERSION = 1;
+  /**
+   * 2: the telemetry row's bbox is one struct (GeoParquet 1.1 covering) instead of four doubles, so rows staged by a
+   * build before it cannot be read back; such a state is refused here, and the job is started without state instead
+   * (it resumes from the positions the table records).
+   */
+  private static final int VERSION = 2;
 
   private final FileIO io;
   private final String tableLocation;
@@ -70,7 +75,8 @@ final class StagingArea {
     }
     try (in) {
       if (in.readInt() != MAGIC || in.readInt() != VERSION) {
-        throw new IOException("not a staging run of this build: " + path);
+        throw new IOException("not a staging run of this build: " + path + " (a state of a build before the bbox "
+            + "struct column cannot be restored: start the job without state, it resumes from the table's positions)");
       }
       int count = in.readInt();
       if (count != expectedRows) {

@@ -47,7 +47,7 @@ public final class RejectsTable {
 
   /** Partitioned by the ingest time (a reject may have no valid event time), freshness from the same field. */
   public static final TableLayout LAYOUT = new TableLayout(SCHEMA, "ingest_time", INGEST_TIME, null, null,
-      new OriginPositions());
+      new OriginPositions(), null);
 
   /** A reject's source position is its Kafka topic, partition and offset, or its file and line. */
   private static final class OriginPositions implements SourcePositionReader {

@@ -35,22 +35,73 @@ public final class TableBootstrap {
   }
 
   /**
-   * The writer's rows must match the table column for column (name and type, in order): a table created before a
-   * column was added (e.g. {@code region}, or a new typed property) fails here, at start, with the difference named.
+   * The writer's rows must match the table column for column (name and type, in order; field ids aside): a table
+   * created before a column was added (e.g. {@code region}, or a new typed property) fails here, at start, with the
+   * difference named. Two differences are allowed, both left by {@link #migrateBboxStruct}: a column the table holds
+   * but the job no longer writes, if optional (new files leave it out, their rows read it as null), and a column the
+   * job writes as required that the table holds as optional (the files still write it required; see
+   * {@link TableLayout#writeSchema}).
    */
   static void checkColumns(TableIdentifier id, org.apache.iceberg.Schema actual, org.apache.iceberg.Schema expected) {
     java.util.List<String> have = new java.util.ArrayList<>();
     java.util.List<String> want = new java.util.ArrayList<>();
     for (Types.NestedField f : actual.columns()) {
-      have.add(f.name() + ":" + f.type());
+      Types.NestedField w = expected.findField(f.name());
+      if (w == null && f.isOptional()) {
+        continue; // retired
+      }
+      have.add(describe(w != null && w.isRequired() ? Types.NestedField.of(f.fieldId(), false, f.name(), f.type())
+          : f));
     }
     for (Types.NestedField f : expected.columns()) {
-      want.add(f.name() + ":" + f.type());
+      want.add(describe(f));
     }
     if (!have.equals(want)) {
       throw new IllegalStateException("table " + id + " has columns " + have + " but the job writes " + want
           + "; alter the table to match or write to a new table.name");
     }
+  }
+
+  /** {@code name:type}, with a struct's fields spelled out by name, without the field ids. */
+  private static String describe(Types.NestedField f) {
+    return f.name() + ":" + (f.isOptional() ? "" : "required ") + describe(f.type());
+  }
+
+  private static String describe(Type type) {
+    if (!type.isStructType()) {
+      return type.toString();
+    }
+    return "struct<" + String.join(", ", type.asStructType().fields().stream().map(TableBootstrap::describe)
+        .toList()) + ">";
+  }
+
+  /** The bbox columns of tables created before GeoParquet: four top-level doubles, now the fields of {@code bbox}. */
+  private static final java.util.List<String> FLAT_BBOX = java.util.List.of("xmin", "ymin", "xmax", "ymax");
+
+  /**
+   * A telemetry table created by an earlier build has its bbox as four top-level required doubles; GeoParquet 1.1's
+   * bbox covering needs them as one struct column. Migrated in place: {@code bbox} is added after
+   * {@code geometry_type} (optional in the table, since the old rows have none; new files write it required) and the
+   * four old columns become optional. Old rows keep their values there and read {@code bbox} as null; new rows have
+   * {@code bbox} and null in the old columns. Nothing else about the table changes.
+   */
+  static void migrateBboxStruct(TableIdentifier id, Table table, org.apache.iceberg.Schema expected) {
+    Types.NestedField bbox = expected.findField("bbox");
+    org.apache.iceberg.Schema actual = table.schema();
+    if (bbox == null || actual.findField("bbox") != null
+        || !FLAT_BBOX.stream().allMatch(name -> actual.findField(name) != null)) {
+      return;
+    }
+    org.apache.iceberg.UpdateSchema update = table.updateSchema();
+    update.addColumn("bbox", bbox.type(), bbox.doc());
+    for (String name : FLAT_BBOX) {
+      update.makeColumnOptional(name);
+    }
+    update.moveAfter("bbox", "geometry_type");
+    update.commit();
+    table.refresh();
+    LOG.info("Table {} (created by an earlier build): added the struct column bbox for the GeoParquet bbox covering; "
+        + "columns {} are kept, optional, for the rows written before", id, FLAT_BBOX);
   }
 
   /**
@@ -68,11 +119,12 @@ public final class TableBootstrap {
           return;
         }
         missing.add(want);
-      } else if (!have.type().equals(want.type())) {
+      } else if (!describe(have.type()).equals(describe(want.type()))) {
         return;
       }
     }
-    if (missing.isEmpty() || actual.columns().size() + missing.size() != expected.columns().size()) {
+    long kept = actual.columns().stream().filter(f -> expected.findField(f.name()) != null).count();
+    if (missing.isEmpty() || kept + missing.size() != expected.columns().size()) {
       return;
     }
     org.apache.iceberg.UpdateSchema update = table.updateSchema();
@@ -98,6 +150,7 @@ public final class TableBootstrap {
       TimePartitioning partitioning) {
     if (catalog.tableExists(id)) {
       Table existing = catalog.loadTable(id);
+      migrateBboxStruct(id, existing, layout.schema());
       addMissingOptionalColumns(id, existing, layout.schema());
       checkColumns(id, existing.schema(), layout.schema());
       return existing;

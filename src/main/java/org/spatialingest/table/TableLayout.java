@@ -22,13 +22,36 @@ import org.spatialingest.config.JobConfig.TimePartitioning;
  *     the time, or {@code null}
  * @param sourcePositions reads each row's source position, or {@code null} if rows carry none (then the sink records
  *     no positions for this table)
+ * @param fileMetadata the footer metadata each data file gets from its rows (e.g. GeoParquet's {@code geo}), or
+ *     {@code null} for plain files
  */
 public record TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn,
-    String identityPartitionColumn, SourcePositionReader sourcePositions) implements Serializable {
+    String identityPartitionColumn, SourcePositionReader sourcePositions, FileMetadata fileMetadata)
+    implements Serializable {
 
   /** Time-only partitioning, no source positions. */
   public TableLayout(Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn) {
-    this(schema, partitionTimeColumn, ingestTimeField, sortKeyColumn, null, null);
+    this(schema, partitionTimeColumn, ingestTimeField, sortKeyColumn, null, null, null);
+  }
+
+  /**
+   * The schema files are written with: the layout's columns, in its order, with the ids {@code table} gave them. Equal
+   * to the table's schema for a table this build created; a table of an earlier build may also hold retired optional
+   * columns ({@link TableBootstrap}), which new files leave out, and may have made optional what the layout requires
+   * (new files keep it required: e.g. GeoParquet wants the bbox column's repetition to be the geometry's).
+   */
+  public Schema writeSchema(Schema table) {
+    java.util.List<org.apache.iceberg.types.Types.NestedField> columns = new java.util.ArrayList<>();
+    for (org.apache.iceberg.types.Types.NestedField want : schema.columns()) {
+      org.apache.iceberg.types.Types.NestedField have = table.findField(want.name());
+      if (have == null) {
+        throw new IllegalStateException("table has no column " + want.name());
+      }
+      columns.add(have.isOptional() == want.isOptional() ? have
+          : org.apache.iceberg.types.Types.NestedField.of(have.fieldId(), want.isOptional(), have.name(), have.type(),
+              have.doc()));
+    }
+    return new Schema(columns);
   }
 
   public RowType rowType() {

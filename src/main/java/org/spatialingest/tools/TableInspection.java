@@ -1,5 +1,6 @@
 package org.spatialingest.tools;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -46,7 +47,8 @@ public final class TableInspection {
       Map<String, Long> closedByReason,
       Double encodedPerBufferedRatio,
       List<SnapshotRow> snapshotList,
-      List<PartitionRow> newestPartitions) {}
+      List<PartitionRow> newestPartitions,
+      @JsonIgnore long[] fileSizeList) {}
 
   /** File sizes in bytes; percentiles interpolate between closest ranks. All 0 without files. */
   public record SizeDistribution(long min, long p10, long p50, long p90, long max, long mean) {
@@ -173,7 +175,8 @@ public final class TableInspection {
         SinkCommit.sumClosed(commits),
         bufferedBytes > 0 ? Math.round(fileBytes * 1000.0 / bufferedBytes) / 1000.0 : null,
         rows,
-        partitions.subList(0, Math.min(limit, partitions.size())));
+        partitions.subList(0, Math.min(limit, partitions.size())),
+        all);
   }
 
   private static SnapshotRow row(Snapshot s, SinkCommit c) {

@@ -164,11 +164,11 @@ public final class DistributionBenchmark {
 
     // boxes around rows of the table; what a filtered scan returns must be what a full scan finds in the box
     List<double[]> bboxes = new ArrayList<>();
-    try (CloseableIterable<Record> all = IcebergGenerics.read(table).select("id", "xmin", "ymin", "xmax", "ymax")
-        .build()) {
+    try (CloseableIterable<Record> all = IcebergGenerics.read(table).select("id", "bbox").build()) {
       for (Record r : all) {
-        bboxes.add(new double[] {(Double) r.getField("xmin"), (Double) r.getField("ymin"),
-            (Double) r.getField("xmax"), (Double) r.getField("ymax"), bboxes.size()});
+        Record b = (Record) r.getField("bbox");
+        bboxes.add(new double[] {(Double) b.getField("xmin"), (Double) b.getField("ymin"),
+            (Double) b.getField("xmax"), (Double) b.getField("ymax")});
       }
     }
     Random random = new Random(settings.seed());
@@ -181,8 +181,8 @@ public final class DistributionBenchmark {
       double y = (centre[1] + centre[3]) / 2;
       double[] box = {x - BOX_DEGREES / 2, y - BOX_DEGREES / 2, x + BOX_DEGREES / 2, y + BOX_DEGREES / 2};
       Expression filter = Expressions.and(
-          Expressions.and(Expressions.greaterThanOrEqual("xmax", box[0]), Expressions.lessThanOrEqual("xmin", box[2])),
-          Expressions.and(Expressions.greaterThanOrEqual("ymax", box[1]), Expressions.lessThanOrEqual("ymin", box[3])));
+          Expressions.and(Expressions.greaterThanOrEqual("bbox.xmax", box[0]), Expressions.lessThanOrEqual("bbox.xmin", box[2])),
+          Expressions.and(Expressions.greaterThanOrEqual("bbox.ymax", box[1]), Expressions.lessThanOrEqual("bbox.ymin", box[3])));
       int kept = 0;
       try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(filter).planFiles()) {
         for (FileScanTask ignored : tasks) {

@@ -5,8 +5,8 @@ import java.io.StringWriter;
 import picocli.CommandLine;
 
 /** Runs {@link Main#commandLine()} with captured stdout and stderr. */
-record CliRun(int exitCode, String out, String err) {
-  static CliRun of(String... args) {
+public record CliRun(int exitCode, String out, String err) {
+  public static CliRun of(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     CommandLine cmd = Main.commandLine();

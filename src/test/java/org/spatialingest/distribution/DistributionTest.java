@@ -125,9 +125,9 @@ class DistributionTest {
 
   /** The bbox filter README documents: the row's bbox intersects the box. */
   private static Expression bbox(double minX, double minY, double maxX, double maxY) {
-    return Expressions.and(Expressions.and(Expressions.greaterThanOrEqual("xmax", minX),
-            Expressions.lessThanOrEqual("xmin", maxX)),
-        Expressions.and(Expressions.greaterThanOrEqual("ymax", minY), Expressions.lessThanOrEqual("ymin", maxY)));
+    return Expressions.and(Expressions.and(Expressions.greaterThanOrEqual("bbox.xmax", minX),
+            Expressions.lessThanOrEqual("bbox.xmin", maxX)),
+        Expressions.and(Expressions.greaterThanOrEqual("bbox.ymax", minY), Expressions.lessThanOrEqual("bbox.ymin", maxY)));
   }
 
   private static int plannedFiles(Table table, Expression filter) throws Exception {

@@ -26,8 +26,8 @@ class TelemetryParserTest {
     Geometry g = new WKBReader().read((byte[]) row.getField(TelemetryTable.GEOMETRY));
     assertThat(g.getCoordinate().x).isEqualTo(13.4);
     assertThat(g.getCoordinate().y).isEqualTo(52.5);
-    assertThat(row.getField(TelemetryTable.XMIN)).isEqualTo(13.4);
-    assertThat(row.getField(TelemetryTable.YMAX)).isEqualTo(52.5);
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMIN)).isEqualTo(13.4);
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.YMAX)).isEqualTo(52.5);
     assertThat(row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond()).isEqualTo(1795946400000L); // 2026-11-29T10:00:00Z
     assertThat(row.getTimestamp(TelemetryTable.INGEST_TIME, 6).getMillisecond()).isEqualTo(77L);
     assertThat(row.getLong(TelemetryTable.HILBERT)).isEqualTo(HilbertCurve.CRS84.key(13.4, 52.5));
@@ -39,8 +39,8 @@ class TelemetryParserTest {
     GenericRowData row = parse("{\"id\":\"p\",\"event_time\":1795860000000,"
         + "\"geometry\":\"POLYGON((0 0, 4 0, 4 2, 0 2, 0 0))\"}");
     assertThat(row.getString(TelemetryTable.GEOMETRY_TYPE).toString()).isEqualTo("Polygon");
-    assertThat(row.getDouble(TelemetryTable.XMAX)).isEqualTo(4.0);
-    assertThat(row.getDouble(TelemetryTable.YMAX)).isEqualTo(2.0);
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMAX)).isEqualTo(4.0);
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.YMAX)).isEqualTo(2.0);
     assertThat(row.isNullAt(TelemetryTable.PROPERTIES)).isTrue();
   }
 

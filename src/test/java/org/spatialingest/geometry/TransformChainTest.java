@@ -60,11 +60,11 @@ class TransformChainTest {
     assertThat(p.lastRepaired()).isFalse();
     Geometry g = geometry(row);
     assertThat(g.getNumPoints()).isEqualTo(vertices + 1);
-    assertThat(row.getDouble(TelemetryTable.XMAX)).isCloseTo(13.5, within(1e-9));
-    assertThat(row.getDouble(TelemetryTable.XMIN)).isCloseTo(12.5, within(1e-3));
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMAX)).isCloseTo(13.5, within(1e-9));
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMIN)).isCloseTo(12.5, within(1e-3));
     assertThat(row.getLong(TelemetryTable.HILBERT)).isEqualTo(HilbertCurve.CRS84.key(
-        (row.getDouble(TelemetryTable.XMIN) + row.getDouble(TelemetryTable.XMAX)) / 2,
-        (row.getDouble(TelemetryTable.YMIN) + row.getDouble(TelemetryTable.YMAX)) / 2));
+        (row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMIN) + row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMAX)) / 2,
+        (row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.YMIN) + row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.YMAX)) / 2));
   }
 
   @Test
@@ -110,8 +110,8 @@ class TransformChainTest {
     assertThat(g.getNumGeometries()).isEqualTo(2);
     assertThat(IsValidOp.isValid(g)).isTrue();
     // the bbox of an RFC 7946 antimeridian split spans the whole longitude range (documented)
-    assertThat(row.getDouble(TelemetryTable.XMIN)).isEqualTo(-180.0);
-    assertThat(row.getDouble(TelemetryTable.XMAX)).isEqualTo(180.0);
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMIN)).isEqualTo(-180.0);
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMAX)).isEqualTo(180.0);
   }
 
   @Test
@@ -216,8 +216,8 @@ class TransformChainTest {
     forward.transform(new ProjCoordinate(13.4, 52.5), m);
     TelemetryParser p = parser("transform.reproject-from", "3035");
     GenericRowData row = parse(p, Shapes.record("p", "\"POINT(" + m.x + " " + m.y + ")\"", null));
-    assertThat(row.getDouble(TelemetryTable.XMIN)).isCloseTo(13.4, within(1e-7));
-    assertThat(row.getDouble(TelemetryTable.YMIN)).isCloseTo(52.5, within(1e-7));
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMIN)).isCloseTo(13.4, within(1e-7));
+    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.YMIN)).isCloseTo(52.5, within(1e-7));
     assertThat(reason(p, Shapes.record("p", "\"POINT(1e12 1e12)\"", null))).isEqualTo(RejectReason.REPROJECTION_FAILED);
     // a star of 5k vertices in metres around Berlin comes back as a valid lon/lat polygon
     Polygon star = Shapes.star(m.x, m.y, 5_000, 20_000, 12_000);

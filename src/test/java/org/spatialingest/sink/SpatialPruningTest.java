@@ -71,8 +71,8 @@ class SpatialPruningTest {
     env.execute("pruning");
 
     Table table = TestKit.table(config);
-    Expression box = and(and(lessThanOrEqual("xmin", 10.0), greaterThanOrEqual("xmax", 0.0)),
-        and(lessThanOrEqual("ymin", 50.0), greaterThanOrEqual("ymax", 40.0)));
+    Expression box = and(and(lessThanOrEqual("bbox.xmin", 10.0), greaterThanOrEqual("bbox.xmax", 0.0)),
+        and(lessThanOrEqual("bbox.ymin", 50.0), greaterThanOrEqual("bbox.ymax", 40.0)));
     int rowGroups = 0;
     int rowGroupsRead = 0;
     ParquetMetricsRowGroupFilter filter = new ParquetMetricsRowGroupFilter(table.schema(), box, true);
@@ -93,8 +93,8 @@ class SpatialPruningTest {
     int found = 0;
     try (CloseableIterable<Record> rows = IcebergGenerics.read(table).where(box).build()) {
       for (Record r : rows) {
-        double x = (Double) r.getField("xmin");
-        double y = (Double) r.getField("ymin");
+        double x = (Double) ((Record) r.getField("bbox")).getField("xmin");
+        double y = (Double) ((Record) r.getField("bbox")).getField("ymin");
         if (x >= 0 && x <= 10 && y >= 40 && y <= 50) {
           found++;
         }
