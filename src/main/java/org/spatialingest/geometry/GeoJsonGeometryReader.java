@@ -22,18 +22,18 @@ public final class GeoJsonGeometryReader {
     this.factory = factory;
   }
 
-  public Geometry read(JsonNode node) throws GeometryParseException {
+  public Geometry read(JsonNode node) throws RecordRejectedException {
     if (node == null || !node.isObject()) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry must be an object");
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry must be an object");
     }
     String type = node.path("type").asText("");
     if (type.isEmpty()) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
     }
     if (type.equals("GeometryCollection")) {
       JsonNode members = node.path("geometries");
       if (!members.isArray()) {
-        throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeometryCollection needs 'geometries'");
+        throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeometryCollection needs 'geometries'");
       }
       Geometry[] parts = new Geometry[members.size()];
       for (int i = 0; i < parts.length; i++) {
@@ -44,12 +44,12 @@ public final class GeoJsonGeometryReader {
     JsonNode c = node.get("coordinates");
     if (c == null || !c.isArray()) {
       if (type.isEmpty()) {
-        throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
+        throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
       }
       if (!isKnownType(type)) {
-        throw new GeometryParseException(RejectReason.UNKNOWN_GEOMETRY_TYPE, "unknown GeoJSON type '" + type + "'");
+        throw new RecordRejectedException(RejectReason.UNKNOWN_GEOMETRY_TYPE, "unknown GeoJSON type '" + type + "'");
       }
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, type + " has no 'coordinates' array");
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, type + " has no 'coordinates' array");
     }
     return switch (type) {
       case "Point" -> point(c);
@@ -76,7 +76,7 @@ public final class GeoJsonGeometryReader {
         }
         yield factory.createMultiPolygon(polygons);
       }
-      default -> throw new GeometryParseException(RejectReason.UNKNOWN_GEOMETRY_TYPE,
+      default -> throw new RecordRejectedException(RejectReason.UNKNOWN_GEOMETRY_TYPE,
           "unknown GeoJSON type '" + type + "'");
     };
   }
@@ -88,16 +88,16 @@ public final class GeoJsonGeometryReader {
     };
   }
 
-  private Point point(JsonNode position) throws GeometryParseException {
+  private Point point(JsonNode position) throws RecordRejectedException {
     if (position.isArray() && position.isEmpty()) {
       return factory.createPoint();
     }
     return factory.createPoint(position(position));
   }
 
-  private Polygon polygon(JsonNode rings) throws GeometryParseException {
+  private Polygon polygon(JsonNode rings) throws RecordRejectedException {
     if (!rings.isArray()) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "Polygon rings must be an array");
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "Polygon rings must be an array");
     }
     if (rings.isEmpty()) {
       return factory.createPolygon();
@@ -110,17 +110,17 @@ public final class GeoJsonGeometryReader {
     return factory.createPolygon(shell, holes);
   }
 
-  private LinearRing ring(JsonNode positions) throws GeometryParseException {
+  private LinearRing ring(JsonNode positions) throws RecordRejectedException {
     try {
       return factory.createLinearRing(positions(positions));
     } catch (IllegalArgumentException e) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "invalid ring: " + e.getMessage());
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "invalid ring: " + e.getMessage());
     }
   }
 
-  private Coordinate[] positions(JsonNode array) throws GeometryParseException {
+  private Coordinate[] positions(JsonNode array) throws RecordRejectedException {
     if (!array.isArray()) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "expected an array of positions");
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "expected an array of positions");
     }
     Coordinate[] out = new Coordinate[array.size()];
     for (int i = 0; i < out.length; i++) {
@@ -129,9 +129,9 @@ public final class GeoJsonGeometryReader {
     return out;
   }
 
-  private static Coordinate position(JsonNode p) throws GeometryParseException {
+  private static Coordinate position(JsonNode p) throws RecordRejectedException {
     if (!p.isArray() || p.size() < 2 || !p.get(0).isNumber() || !p.get(1).isNumber()) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY,
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY,
           "a position must be an array of at least two numbers, got " + abbreviate(p.toString()));
     }
     return new Coordinate(p.get(0).doubleValue(), p.get(1).doubleValue());

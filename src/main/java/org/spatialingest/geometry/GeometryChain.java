@@ -43,7 +43,7 @@ final class GeometryChain {
     this.reprojector = config.reprojectFrom() == null ? null : new Reprojector(config.reprojectFrom());
   }
 
-  Geometry apply(Geometry g) throws GeometryParseException {
+  Geometry apply(Geometry g) throws RecordRejectedException {
     repaired = false;
     simplified = false;
     if (reprojector != null) {
@@ -62,7 +62,7 @@ final class GeometryChain {
       budget.checkTime(start, "validation");
       if (!IsValidOp.isValid(g)) {
         if (!config.repair()) {
-          throw new GeometryParseException(RejectReason.INVALID_GEOMETRY,
+          throw new RecordRejectedException(RejectReason.INVALID_GEOMETRY,
               "invalid " + g.getGeometryType() + ": " + new IsValidOp(g).getValidationError());
         }
         budget.checkRepair(g);
@@ -71,11 +71,11 @@ final class GeometryChain {
         try {
           fixed = GeometryFixer.fix(g);
         } catch (RuntimeException e) {
-          throw new GeometryParseException(RejectReason.UNREPAIRABLE_GEOMETRY, "GeometryFixer failed: " + e);
+          throw new RecordRejectedException(RejectReason.UNREPAIRABLE_GEOMETRY, "GeometryFixer failed: " + e);
         }
         budget.checkTime(start, "validation of the repair");
         if (fixed.isEmpty() || !IsValidOp.isValid(fixed) || lostDimension(g, fixed)) {
-          throw new GeometryParseException(RejectReason.UNREPAIRABLE_GEOMETRY,
+          throw new RecordRejectedException(RejectReason.UNREPAIRABLE_GEOMETRY,
               "invalid " + g.getGeometryType() + " (" + new IsValidOp(g).getValidationError()
                   + ") repairs to " + (fixed.isEmpty() ? "an empty geometry" : fixed.getGeometryType()));
         }
@@ -110,7 +110,7 @@ final class GeometryChain {
         || (before instanceof Lineal && after.getDimension() < 1);
   }
 
-  static void checkRange(Geometry g) throws GeometryParseException {
+  static void checkRange(Geometry g) throws RecordRejectedException {
     double[] bad = new double[2];
     boolean[] found = new boolean[1];
     g.apply(new CoordinateSequenceFilter() {
@@ -136,7 +136,7 @@ final class GeometryChain {
       }
     });
     if (found[0]) {
-      throw new GeometryParseException(RejectReason.COORDINATES_OUT_OF_RANGE,
+      throw new RecordRejectedException(RejectReason.COORDINATES_OUT_OF_RANGE,
           "coordinate (" + bad[0] + ", " + bad[1] + ") is outside CRS84 (lon -180..180, lat -90..90)");
     }
   }
@@ -155,7 +155,7 @@ final class GeometryChain {
           crs.createFromName("EPSG:4326"));
     }
 
-    void reproject(Geometry g) throws GeometryParseException {
+    void reproject(Geometry g) throws RecordRejectedException {
       String[] failure = new String[1];
       g.apply(new CoordinateSequenceFilter() {
         @Override
@@ -187,7 +187,7 @@ final class GeometryChain {
         }
       });
       if (failure[0] != null) {
-        throw new GeometryParseException(RejectReason.REPROJECTION_FAILED, from + " to CRS84 failed at " + failure[0]);
+        throw new RecordRejectedException(RejectReason.REPROJECTION_FAILED, from + " to CRS84 failed at " + failure[0]);
       }
     }
   }

@@ -48,7 +48,7 @@ public final class RegionBootstrap {
         }
         refreshes.add(new RegionRefresh(region, (byte[]) row.getField(TelemetryTable.GEOMETRY),
             parser.lastEventMillis()));
-      } catch (GeometryParseException e) {
+      } catch (RecordRejectedException e) {
         throw new ConfigException("regions.bootstrap: line " + (i + 1) + " of " + path + " is rejected ("
             + e.reason().code() + "): " + e.getMessage());
       } catch (UncheckedIOException e) {

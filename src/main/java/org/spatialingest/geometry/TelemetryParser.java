@@ -33,7 +33,7 @@ import org.spatialingest.config.RegionsConfig;
 import org.spatialingest.config.TransformConfig;
 
 /**
- * Turns one telemetry record into a table row, or says why it cannot (a {@link GeometryParseException} with a
+ * Turns one telemetry record into a table row, or says why it cannot (a {@link RecordRejectedException} with a
  * {@link RejectReason}). The whole transform chain, in order: size cap; parse the record (Jackson) and the geometry
  * per {@code input.format} (GeoJSON tree → JTS, WKT, WKB hex/base64 with a hand-written 2D-point fast path); vertex
  * cap; emptiness and finiteness; {@link GeometryChain} (reproject, range, validate/repair, simplify); bbox, Hilbert
@@ -86,27 +86,27 @@ public final class TelemetryParser {
   }
 
   /** The row for {@code payload}, with {@code ingestMillis} (the Kafka timestamp) as ingest time. */
-  public GenericRowData parse(byte[] payload, long ingestMillis) throws GeometryParseException {
+  public GenericRowData parse(byte[] payload, long ingestMillis) throws RecordRejectedException {
     lastGeometry = null;
     lastRefreshRegion = null;
     if (payload.length > transform.maxRecordBytes()) {
-      throw new GeometryParseException(RejectReason.RECORD_TOO_LARGE,
+      throw new RecordRejectedException(RejectReason.RECORD_TOO_LARGE,
           "record is " + payload.length + " bytes, more than transform.max-record-bytes " + transform.maxRecordBytes());
     }
     boolean feature = format == InputFormat.FEATURE;
     Fields f = readFields(payload, feature);
     JsonNode props = f.properties;
     if (props != null && !props.isNull() && !props.isObject()) {
-      throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH,
+      throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH,
           "'properties' must be a JSON object, got " + props.getNodeType());
     }
     if (feature && !f.isFeature) {
-      throw new GeometryParseException(RejectReason.MALFORMED_JSON, FormatHint.forNonFeature(f.geometry));
+      throw new RecordRejectedException(RejectReason.MALFORMED_JSON, FormatHint.forNonFeature(f.geometry));
     }
     String id = id(f.id, feature);
     JsonNode timeNode = feature ? (props == null ? null : props.get("event_time")) : f.eventTime;
     if (timeNode == null && f.isFeature && !feature) {
-      throw new GeometryParseException(RejectReason.MISSING_TIME, FormatHint.forFeature(format));
+      throw new RecordRejectedException(RejectReason.MISSING_TIME, FormatHint.forFeature(format));
     }
     long eventMillis = EventTime.millis(timeNode);
     Geometry geometry = geometry(f.geometry);
@@ -168,12 +168,12 @@ public final class TelemetryParser {
    * Streams the record's top level (cheaper than a whole tree): scalars and the geometry become small trees, the
    * properties object is copied as its original text when nothing needs to look inside it.
    */
-  private Fields readFields(byte[] payload, boolean feature) throws GeometryParseException {
+  private Fields readFields(byte[] payload, boolean feature) throws RecordRejectedException {
     Fields f = new Fields();
     boolean rawProps = typed.isEmpty() && !feature && !regions.enabled();
     try (JsonParser p = mapper.getFactory().createParser(payload)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        throw new GeometryParseException(RejectReason.MALFORMED_JSON, "record must be a JSON object");
+        throw new RecordRejectedException(RejectReason.MALFORMED_JSON, "record must be a JSON object");
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String name = p.currentName();
@@ -202,13 +202,13 @@ public final class TelemetryParser {
         }
       }
       if (p.currentToken() != JsonToken.END_OBJECT) {
-        throw new GeometryParseException(RejectReason.MALFORMED_JSON, "unexpected end of the record");
+        throw new RecordRejectedException(RejectReason.MALFORMED_JSON, "unexpected end of the record");
       }
       if (!atEnd(p)) {
-        throw new GeometryParseException(RejectReason.MALFORMED_JSON, trailingContent(payload));
+        throw new RecordRejectedException(RejectReason.MALFORMED_JSON, trailingContent(payload));
       }
     } catch (IOException e) {
-      throw new GeometryParseException(RejectReason.MALFORMED_JSON, firstLine(e));
+      throw new RecordRejectedException(RejectReason.MALFORMED_JSON, firstLine(e));
     }
     if (f.properties != null && f.properties.isNull()) {
       f.properties = null;
@@ -277,9 +277,9 @@ public final class TelemetryParser {
     return lastGeometry != null && chain.simplified;
   }
 
-  private static String id(JsonNode node, boolean feature) throws GeometryParseException {
+  private static String id(JsonNode node, boolean feature) throws RecordRejectedException {
     if (node == null || node.isNull() || (node.isTextual() && node.asText().isBlank())) {
-      throw new GeometryParseException(RejectReason.MISSING_ID, "'id' must be a non-empty string");
+      throw new RecordRejectedException(RejectReason.MISSING_ID, "'id' must be a non-empty string");
     }
     if (node.isTextual()) {
       return node.asText();
@@ -287,13 +287,13 @@ public final class TelemetryParser {
     if (feature && node.isIntegralNumber()) {
       return node.asText();
     }
-    throw new GeometryParseException(RejectReason.INVALID_ID, "'id' must be a string"
+    throw new RecordRejectedException(RejectReason.INVALID_ID, "'id' must be a string"
         + (feature ? " or an integer" : "") + ", got " + node.getNodeType());
   }
 
-  private Geometry geometry(JsonNode node) throws GeometryParseException {
+  private Geometry geometry(JsonNode node) throws RecordRejectedException {
     if (node == null || node.isNull()) {
-      throw new GeometryParseException(RejectReason.MISSING_GEOMETRY, "'geometry' is missing");
+      throw new RecordRejectedException(RejectReason.MISSING_GEOMETRY, "'geometry' is missing");
     }
     Geometry g;
     try {
@@ -304,7 +304,7 @@ public final class TelemetryParser {
         case WKB_HEX -> {
           byte[] bytes = Wkb.fromHex(text(node));
           if (bytes == null) {
-            throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
+            throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
           }
           yield wkb.read(bytes);
         }
@@ -313,56 +313,56 @@ public final class TelemetryParser {
           try {
             bytes = Base64.getDecoder().decode(text(node));
           } catch (IllegalArgumentException e) {
-            throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
+            throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
           }
           yield wkb.read(bytes);
         }
       };
-    } catch (GeometryParseException e) {
+    } catch (RecordRejectedException e) {
       String hint = node.isTextual() ? FormatHint.forText(node.asText(), format) : null;
-      throw hint == null ? e : new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, hint);
+      throw hint == null ? e : new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, hint);
     }
     int vertices = g.getNumPoints();
     if (vertices > transform.maxVertices()) {
-      throw new GeometryParseException(RejectReason.TOO_MANY_VERTICES,
+      throw new RecordRejectedException(RejectReason.TOO_MANY_VERTICES,
           g.getGeometryType() + " has " + vertices + " vertices, more than transform.max-vertices "
               + transform.maxVertices());
     }
     if (g.isEmpty()) {
-      throw new GeometryParseException(RejectReason.EMPTY_GEOMETRY, g.getGeometryType() + " is empty");
+      throw new RecordRejectedException(RejectReason.EMPTY_GEOMETRY, g.getGeometryType() + " is empty");
     }
     if (!finite(g)) {
-      throw new GeometryParseException(RejectReason.NON_FINITE_COORDINATES, "geometry has NaN or infinite ordinates");
+      throw new RecordRejectedException(RejectReason.NON_FINITE_COORDINATES, "geometry has NaN or infinite ordinates");
     }
     return g;
   }
 
-  private Geometry geoJson(JsonNode node) throws GeometryParseException {
+  private Geometry geoJson(JsonNode node) throws RecordRejectedException {
     try {
       return geoJson.read(node);
     } catch (IllegalArgumentException e) { // JTS constructors: e.g. a LineString of one position
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON: " + e.getMessage());
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON: " + e.getMessage());
     }
   }
 
   /** The geometry string of a WKT or WKB format; anything else is refused with what it is and what would read it. */
-  private String text(JsonNode node) throws GeometryParseException {
+  private String text(JsonNode node) throws RecordRejectedException {
     if (!node.isTextual()) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, FormatHint.forNode(node, format));
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, FormatHint.forNode(node, format));
     }
     return node.asText();
   }
 
-  private Geometry wkt(String text) throws GeometryParseException {
+  private Geometry wkt(String text) throws RecordRejectedException {
     try {
       return wkt.read(text);
     } catch (ParseException e) {
       String m = String.valueOf(e.getMessage());
       RejectReason reason = m.startsWith("Unknown geometry type") ? RejectReason.UNKNOWN_GEOMETRY_TYPE
           : RejectReason.UNPARSEABLE_GEOMETRY;
-      throw new GeometryParseException(reason, "WKT: " + m);
+      throw new RecordRejectedException(reason, "WKT: " + m);
     } catch (RuntimeException e) {
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKT: " + e.getMessage());
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKT: " + e.getMessage());
     }
   }
 
@@ -393,7 +393,7 @@ public final class TelemetryParser {
     return ok[0];
   }
 
-  private Object[] typedValues(JsonNode props) throws GeometryParseException {
+  private Object[] typedValues(JsonNode props) throws RecordRejectedException {
     Object[] out = new Object[typed.size()];
     if (props == null || props.isNull()) {
       return out;
@@ -411,34 +411,34 @@ public final class TelemetryParser {
         case BOOLEAN -> v.isBoolean() ? (Object) v.asBoolean() : null;
       };
       if (out[i] == null) {
-        throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH, "property '" + p.name() + "' must be "
+        throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH, "property '" + p.name() + "' must be "
             + p.type().name().toLowerCase(java.util.Locale.ROOT) + ", got " + v.getNodeType());
       }
     }
     return out;
   }
 
-  private String refreshRegion(JsonNode props, Geometry g) throws GeometryParseException {
+  private String refreshRegion(JsonNode props, Geometry g) throws RecordRejectedException {
     if (!regions.enabled() || props == null || !regions.refreshKind().equals(props.path("kind").asText(null))) {
       return null;
     }
     JsonNode name = props.get(regions.nameProperty());
     if (name == null || !name.isTextual() || name.asText().isBlank()) {
-      throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH,
+      throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH,
           "boundary refresh needs a non-empty string property '" + regions.nameProperty() + "'");
     }
     if (!(g instanceof Polygonal)) {
-      throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH,
+      throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH,
           "boundary refresh of '" + name.asText() + "' must be a Polygon or MultiPolygon, got " + g.getGeometryType());
     }
     return name.asText();
   }
 
-  private String json(JsonNode node) throws GeometryParseException {
+  private String json(JsonNode node) throws RecordRejectedException {
     try {
       return mapper.writeValueAsString(node);
     } catch (JsonProcessingException e) {
-      throw new GeometryParseException(RejectReason.SCHEMA_MISMATCH, e.getOriginalMessage());
+      throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH, e.getOriginalMessage());
     }
   }
 

@@ -110,7 +110,7 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
         row.setField(TelemetryTable.SOURCE_OFFSET, record.position());
       }
       sourceEventAge.update(now - row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond());
-    } catch (GeometryParseException e) {
+    } catch (RecordRejectedException e) {
       reject(record, e.reason(), e.getMessage(), ctx);
       return;
     } catch (RuntimeException e) {

@@ -19,7 +19,7 @@ final class Wkb {
     this.reader = new WKBReader(factory);
   }
 
-  Geometry read(byte[] wkb) throws GeometryParseException {
+  Geometry read(byte[] wkb) throws RecordRejectedException {
     if (isPoint2d(wkb)) {
       return factory.createPoint(new Coordinate(pointX(wkb), pointY(wkb)));
     }
@@ -29,10 +29,10 @@ final class Wkb {
       String m = String.valueOf(e.getMessage());
       RejectReason reason = m.startsWith("Unknown WKB type") ? RejectReason.UNKNOWN_GEOMETRY_TYPE
           : RejectReason.UNPARSEABLE_GEOMETRY;
-      throw new GeometryParseException(reason, "WKB: " + m);
+      throw new RecordRejectedException(reason, "WKB: " + m);
     } catch (RuntimeException e) {
       // truncated or inconsistent input surfaces as array/argument exceptions from the reader
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e);
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e);
     }
   }
 

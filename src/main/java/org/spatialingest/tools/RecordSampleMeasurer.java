@@ -16,7 +16,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.geometry.GeometryParseException;
+import org.spatialingest.geometry.RecordRejectedException;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.sink.BufferedRowSize;
@@ -84,7 +84,7 @@ public final class RecordSampleMeasurer {
       GenericRowData row;
       try {
         row = parser.parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis());
-      } catch (GeometryParseException e) {
+      } catch (RecordRejectedException e) {
         String code = e.reason().code();
         rejects.merge(code, 1L, Long::sum);
         firstReject.putIfAbsent(code, e.getMessage());

@@ -36,8 +36,8 @@ class GeometryBudgetTest {
     return new GeometryChain(config, budget);
   }
 
-  private static GeometryParseException tooComplex(GeometryChain chain, Geometry g) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> chain.apply(g));
+  private static RecordRejectedException tooComplex(GeometryChain chain, Geometry g) {
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> chain.apply(g));
     assertThat(e).as("%s of %d vertices is refused", g.getGeometryType(), g.getNumPoints()).isNotNull();
     assertThat(e.reason()).as(e.getMessage()).isEqualTo(RejectReason.GEOMETRY_TOO_COMPLEX);
     return e;
@@ -46,13 +46,13 @@ class GeometryBudgetTest {
   @Test
   void theDeepSpikeStarIsRefusedBeforeValidation() {
     Polygon star = Shapes.deepStar(5, 45, 120_000, 1);
-    GeometryParseException e = tooComplex(chain(), star);
+    RecordRejectedException e = tooComplex(chain(), star);
     assertThat(e.getMessage()).isEqualTo("Polygon of 120,001 vertices needs more than 20,000,000 edge-pair tests to"
         + " validate (its segments' bounding boxes overlap that often: deep spikes, or rings crossing or touching"
         + " everywhere); the budget is 20,000,000 per record (transform.budget-pair-tests)");
     // the same shape with fewer vertices fits and is validated as before
     assertThat(IsValidOp.isValid(Shapes.deepStar(5, 45, 5_000, 1))).isTrue();
-    assertThat(catchThrowableOfType(GeometryParseException.class,
+    assertThat(catchThrowableOfType(RecordRejectedException.class,
         () -> chain().apply(Shapes.deepStar(5, 45, 5_000, 1)))).isNull();
   }
 
@@ -75,7 +75,7 @@ class GeometryBudgetTest {
     // a ring touching itself everywhere also has its edge boxes all overlapping: refused before validation
     assertThat(tooComplex(chain(), Shapes.touchingStar(5, 45, 40_000, 1)).getMessage()).contains("edge-pair tests");
     // without repair the cheap ones are plain invalid geometries
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class,
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class,
         () -> chain("transform.repair", "false").apply(Shapes.touchingStar(5, 45, 2_000, 1)));
     assertThat(e.reason()).isEqualTo(RejectReason.INVALID_GEOMETRY);
   }
@@ -119,7 +119,7 @@ class GeometryBudgetTest {
         "transform.simplify-tolerance", "0.01", "transform.simplify-min-vertices", "10"), Shapes.star(5, 45, 100, 1))
         .getMessage()).contains("before simplification");
     // points skip every expensive step, so no budget applies to them
-    assertThat(catchThrowableOfType(GeometryParseException.class,
+    assertThat(catchThrowableOfType(RecordRejectedException.class,
         () -> chain(none).apply(Shapes.F.createPoint(new Coordinate(1, 2))))).isNull();
   }
 

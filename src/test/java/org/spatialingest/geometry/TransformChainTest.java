@@ -37,7 +37,7 @@ class TransformChainTest {
     return new TelemetryParser(HilbertCurve.CRS84, JobConfig.fromMap(m));
   }
 
-  private static GenericRowData parse(TelemetryParser p, String json) throws GeometryParseException {
+  private static GenericRowData parse(TelemetryParser p, String json) throws RecordRejectedException {
     return p.parse(json.getBytes(StandardCharsets.UTF_8), 5L);
   }
 
@@ -46,7 +46,7 @@ class TransformChainTest {
   }
 
   private static RejectReason reason(TelemetryParser p, String json) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parse(p, json));
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parse(p, json));
     assertThat(e).as(json.length() > 200 ? json.substring(0, 200) : json).isNotNull();
     return e.reason();
   }
@@ -98,7 +98,7 @@ class TransformChainTest {
     assertThat(reason(p, Shapes.record("b", Shapes.geoJson(Shapes.bowTie(0, 0, 1)), null)))
         .isEqualTo(RejectReason.INVALID_GEOMETRY);
     TelemetryParser unchecked = parser("transform.validate", "false", "transform.repair", "false");
-    assertThat(catchThrowableOfType(GeometryParseException.class,
+    assertThat(catchThrowableOfType(RecordRejectedException.class,
         () -> parse(unchecked, Shapes.record("b", Shapes.geoJson(Shapes.bowTie(0, 0, 1)), null)))).isNull();
   }
 
