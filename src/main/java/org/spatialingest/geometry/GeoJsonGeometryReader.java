@@ -22,7 +22,16 @@ public final class GeoJsonGeometryReader {
     this.factory = factory;
   }
 
+  /** The geometry of a GeoJSON geometry object; anything else, or what JTS refuses, is a reject. */
   public Geometry read(JsonNode node) throws RecordRejectedException {
+    try {
+      return geometry(node);
+    } catch (IllegalArgumentException e) { // JTS constructors: e.g. a LineString of one position
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON: " + e.getMessage());
+    }
+  }
+
+  private Geometry geometry(JsonNode node) throws RecordRejectedException {
     if (node == null || !node.isObject()) {
       throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry must be an object");
     }
@@ -37,7 +46,7 @@ public final class GeoJsonGeometryReader {
       }
       Geometry[] parts = new Geometry[members.size()];
       for (int i = 0; i < parts.length; i++) {
-        parts[i] = read(members.get(i));
+        parts[i] = geometry(members.get(i));
       }
       return factory.createGeometryCollection(parts);
     }

@@ -29,9 +29,14 @@ final class GeometryChain {
   private final TransformConfig config;
   private final GeometryBudget budget;
   private final Reprojector reprojector;
-  /** What the last {@link #apply} did, for the transform's counters. */
-  boolean repaired;
-  boolean simplified;
+
+  /**
+   * What {@link #apply} made of a geometry.
+   *
+   * @param repaired it was invalid and {@code GeometryFixer} repaired it
+   * @param simplified simplification removed vertices
+   */
+  record Result(Geometry geometry, boolean repaired, boolean simplified) {}
 
   GeometryChain(TransformConfig config) {
     this(config, GeometryBudget.of(config.budget()));
@@ -43,9 +48,9 @@ final class GeometryChain {
     this.reprojector = config.reprojectFrom() == null ? null : new Reprojector(config.reprojectFrom());
   }
 
-  Geometry apply(Geometry g) throws RecordRejectedException {
-    repaired = false;
-    simplified = false;
+  Result apply(Geometry g) throws RecordRejectedException {
+    boolean repaired = false;
+    boolean simplified = false;
     if (reprojector != null) {
       reprojector.reproject(g);
     }
@@ -54,7 +59,7 @@ final class GeometryChain {
     boolean topology = config.simplifyTolerance() > 0
         && config.simplifyMethod() == TransformConfig.SimplifyMethod.TOPOLOGY;
     if (!validate && !simplifies(g)) {
-      return g; // points, and everything when validation and simplification are off: nothing expensive to budget
+      return new Result(g, false, false); // points, and everything when validation and simplification are off: nothing expensive to budget
     }
     long start = System.nanoTime();
     budget.checkSize(g, GeometryCost.linework(g, topology));
@@ -97,7 +102,7 @@ final class GeometryChain {
         g = s;
       }
     }
-    return g;
+    return new Result(g, repaired, simplified);
   }
 
   private boolean simplifies(Geometry g) {

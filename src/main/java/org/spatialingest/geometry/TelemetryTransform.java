@@ -101,15 +101,17 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
   public void processElement(SourceRecord record, Context ctx, Collector<RowData> out) {
     long now = System.currentTimeMillis();
     pipelineAge.update(now - record.timestamp);
+    ParsedRow parsedRow;
     GenericRowData row;
     try {
-      row = parser.parse(record.value, record.timestamp);
+      parsedRow = parser.parse(record.value, record.timestamp);
+      row = parsedRow.row();
       if (record.source != null) {
         // where the row came from: the sink records, per source, the position below which everything is committed
         row.setField(TelemetryTable.SOURCE, sourceKey(record.source));
         row.setField(TelemetryTable.SOURCE_OFFSET, record.position());
       }
-      sourceEventAge.update(now - row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond());
+      sourceEventAge.update(now - parsedRow.eventMillis());
     } catch (RecordRejectedException e) {
       reject(record, e.reason(), e.getMessage(), ctx);
       return;
@@ -120,16 +122,16 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
     }
     out.collect(row);
     parsed.inc();
-    if (parser.lastRepaired()) {
+    if (parsedRow.repaired()) {
       repaired.inc();
     }
-    if (parser.lastSimplified()) {
+    if (parsedRow.simplified()) {
       simplified.inc();
     }
-    String region = parser.lastRefreshRegion();
+    String region = parsedRow.refreshRegion();
     if (region != null) {
       ctx.output(REFRESHES, new RegionRefresh(region, (byte[]) row.getField(TelemetryTable.GEOMETRY),
-          parser.lastEventMillis()));
+          parsedRow.eventMillis()));
       refreshes.inc();
     }
   }

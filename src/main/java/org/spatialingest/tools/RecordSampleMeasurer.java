@@ -83,7 +83,7 @@ public final class RecordSampleMeasurer {
     for (RawRecord record : records) {
       GenericRowData row;
       try {
-        row = parser.parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis());
+        row = parser.parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis()).row();
       } catch (RecordRejectedException e) {
         String code = e.reason().code();
         rejects.merge(code, 1L, Long::sum);

@@ -120,6 +120,6 @@ class TelemetryParserTest {
   }
 
   private GenericRowData parse(String json) throws RecordRejectedException {
-    return parser.parse(json.getBytes(StandardCharsets.UTF_8), 77L);
+    return parser.parse(json.getBytes(StandardCharsets.UTF_8), 77L).row();
   }
 }

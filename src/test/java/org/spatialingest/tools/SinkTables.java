@@ -67,7 +67,7 @@ public final class SinkTables {
     List<GenericRowData> rows = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       long event = eventStart + i * stepMillis;
-      rows.add(parser.parse(generator.next(event).json(), event + 1000));
+      rows.add(parser.parse(generator.next(event).json(), event + 1000).row());
     }
     return rows;
   }
