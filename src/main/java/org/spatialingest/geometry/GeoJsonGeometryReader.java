@@ -1,6 +1,9 @@
 package org.spatialingest.geometry;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import org.locationtech.jts.geom.Coordinate;
 import org.locationtech.jts.geom.Geometry;
 import org.locationtech.jts.geom.GeometryFactory;
@@ -14,6 +17,8 @@ import org.locationtech.jts.geom.Polygon;
  *
  * <p>Reading from the tree the record parser already holds avoids serializing the geometry back to text for
  * jts-io-common's reader (which also pulls in json-simple). Positions keep x and y; a third ordinate is ignored.
+ * The commonest geometry, a 2D point, can also be read straight from the parser ({@link #streamedPoint}), without a
+ * tree.
  */
 public final class GeoJsonGeometryReader {
   private final GeometryFactory factory;
@@ -88,6 +93,64 @@ public final class GeoJsonGeometryReader {
       default -> throw new RecordRejectedException(RejectReason.UNKNOWN_GEOMETRY_TYPE,
           "unknown GeoJSON type '" + type + "'");
     };
+  }
+
+  /**
+   * The position of a GeoJSON geometry object that is exactly {@code {"type":"Point","coordinates":[x,y]}} (in either
+   * field order, x and y numbers), read from the parser without a tree: the same coordinate {@link #read} would make
+   * of that object's tree. {@code p} stands at the object's {@code START_OBJECT} and is left at its {@code END_OBJECT}
+   * either way; null when the object is anything else (then read its tree). Malformed JSON throws as reading the tree
+   * would.
+   */
+  static Coordinate streamedPoint(JsonParser p) throws IOException {
+    boolean pointType = false;
+    Coordinate position = null;
+    int depth = 1;
+    JsonToken t;
+    while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+      String name = p.currentName();
+      t = p.nextToken();
+      if (name.equals("type") && !pointType && t == JsonToken.VALUE_STRING && p.getText().equals("Point")) {
+        pointType = true;
+      } else if (name.equals("coordinates") && position == null && t == JsonToken.START_ARRAY) {
+        depth = 2;
+        double x;
+        double y;
+        if (!(t = p.nextToken()).isNumeric()) {
+          break;
+        }
+        x = p.getDoubleValue();
+        if (!(t = p.nextToken()).isNumeric()) {
+          break;
+        }
+        y = p.getDoubleValue();
+        if ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+          break;
+        }
+        depth = 1;
+        position = new Coordinate(x, y);
+      } else {
+        break;
+      }
+    }
+    if (t == JsonToken.END_OBJECT && depth == 1) {
+      return pointType ? position : null;
+    }
+    // not a simple point: skip to the end of the object, t being the first token not taken
+    if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+      p.skipChildren();
+    } else if (t == JsonToken.END_ARRAY || t == JsonToken.END_OBJECT) {
+      depth--;
+    }
+    while (depth > 0) {
+      t = p.nextToken();
+      if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
+        p.skipChildren();
+      } else if (t == JsonToken.END_ARRAY || t == JsonToken.END_OBJECT) {
+        depth--;
+      }
+    }
+    return null;
   }
 
   private static boolean isKnownType(String type) {

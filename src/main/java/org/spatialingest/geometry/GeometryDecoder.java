@@ -25,11 +25,13 @@ final class GeometryDecoder {
   }
 
   private final InputFormat format;
+  private final GeometryFactory factory;
   private final int maxVertices;
   private final Reader reader;
 
   GeometryDecoder(InputFormat format, GeometryFactory factory, int maxVertices) {
     this.format = format;
+    this.factory = factory;
     this.maxVertices = maxVertices;
     GeoJsonGeometryReader geoJson = new GeoJsonGeometryReader(factory);
     WktGeometryReader wkt = new WktGeometryReader(factory);
@@ -43,8 +45,13 @@ final class GeometryDecoder {
     };
   }
 
+  /** The geometry of the record, within the caps. */
+  Geometry decode(TelemetryRecord record) throws RecordRejectedException {
+    return record.point() != null ? capped(factory.createPoint(record.point())) : decode(record.geometry());
+  }
+
   /** The geometry of {@code node} (null = the field is missing), within the caps. */
-  Geometry decode(JsonNode node) throws RecordRejectedException {
+  private Geometry decode(JsonNode node) throws RecordRejectedException {
     if (node == null || node.isNull()) {
       throw new RecordRejectedException(RejectReason.MISSING_GEOMETRY, "'geometry' is missing");
     }
@@ -55,6 +62,10 @@ final class GeometryDecoder {
       String hint = node.isTextual() ? FormatHint.forText(node.asText(), format) : null;
       throw hint == null ? e : new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, hint);
     }
+    return capped(g);
+  }
+
+  private Geometry capped(Geometry g) throws RecordRejectedException {
     int vertices = g.getNumPoints();
     if (vertices > maxVertices) {
       throw new RecordRejectedException(RejectReason.TOO_MANY_VERTICES,

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import org.locationtech.jts.geom.Coordinate;
 import org.spatialingest.config.InputConfig.InputFormat;
 
 /**
@@ -16,14 +19,17 @@ import org.spatialingest.config.InputConfig.InputFormat;
  * ({@code missing_id}, {@code invalid_id}); {@code event_time} ({@link EventTime}). The geometry is not read here.
  *
  * <p>Cost: the top level is streamed (cheaper than a whole tree): {@code id}, {@code event_time} and {@code geometry}
- * become small trees, every other field is skipped, and {@code properties} is copied as its original text when
- * nothing needs to look inside it ({@code keepRawProperties}). Not thread-safe: one per parser.
+ * become small trees (a string a {@code TextNode} without a tree read; a simple GeoJSON point no tree at all, see
+ * {@link GeoJsonGeometryReader#streamedPoint}; any other GeoJSON object is tokenized twice, once to find it is not one),
+ * every other field is skipped, and {@code properties} is copied as its original text when nothing needs to look
+ * inside it ({@code keepRawProperties}). Not thread-safe: one per parser.
  */
 final class RecordReader {
   private final ObjectMapper mapper;
   private final InputFormat format;
   private final long maxRecordBytes;
   private final boolean keepRawProperties;
+  private final boolean streamPoints;
 
   /**
    * @param keepRawProperties true when no typed property, feature format or region enrichment needs to look inside
@@ -34,6 +40,7 @@ final class RecordReader {
     this.format = format;
     this.maxRecordBytes = maxRecordBytes;
     this.keepRawProperties = keepRawProperties;
+    this.streamPoints = format == InputFormat.GEOJSON || format == InputFormat.FEATURE;
   }
 
   TelemetryRecord read(byte[] payload) throws RecordRejectedException {
@@ -49,7 +56,9 @@ final class RecordReader {
           "'properties' must be a JSON object, got " + props.getNodeType());
     }
     if (feature && !f.isFeature) {
-      throw new RecordRejectedException(RejectReason.MALFORMED_JSON, FormatHint.forNonFeature(f.geometry));
+      // a streamed point was an object: the hint needs no more of it
+      JsonNode geometry = f.point != null ? JsonNodeFactory.instance.objectNode() : f.geometry;
+      throw new RecordRejectedException(RejectReason.MALFORMED_JSON, FormatHint.forNonFeature(geometry));
     }
     String id = id(f.id, feature);
     JsonNode timeNode = feature ? (props == null ? null : props.get("event_time")) : f.eventTime;
@@ -57,7 +66,15 @@ final class RecordReader {
       throw new RecordRejectedException(RejectReason.MISSING_TIME, FormatHint.forFeature(format));
     }
     long eventMillis = EventTime.millis(timeNode);
-    return new TelemetryRecord(id, eventMillis, f.geometry, (ObjectNode) props, f.rawProperties);
+    return new TelemetryRecord(id, eventMillis, f.geometry, f.point, (ObjectNode) props, f.rawProperties);
+  }
+
+  /**
+   * The value at {@code p}: a string without the cost of a tree read (the same {@code TextNode}), anything else as its
+   * tree.
+   */
+  private JsonNode node(JsonParser p) throws IOException {
+    return p.currentToken() == JsonToken.VALUE_STRING ? TextNode.valueOf(p.getText()) : mapper.readTree(p);
   }
 
   /** The top-level fields of a record; the others are skipped. */
@@ -65,6 +82,8 @@ final class RecordReader {
     JsonNode id;
     JsonNode eventTime;
     JsonNode geometry;
+    /** The geometry when it is a simple GeoJSON point, read without a tree (then {@code geometry} is null). */
+    Coordinate point;
     JsonNode properties;
     String rawProperties;
     boolean isFeature;
@@ -81,9 +100,20 @@ final class RecordReader {
         String name = p.currentName();
         JsonToken value = p.nextToken();
         switch (name) {
-          case "id" -> f.id = mapper.readTree(p);
-          case "event_time" -> f.eventTime = mapper.readTree(p);
-          case "geometry" -> f.geometry = mapper.readTree(p);
+          case "id" -> f.id = node(p);
+          case "event_time" -> f.eventTime = node(p);
+          case "geometry" -> {
+            f.point = null;
+            if (streamPoints && value == JsonToken.START_OBJECT) {
+              int start = (int) p.currentTokenLocation().getByteOffset();
+              f.point = GeoJsonGeometryReader.streamedPoint(p);
+              int end = (int) p.currentLocation().getByteOffset();
+              // not a simple point: its tree, from the object's bytes (the parser has just checked them)
+              f.geometry = f.point != null ? null : mapper.readTree(payload, start, end - start);
+            } else {
+              f.geometry = node(p);
+            }
+          }
           case "type" -> {
             f.isFeature = value == JsonToken.VALUE_STRING && "Feature".equals(p.getText());
             p.skipChildren();

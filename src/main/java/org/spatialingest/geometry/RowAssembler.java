@@ -33,6 +33,8 @@ final class RowAssembler {
   private final RegionsConfig regions;
   private final int fieldCount;
   private final WKBWriter wkb2d = new WKBWriter(2);
+  /** One value for every point row (rows share it as they share a source key; encoded once). */
+  private final StringData pointType = StringData.fromString("Point");
 
   RowAssembler(ObjectMapper mapper, HilbertCurve hilbert, List<TypedProperty> typed, boolean feature,
       RegionsConfig regions) {
@@ -42,6 +44,7 @@ final class RowAssembler {
     this.feature = feature;
     this.regions = regions;
     this.fieldCount = TelemetryTable.FIELD_COUNT + typed.size();
+    pointType.hashCode(); // encodes once; later rows share the bytes
   }
 
   ParsedRow assemble(TelemetryRecord record, GeometryChain.Result chained, long ingestMillis)
@@ -50,7 +53,7 @@ final class RowAssembler {
     ObjectNode props = record.properties();
     Object[] typedValues = typed.isEmpty() ? null : typedValues(props);
     String refresh = refreshRegion(props, geometry);
-    String properties = record.rawProperties();
+    StringData properties = record.rawProperties() == null ? null : StringData.fromString(record.rawProperties());
     if (props != null) {
       if (feature) {
         props.remove("event_time");
@@ -58,23 +61,35 @@ final class RowAssembler {
       for (TypedProperty p : typed) {
         props.remove(p.name());
       }
-      properties = json(props);
+      properties = StringData.fromString(json(props));
     }
 
     GenericRowData row = new GenericRowData(fieldCount);
-    Envelope env = geometry.getEnvelopeInternal();
     row.setField(TelemetryTable.ID, StringData.fromString(record.id()));
     row.setField(TelemetryTable.EVENT_TIME, TimestampData.fromEpochMillis(record.eventMillis()));
     row.setField(TelemetryTable.INGEST_TIME, TimestampData.fromEpochMillis(ingestMillis));
-    row.setField(TelemetryTable.GEOMETRY, geometry instanceof Point p ? pointWkb(p) : wkb2d.write(geometry));
-    row.setField(TelemetryTable.GEOMETRY_TYPE, StringData.fromString(geometry.getGeometryType()));
-    row.setField(TelemetryTable.XMIN, env.getMinX());
-    row.setField(TelemetryTable.YMIN, env.getMinY());
-    row.setField(TelemetryTable.XMAX, env.getMaxX());
-    row.setField(TelemetryTable.YMAX, env.getMaxY());
-    row.setField(TelemetryTable.HILBERT, hilbert.key((env.getMinX() + env.getMaxX()) / 2,
-        (env.getMinY() + env.getMaxY()) / 2));
-    row.setField(TelemetryTable.PROPERTIES, properties == null ? null : StringData.fromString(properties));
+    if (geometry instanceof Point p) { // its own bbox: one box per ordinate, no envelope
+      Double x = p.getX();
+      Double y = p.getY();
+      row.setField(TelemetryTable.GEOMETRY, pointWkb(p));
+      row.setField(TelemetryTable.GEOMETRY_TYPE, pointType);
+      row.setField(TelemetryTable.XMIN, x);
+      row.setField(TelemetryTable.YMIN, y);
+      row.setField(TelemetryTable.XMAX, x);
+      row.setField(TelemetryTable.YMAX, y);
+      row.setField(TelemetryTable.HILBERT, hilbert.key(x, y));
+    } else {
+      Envelope env = geometry.getEnvelopeInternal();
+      row.setField(TelemetryTable.GEOMETRY, wkb2d.write(geometry));
+      row.setField(TelemetryTable.GEOMETRY_TYPE, StringData.fromString(geometry.getGeometryType()));
+      row.setField(TelemetryTable.XMIN, env.getMinX());
+      row.setField(TelemetryTable.YMIN, env.getMinY());
+      row.setField(TelemetryTable.XMAX, env.getMaxX());
+      row.setField(TelemetryTable.YMAX, env.getMaxY());
+      row.setField(TelemetryTable.HILBERT, hilbert.key((env.getMinX() + env.getMaxX()) / 2,
+          (env.getMinY() + env.getMaxY()) / 2));
+    }
+    row.setField(TelemetryTable.PROPERTIES, properties);
     if (typedValues != null) {
       for (int i = 0; i < typedValues.length; i++) {
         row.setField(TelemetryTable.FIELD_COUNT + i, typedValues[i]);

@@ -1,5 +1,7 @@
 package org.spatialingest.geometry;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.locationtech.jts.geom.GeometryFactory;
 import org.spatialingest.config.InputConfig;
@@ -38,7 +40,9 @@ public final class TelemetryParser {
   }
 
   public TelemetryParser(HilbertCurve hilbert, InputConfig input, TransformConfig transform, RegionsConfig regions) {
-    ObjectMapper mapper = new ObjectMapper();
+    // coordinates and double properties: FastDoubleParser, exact like Double.parseDouble and several times faster
+    ObjectMapper mapper = new ObjectMapper(
+        JsonFactory.builder().enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER).build());
     boolean feature = input.format() == InputFormat.FEATURE;
     this.records = new RecordReader(mapper, input.format(), transform.maxRecordBytes(),
         input.typedProperties().isEmpty() && !regions.enabled());
@@ -50,7 +54,7 @@ public final class TelemetryParser {
   /** The row for {@code payload}, with {@code ingestMillis} (the Kafka timestamp) as ingest time. */
   public ParsedRow parse(byte[] payload, long ingestMillis) throws RecordRejectedException {
     TelemetryRecord record = records.read(payload);
-    GeometryChain.Result geometry = chain.apply(geometries.decode(record.geometry()));
+    GeometryChain.Result geometry = chain.apply(geometries.decode(record));
     return rows.assemble(record, geometry, ingestMillis);
   }
 }
