@@ -4,6 +4,7 @@ import java.io.IOException;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TelemetryTable;
 
 /**
@@ -21,6 +22,11 @@ public final class BufferedRowSize {
   /** Measures rows of {@link TelemetryTable#ROW_TYPE}. */
   public BufferedRowSize() {
     this(new RowDataSerializer(TelemetryTable.ROW_TYPE));
+  }
+
+  /** Measures rows of {@code layout} (typed property columns included), as the writer of that table does. */
+  public BufferedRowSize(TableLayout layout) {
+    this(new RowDataSerializer(layout.rowType()));
   }
 
   BufferedRowSize(RowDataSerializer serializer) {
