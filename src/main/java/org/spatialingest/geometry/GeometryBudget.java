@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 import org.locationtech.jts.geom.Coordinate;
 import org.locationtech.jts.geom.Geometry;
+import org.spatialingest.config.TransformConfig;
 
 /**
  * What the expensive geometry steps (validation, repair, simplification) may spend on one record, and the checks
@@ -34,9 +35,9 @@ import org.locationtech.jts.geom.Geometry;
  */
 record GeometryBudget(int vertices, long pairTests, int repairSize, long repairPairTests, long millis) {
   /** The defaults of the {@code transform.budget-*} keys: about a second of JTS work per record at most. */
-  static final GeometryBudget DEFAULT = of(org.spatialingest.config.TransformConfig.defaults().budget());
+  static final GeometryBudget DEFAULT = of(TransformConfig.defaults().budget());
 
-  static GeometryBudget of(org.spatialingest.config.TransformConfig.Budget b) {
+  static GeometryBudget of(TransformConfig.Budget b) {
     return new GeometryBudget(b.vertices(), b.pairTests(), b.repairSize(), b.repairPairTests(), b.millis());
   }
 

@@ -19,13 +19,13 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.table.RejectsTable;
-import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.InputConfig;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.config.RegionsConfig;
 import org.spatialingest.config.TransformConfig;
 import org.spatialingest.source.SourceRecord;
+import org.spatialingest.table.RejectsTable;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * The parallel geometry transform: runs the {@link TelemetryParser} chain on each record and emits the table row.
@@ -66,11 +66,6 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
   private transient Histogram sourceEventAge;
   private transient long lastLogMillis;
   private transient long suppressed;
-
-  /** With every key at its default. */
-  public TelemetryTransform(HilbertCurve hilbert) {
-    this(hilbert, JobConfig.defaults());
-  }
 
   public TelemetryTransform(HilbertCurve hilbert, JobConfig config) {
     this.hilbert = hilbert;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -200,7 +201,7 @@ public final class TableInspection {
   }
 
   private static int formatVersion(Table table) {
-    if (table instanceof org.apache.iceberg.HasTableOperations ops) {
+    if (table instanceof HasTableOperations ops) {
       return ops.operations().current().formatVersion();
     }
     return -1;
