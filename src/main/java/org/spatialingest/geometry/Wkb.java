@@ -96,8 +96,8 @@ final class Wkb {
     }
     byte[] out = new byte[n / 2];
     for (int i = 0; i < out.length; i++) {
-      int hi = Character.digit(s.charAt(2 * i), 16);
-      int lo = Character.digit(s.charAt(2 * i + 1), 16);
+      int hi = digit(s.charAt(2 * i));
+      int lo = digit(s.charAt(2 * i + 1));
       if (hi < 0 || lo < 0) {
         return null;
       }
@@ -105,4 +105,19 @@ final class Wkb {
     }
     return out;
   }
+
+  /** ASCII hex digit values (-1 for anything else), so the common case skips {@link Character#digit}. */
+  private static final byte[] HEX = new byte[128];
+
+  static {
+    for (int c = 0; c < 128; c++) {
+      HEX[c] = (byte) Character.digit(c, 16);
+    }
+  }
+
+  /** {@code Character.digit(c, 16)}, by table for ASCII. */
+  private static int digit(char c) {
+    return c < 128 ? HEX[c] : Character.digit(c, 16);
+  }
+
 }
