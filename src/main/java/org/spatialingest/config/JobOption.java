@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.spatialingest.sizing.Units;
 
 /**
@@ -162,61 +163,41 @@ public final class JobOption<T> {
           default -> throw t.notAllowed();
         }, b -> Boolean.toString(b));
 
-    public static final Type<Long> POSITIVE_BYTES = new Type<>("size > 0, e.g. 128MB, 64MiB", t -> {
-      long bytes = t.parse(Units::parseBytes);
-      if (bytes <= 0) {
-        throw t.must("be > 0");
-      }
-      return bytes;
-    }, b -> Long.toString(b));
+    /**
+     * A value {@code parser} reads and {@code ok} accepts; one it does not is refused with {@code failure}
+     * ({@code "must <failure>"}), or as not allowed when that is null.
+     */
+    static <T> Type<T> checked(String allowed, Function<String, T> parser, Predicate<T> ok, String failure,
+        Function<T, String> writer) {
+      return new Type<>(allowed, t -> {
+        T v = t.parse(parser);
+        if (!ok.test(v)) {
+          throw failure == null ? t.notAllowed() : t.must(failure);
+        }
+        return v;
+      }, writer);
+    }
 
-    public static final Type<Long> NON_NEGATIVE_BYTES = new Type<>("size >= 0, e.g. 5MB; 0 = no cap", t -> {
-      long bytes = t.parse(Units::parseBytes);
-      if (bytes < 0) {
-        throw t.notAllowed();
-      }
-      return bytes;
-    }, b -> Long.toString(b));
+    public static final Type<Long> POSITIVE_BYTES = checked("size > 0, e.g. 128MB, 64MiB", Units::parseBytes,
+        b -> b > 0, "be > 0", b -> Long.toString(b));
 
-    public static final Type<Duration> POSITIVE_DURATION = new Type<>("duration > 0, e.g. 10s", t -> {
-      Duration d = t.parse(Units::parseDuration);
-      if (d.isZero() || d.isNegative()) {
-        throw t.must("be > 0");
-      }
-      return d;
-    }, d -> d.toMillis() + "ms");
+    public static final Type<Long> NON_NEGATIVE_BYTES = checked("size >= 0, e.g. 5MB; 0 = no cap", Units::parseBytes,
+        b -> b >= 0, null, b -> Long.toString(b));
 
-    public static final Type<Double> NON_NEGATIVE_DOUBLE = new Type<>("finite number >= 0", t -> {
-      double v = t.parse(Double::parseDouble);
-      if (!(v >= 0) || Double.isInfinite(v)) {
-        throw t.notAllowed();
-      }
-      return v;
-    }, v -> Double.toString(v));
+    public static final Type<Duration> POSITIVE_DURATION = checked("duration > 0, e.g. 10s", Units::parseDuration,
+        d -> !d.isZero() && !d.isNegative(), "be > 0", d -> d.toMillis() + "ms");
 
-    public static final Type<Integer> POSITIVE_INT = new Type<>("positive integer", t -> {
-      int v = t.parse(Integer::parseInt);
-      if (v <= 0) {
-        throw t.notAllowed();
-      }
-      return v;
-    }, v -> Integer.toString(v));
+    public static final Type<Double> NON_NEGATIVE_DOUBLE = checked("finite number >= 0", Double::parseDouble,
+        v -> v >= 0 && !Double.isInfinite(v), null, v -> Double.toString(v));
 
-    public static final Type<Long> POSITIVE_LONG = new Type<>("positive integer", t -> {
-      long v = t.parse(Long::parseLong);
-      if (v <= 0) {
-        throw t.notAllowed();
-      }
-      return v;
-    }, v -> Long.toString(v));
+    public static final Type<Integer> POSITIVE_INT = checked("positive integer", Integer::parseInt, v -> v > 0, null,
+        v -> Integer.toString(v));
 
-    public static final Type<Integer> PARALLELISM = new Type<>("0 (environment default) or a positive integer", t -> {
-      int v = t.parse(Integer::parseInt);
-      if (v < 0) {
-        throw t.notAllowed();
-      }
-      return v;
-    }, v -> Integer.toString(v));
+    public static final Type<Long> POSITIVE_LONG = checked("positive integer", Long::parseLong, v -> v > 0, null,
+        v -> Long.toString(v));
+
+    public static final Type<Integer> PARALLELISM = checked("0 (environment default) or a positive integer",
+        Integer::parseInt, v -> v >= 0, null, v -> Integer.toString(v));
 
     /** The keys below a prefix key ({@code kafka.properties.*}), passed through as they are. */
     public static final Type<Map<String, String>> PASS_THROUGH = new Type<>("any key below the prefix", t -> {
