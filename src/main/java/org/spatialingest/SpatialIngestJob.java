@@ -3,6 +3,7 @@ package org.spatialingest;
 import java.util.List;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -14,19 +15,22 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.types.Either;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
+import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.distribution.Distribution;
+import org.spatialingest.deadletter.DeadLetterSerializer;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.RegionBootstrap;
 import org.spatialingest.geometry.RegionEnrichment;
+import org.spatialingest.geometry.RegionRefresh;
 import org.spatialingest.geometry.TelemetryTransform;
-import org.apache.flink.api.java.typeutils.EitherTypeInfo;
-import org.apache.flink.types.Either;
 import org.spatialingest.sink.BoundedIcebergSink;
+import org.spatialingest.sink.ClosePolicy;
 import org.spatialingest.sink.TableRouter;
 import org.spatialingest.source.KafkaGroupOffsets;
 import org.spatialingest.source.ResumeFilter;
@@ -42,6 +46,12 @@ import org.spatialingest.table.TableLayout;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.source.TelemetrySources;
+import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.PositionsListener;
+import org.spatialingest.table.RejectsTable;
+import org.spatialingest.table.TableBootstrap;
+import org.spatialingest.table.TableLayout;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * Assembles the pipeline: source (Kafka, or a bounded file source) → resume filter → geometry transform (+ region
@@ -157,7 +167,7 @@ public final class SpatialIngestJob {
     if (!config.regions().enabled()) {
       return new Transformed(rows, rejects);
     }
-    BroadcastStream<org.spatialingest.geometry.RegionRefresh> refreshes =
+    BroadcastStream<RegionRefresh> refreshes =
         rows.getSideOutput(TelemetryTransform.REFRESHES).broadcast(RegionEnrichment.REGIONS);
     SingleOutputStreamOperator<RowData> enriched = rows.connect(refreshes)
         .process(new RegionEnrichment(layout.rowType(), RegionBootstrap.load(config)))

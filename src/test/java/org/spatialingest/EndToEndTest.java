@@ -76,7 +76,7 @@ class EndToEndTest {
       TelemetryGenerator.Record original = sent.get(id);
       assertThat(original).as("row %s was produced", id).isNotNull();
       Geometry committed = wkb.read(TestKit.bytes(row.getField("geometry")));
-      Geometry expected = wkb.read((byte[]) parser.parse(original.json(), 0).getField(TelemetryTable.GEOMETRY));
+      Geometry expected = wkb.read((byte[]) parser.parse(original.json(), 0).row().getField(TelemetryTable.GEOMETRY));
       assertThat(committed.equalsExact(expected)).as("geometry of %s round-trips", id).isTrue();
       assertThat(committed.getGeometryType()).isEqualTo(original.polygon() ? "Polygon" : "Point");
       if (!original.polygon()) {

@@ -16,12 +16,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import org.spatialingest.sizing.BatchPlan;
 import org.spatialingest.config.ConfigLoader;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.sizing.BatchPlan;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.sizing.Units;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -96,6 +98,9 @@ public final class PlanCommand implements Callable<Integer> {
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   RecordSizeSource recordSize;
+
+  /** With --sample/--topic: the job's configuration, which parses the records and defines the table they are sized for. */
+  @Mixin CatalogOptions job;
 
   @Option(
       names = "--encoded-bytes-per-record",
@@ -183,6 +188,9 @@ public final class PlanCommand implements Callable<Integer> {
         throw usage("--rate-window must be > 0");
       }
     }
+    if (recordSize.bytesPerRecord != null && (job.config != null || !job.overrides.isEmpty())) {
+      throw usage("--config and --set apply only with --sample or --topic (they say how the records parse)");
+    }
     if (encodedBytesPerRecord != null && !(encodedBytesPerRecord > 0 && Double.isFinite(encodedBytesPerRecord))) {
       throw usage("--encoded-bytes-per-record must be > 0, was " + encodedBytesPerRecord);
     }
@@ -234,13 +242,14 @@ public final class PlanCommand implements Callable<Integer> {
     boolean encode = encodedBytesPerRecord == null;
     PlanSampling.Measured m;
     String flag = recordSize.sample != null ? "--sample" : "--topic";
+    JobConfig jobConfig = job.jobConfig(null);
     try {
       if (recordSize.sample != null) {
-        m = PlanSampling.fromFile(recordSize.sample, encode);
+        m = PlanSampling.fromFile(recordSize.sample, encode, jobConfig);
       } else {
         TopicSource t = recordSize.topic;
         m = PlanSampling.fromTopic(t.bootstrap, t.topic, t.sampleRecords, t.rateWindow,
-            ConfigLoader.parseOverrides(t.consumerProperties), encode);
+            ConfigLoader.parseOverrides(t.consumerProperties), encode, jobConfig);
       }
     } catch (IllegalArgumentException e) {
       throw usage(flag + ": " + e.getMessage());

@@ -38,13 +38,15 @@ final class PlanSampling {
   record Topic(int partitions, Map<Integer, Integer> perPartition, double windowSeconds, long recordsInWindow,
       double offsetsRate, double sampleTimestampsRate) {}
 
-  static Measured fromFile(Path file, boolean encode) throws IOException {
+  /** Measures the records of {@code file} as the job configured by {@code job} parses, buffers and writes them. */
+  static Measured fromFile(Path file, boolean encode, JobConfig job) throws IOException {
     List<RawRecord> records = SampleFile.read(file);
-    return measure("file:" + file, records, encode, null);
+    return measure("file:" + file, records, encode, null, job);
   }
 
+  /** Measures the newest records of {@code topic} as the job configured by {@code job} parses, buffers and writes them. */
   static Measured fromTopic(String bootstrap, String topic, int n, Duration window, Map<String, String> properties,
-      boolean encode) throws IOException {
+      boolean encode, JobConfig job) throws IOException {
     KafkaSampler.TopicSample s = KafkaSampler.sample(bootstrap, topic, n, window, properties, Duration.ofSeconds(60),
         Clock.systemUTC());
     if (s.records().isEmpty()) {
@@ -52,12 +54,12 @@ final class PlanSampling {
     }
     KafkaSampler.RateEstimate r = s.rate();
     return measure("kafka:" + topic, s.records(), encode, new Topic(s.partitions(), s.perPartition(),
-        r.windowSeconds(), r.recordsInWindow(), r.offsetsRate(), r.sampleTimestampsRate()));
+        r.windowSeconds(), r.recordsInWindow(), r.offsetsRate(), r.sampleTimestampsRate()), job);
   }
 
-  private static Measured measure(String source, List<RawRecord> records, boolean encode, Topic topic)
+  private static Measured measure(String source, List<RawRecord> records, boolean encode, Topic topic, JobConfig job)
       throws IOException {
-    RecordSampleMeasurer.Result m = RecordSampleMeasurer.measure(records, encode, JobConfig.TimePartitioning.DAY);
+    RecordSampleMeasurer.Result m = RecordSampleMeasurer.measure(records, encode, job);
     if (m.parsed() == 0) {
       StringBuilder why = new StringBuilder();
       m.rejectsByReason().forEach((reason, n) -> why.append(why.length() == 0 ? "" : "; ").append(reason)

@@ -1,17 +1,19 @@
 package org.spatialingest.cli;
 
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.config.ConfigLoader;
+import org.spatialingest.config.JobConfig;
 import org.spatialingest.source.ResumeFilter;
 import org.spatialingest.tools.RunSummary;
 import org.spatialingest.tools.TableAccess;
-import org.spatialingest.config.ConfigLoader;
-import org.spatialingest.config.JobConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,8 +52,8 @@ final class RunCommand implements Callable<Integer> {
     }
     StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, System.out);
     SpatialIngestJob.build(env, jobConfig, bounded);
-    java.time.Instant start = java.time.Instant.now();
-    org.apache.flink.api.common.JobExecutionResult result =
+    Instant start = Instant.now();
+    JobExecutionResult result =
         env.execute("spatial-ingest " + jobConfig.namespace() + "." + jobConfig.table());
     if ((bounded || jobConfig.input().fileSource()) && result.isJobExecutionResult()) {
       Long skipped = result.getAccumulatorResult(ResumeFilter.SKIPPED_ACCUMULATOR);

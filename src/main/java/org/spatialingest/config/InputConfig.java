@@ -51,6 +51,11 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
   }
 
   public String sourceSpec() {
+    return sourceSpec(filePath);
+  }
+
+  /** The {@code source} value for a file path, null meaning Kafka; {@link #parseSource} reads it back. */
+  static String sourceSpec(String filePath) {
     return filePath == null ? "kafka" : "file:" + filePath;
   }
 
@@ -98,7 +103,8 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
     return List.copyOf(out);
   }
 
-  String typedSpec() {
+  /** The {@code input.typed-properties} value {@link #parseTyped} reads back as {@code typedProperties}. */
+  static String typedSpec(List<TypedProperty> typedProperties) {
     List<String> parts = new ArrayList<>();
     for (TypedProperty p : typedProperties) {
       parts.add(p.name() + ":" + p.type().name().toLowerCase(Locale.ROOT));

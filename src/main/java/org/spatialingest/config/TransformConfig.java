@@ -1,6 +1,8 @@
 package org.spatialingest.config;
 
 import java.io.Serializable;
+import java.util.Locale;
+import org.locationtech.proj4j.CRSFactory;
 
 /**
  * The transform chain's switches, applied in this order: parse (caps on record bytes and vertices), reproject from
@@ -39,13 +41,13 @@ public record TransformConfig(
     if (value.isEmpty()) {
       return null;
     }
-    String code = value.toUpperCase(java.util.Locale.ROOT).startsWith("EPSG:") ? value.substring(5) : value;
+    String code = value.toUpperCase(Locale.ROOT).startsWith("EPSG:") ? value.substring(5) : value;
     if (!code.matches("[0-9]{4,6}")) {
       throw new IllegalArgumentException("not an EPSG code");
     }
     String name = "EPSG:" + code;
     try {
-      new org.locationtech.proj4j.CRSFactory().createFromName(name);
+      new CRSFactory().createFromName(name);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException("proj4j-epsg does not know " + name);
     }

@@ -1,6 +1,7 @@
 package org.spatialingest.deadletter;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.table.data.RowData;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -42,7 +43,7 @@ public final class DeadLetterSerializer implements KafkaRecordSerializationSchem
     long ingest = row.getTimestamp(RejectsTable.INGEST_TIME, 6).getMillisecond();
     byte[] raw = row.getBinary(RejectsTable.RAW);
     if (raw.length > MAX_VALUE_BYTES) {
-      raw = java.util.Arrays.copyOf(raw, MAX_VALUE_BYTES);
+      raw = Arrays.copyOf(raw, MAX_VALUE_BYTES);
     }
     return new ProducerRecord<>(topic, null, ingest, null, raw, headers);
   }

@@ -218,7 +218,7 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       this.layout = p.layout();
       boolean ranged = rangeMode && p.ranged() && sortKeyField >= 0;
       this.sample = ranged ? new KeySample() : null;
-      this.size = ranged ? new BufferedRowSize(p.layout().rowType()) : null;
+      this.size = ranged ? new BufferedRowSize(p.layout()) : null;
     }
 
     PartitionLoad load(RowData row) {

@@ -33,9 +33,9 @@ final class EventTime {
   private EventTime() {}
 
   /** Epoch millis of {@code node}: an integral number (epoch millis) or an ISO-8601 string with an offset. */
-  static long millis(JsonNode node) throws GeometryParseException {
+  static long millis(JsonNode node) throws RecordRejectedException {
     if (node == null || node.isNull()) {
-      throw new GeometryParseException(RejectReason.MISSING_TIME, "'event_time' is missing");
+      throw new RecordRejectedException(RejectReason.MISSING_TIME, "'event_time' is missing");
     }
     if (node.isIntegralNumber()) {
       if (node.canConvertToLong()) {
@@ -61,25 +61,25 @@ final class EventTime {
       }
       return t.toEpochMilli();
     }
-    throw new GeometryParseException(RejectReason.INVALID_TIME,
+    throw new RecordRejectedException(RejectReason.INVALID_TIME,
         "'event_time' must be an ISO-8601 string or epoch millis, got " + node.getNodeType());
   }
 
-  private static Instant parse(String text) throws GeometryParseException {
+  private static Instant parse(String text) throws RecordRejectedException {
     try {
       return Instant.parse(text);
     } catch (DateTimeParseException e) {
       try {
         return OffsetDateTime.parse(text).toInstant();
       } catch (DateTimeParseException e2) {
-        throw new GeometryParseException(RejectReason.INVALID_TIME,
+        throw new RecordRejectedException(RejectReason.INVALID_TIME,
             "'event_time' '" + GeoJsonGeometryReader.abbreviate(text) + "' is not ISO-8601 with an offset");
       }
     }
   }
 
-  private static GeometryParseException outOfRange(String value) {
-    return new GeometryParseException(RejectReason.INVALID_TIME, "'event_time' " + value + " is outside " + RANGE
+  private static RecordRejectedException outOfRange(String value) {
+    return new RecordRejectedException(RejectReason.INVALID_TIME, "'event_time' " + value + " is outside " + RANGE
         + " (epoch millis " + MIN_MILLIS + ".." + MAX_MILLIS + "), the range the table's timestamps hold");
   }
 }

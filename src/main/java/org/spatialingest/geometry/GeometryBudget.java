@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Locale;
 import org.locationtech.jts.geom.Coordinate;
 import org.locationtech.jts.geom.Geometry;
+import org.spatialingest.config.TransformConfig;
 
 /**
  * What the expensive geometry steps (validation, repair, simplification) may spend on one record, and the checks
@@ -34,14 +35,14 @@ import org.locationtech.jts.geom.Geometry;
  */
 record GeometryBudget(int vertices, long pairTests, int repairSize, long repairPairTests, long millis) {
   /** The defaults of the {@code transform.budget-*} keys: about a second of JTS work per record at most. */
-  static final GeometryBudget DEFAULT = of(org.spatialingest.config.TransformConfig.defaults().budget());
+  static final GeometryBudget DEFAULT = of(TransformConfig.defaults().budget());
 
-  static GeometryBudget of(org.spatialingest.config.TransformConfig.Budget b) {
+  static GeometryBudget of(TransformConfig.Budget b) {
     return new GeometryBudget(b.vertices(), b.pairTests(), b.repairSize(), b.repairPairTests(), b.millis());
   }
 
   /** Before any expensive step: the vertex count, then the edge pairs of {@code linework}. */
-  void checkSize(Geometry g, List<Coordinate[]> linework) throws GeometryParseException {
+  void checkSize(Geometry g, List<Coordinate[]> linework) throws RecordRejectedException {
     int n = g.getNumPoints();
     if (n > vertices) {
       throw tooComplex(g.getGeometryType() + " has " + count(n) + " vertices; validation, repair and simplification"
@@ -56,7 +57,7 @@ record GeometryBudget(int vertices, long pairTests, int repairSize, long repairP
   }
 
   /** Before repair: the rings, their edge pairs, then their crossings. */
-  void checkRepair(Geometry g) throws GeometryParseException {
+  void checkRepair(Geometry g) throws RecordRejectedException {
     List<Coordinate[]> rings = GeometryCost.linework(g, false);
     if (rings.size() > repairSize) {
       throw tooComplex("invalid " + g.getGeometryType() + " with " + count(rings.size()) + " rings; " + repairBudget());
@@ -78,7 +79,7 @@ record GeometryBudget(int vertices, long pairTests, int repairSize, long repairP
   }
 
   /** Before topology-preserving simplification: vertices × rings (and lines). */
-  void checkTopologySimplify(Geometry g) throws GeometryParseException {
+  void checkTopologySimplify(Geometry g) throws RecordRejectedException {
     long components = GeometryCost.linework(g, true).size();
     long n = g.getNumPoints();
     if (components > 1 && n * components > pairTests) {
@@ -89,7 +90,7 @@ record GeometryBudget(int vertices, long pairTests, int repairSize, long repairP
   }
 
   /** Before {@code step}: the time the record's geometry steps have used since {@code startNanos}. */
-  void checkTime(long startNanos, String step) throws GeometryParseException {
+  void checkTime(long startNanos, String step) throws RecordRejectedException {
     long used = (System.nanoTime() - startNanos) / 1_000_000;
     if (used >= millis) {
       throw tooComplex("geometry steps used " + count(used) + " ms before " + step + "; the time budget is "
@@ -97,8 +98,8 @@ record GeometryBudget(int vertices, long pairTests, int repairSize, long repairP
     }
   }
 
-  private static GeometryParseException tooComplex(String message) {
-    return new GeometryParseException(RejectReason.GEOMETRY_TOO_COMPLEX, message);
+  private static RecordRejectedException tooComplex(String message) {
+    return new RecordRejectedException(RejectReason.GEOMETRY_TOO_COMPLEX, message);
   }
 
   private static String count(long n) {

@@ -3,9 +3,9 @@ package org.spatialingest.geometry;
 import org.locationtech.jts.geom.CoordinateSequence;
 import org.locationtech.jts.geom.CoordinateSequenceFilter;
 import org.locationtech.jts.geom.Geometry;
+import org.locationtech.jts.geom.Lineal;
 import org.locationtech.jts.geom.Point;
 import org.locationtech.jts.geom.Polygonal;
-import org.locationtech.jts.geom.Lineal;
 import org.locationtech.jts.geom.util.GeometryFixer;
 import org.locationtech.jts.operation.valid.IsValidOp;
 import org.locationtech.jts.simplify.DouglasPeuckerSimplifier;
@@ -29,9 +29,14 @@ final class GeometryChain {
   private final TransformConfig config;
   private final GeometryBudget budget;
   private final Reprojector reprojector;
-  /** What the last {@link #apply} did, for the transform's counters. */
-  boolean repaired;
-  boolean simplified;
+
+  /**
+   * What {@link #apply} made of a geometry.
+   *
+   * @param repaired it was invalid and {@code GeometryFixer} repaired it
+   * @param simplified simplification removed vertices
+   */
+  record Result(Geometry geometry, boolean repaired, boolean simplified) {}
 
   GeometryChain(TransformConfig config) {
     this(config, GeometryBudget.of(config.budget()));
@@ -43,9 +48,9 @@ final class GeometryChain {
     this.reprojector = config.reprojectFrom() == null ? null : new Reprojector(config.reprojectFrom());
   }
 
-  Geometry apply(Geometry g) throws GeometryParseException {
-    repaired = false;
-    simplified = false;
+  Result apply(Geometry g) throws RecordRejectedException {
+    boolean repaired = false;
+    boolean simplified = false;
     if (reprojector != null) {
       reprojector.reproject(g);
     }
@@ -54,7 +59,7 @@ final class GeometryChain {
     boolean topology = config.simplifyTolerance() > 0
         && config.simplifyMethod() == TransformConfig.SimplifyMethod.TOPOLOGY;
     if (!validate && !simplifies(g)) {
-      return g; // points, and everything when validation and simplification are off: nothing expensive to budget
+      return new Result(g, false, false); // points, and everything when validation and simplification are off: nothing expensive to budget
     }
     long start = System.nanoTime();
     budget.checkSize(g, GeometryCost.linework(g, topology));
@@ -62,7 +67,7 @@ final class GeometryChain {
       budget.checkTime(start, "validation");
       if (!IsValidOp.isValid(g)) {
         if (!config.repair()) {
-          throw new GeometryParseException(RejectReason.INVALID_GEOMETRY,
+          throw new RecordRejectedException(RejectReason.INVALID_GEOMETRY,
               "invalid " + g.getGeometryType() + ": " + new IsValidOp(g).getValidationError());
         }
         budget.checkRepair(g);
@@ -71,11 +76,11 @@ final class GeometryChain {
         try {
           fixed = GeometryFixer.fix(g);
         } catch (RuntimeException e) {
-          throw new GeometryParseException(RejectReason.UNREPAIRABLE_GEOMETRY, "GeometryFixer failed: " + e);
+          throw new RecordRejectedException(RejectReason.UNREPAIRABLE_GEOMETRY, "GeometryFixer failed: " + e);
         }
         budget.checkTime(start, "validation of the repair");
         if (fixed.isEmpty() || !IsValidOp.isValid(fixed) || lostDimension(g, fixed)) {
-          throw new GeometryParseException(RejectReason.UNREPAIRABLE_GEOMETRY,
+          throw new RecordRejectedException(RejectReason.UNREPAIRABLE_GEOMETRY,
               "invalid " + g.getGeometryType() + " (" + new IsValidOp(g).getValidationError()
                   + ") repairs to " + (fixed.isEmpty() ? "an empty geometry" : fixed.getGeometryType()));
         }
@@ -97,7 +102,7 @@ final class GeometryChain {
         g = s;
       }
     }
-    return g;
+    return new Result(g, repaired, simplified);
   }
 
   private boolean simplifies(Geometry g) {
@@ -110,7 +115,7 @@ final class GeometryChain {
         || (before instanceof Lineal && after.getDimension() < 1);
   }
 
-  static void checkRange(Geometry g) throws GeometryParseException {
+  static void checkRange(Geometry g) throws RecordRejectedException {
     double[] bad = new double[2];
     boolean[] found = new boolean[1];
     g.apply(new CoordinateSequenceFilter() {
@@ -136,7 +141,7 @@ final class GeometryChain {
       }
     });
     if (found[0]) {
-      throw new GeometryParseException(RejectReason.COORDINATES_OUT_OF_RANGE,
+      throw new RecordRejectedException(RejectReason.COORDINATES_OUT_OF_RANGE,
           "coordinate (" + bad[0] + ", " + bad[1] + ") is outside CRS84 (lon -180..180, lat -90..90)");
     }
   }
@@ -155,7 +160,7 @@ final class GeometryChain {
           crs.createFromName("EPSG:4326"));
     }
 
-    void reproject(Geometry g) throws GeometryParseException {
+    void reproject(Geometry g) throws RecordRejectedException {
       String[] failure = new String[1];
       g.apply(new CoordinateSequenceFilter() {
         @Override
@@ -187,7 +192,7 @@ final class GeometryChain {
         }
       });
       if (failure[0] != null) {
-        throw new GeometryParseException(RejectReason.REPROJECTION_FAILED, from + " to CRS84 failed at " + failure[0]);
+        throw new RecordRejectedException(RejectReason.REPROJECTION_FAILED, from + " to CRS84 failed at " + failure[0]);
       }
     }
   }

@@ -40,15 +40,15 @@ public final class RegionBootstrap {
         continue;
       }
       try {
-        GenericRowData row = parser.parse(lines.get(i).getBytes(StandardCharsets.UTF_8), 0);
-        String region = parser.lastRefreshRegion();
+        ParsedRow parsed = parser.parse(lines.get(i).getBytes(StandardCharsets.UTF_8), 0);
+        String region = parsed.refreshRegion();
         if (region == null) {
           throw new ConfigException("regions.bootstrap: line " + (i + 1) + " of " + path + " is not a boundary refresh "
               + "(properties.kind must be '" + config.regions().refreshKind() + "')");
         }
-        refreshes.add(new RegionRefresh(region, (byte[]) row.getField(TelemetryTable.GEOMETRY),
-            parser.lastEventMillis()));
-      } catch (GeometryParseException e) {
+        refreshes.add(new RegionRefresh(region, (byte[]) parsed.row().getField(TelemetryTable.GEOMETRY),
+            parsed.eventMillis()));
+      } catch (RecordRejectedException e) {
         throw new ConfigException("regions.bootstrap: line " + (i + 1) + " of " + path + " is rejected ("
             + e.reason().code() + "): " + e.getMessage());
       } catch (UncheckedIOException e) {

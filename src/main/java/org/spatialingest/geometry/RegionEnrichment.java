@@ -1,6 +1,7 @@
 package org.spatialingest.geometry;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -56,7 +57,7 @@ public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRe
   /** With regions to start from: the newest refresh per region of {@code bootstrap}. */
   public RegionEnrichment(RowType rowType, List<RegionRefresh> bootstrap) {
     this.rowType = rowType;
-    this.bootstrap = new java.util.HashMap<>();
+    this.bootstrap = new HashMap<>();
     for (RegionRefresh r : bootstrap) {
       this.bootstrap.merge(r.name, r, (a, b) -> a.eventMillis >= b.eventMillis ? a : b);
     }
@@ -75,7 +76,7 @@ public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRe
   @Override
   public void processElement(RowData row, ReadOnlyContext ctx, Collector<RowData> out) throws Exception {
     if (index == null) {
-      Map<String, RegionRefresh> regions = new java.util.HashMap<>(bootstrap);
+      Map<String, RegionRefresh> regions = new HashMap<>(bootstrap);
       for (Map.Entry<String, RegionRefresh> e : ctx.getBroadcastState(REGIONS).immutableEntries()) {
         regions.merge(e.getKey(), e.getValue(), (boot, streamed) -> streamed.eventMillis >= boot.eventMillis
             ? streamed : boot);

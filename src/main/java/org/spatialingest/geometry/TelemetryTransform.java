@@ -19,13 +19,13 @@ import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.table.RejectsTable;
-import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.InputConfig;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.config.RegionsConfig;
 import org.spatialingest.config.TransformConfig;
 import org.spatialingest.source.SourceRecord;
+import org.spatialingest.table.RejectsTable;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * The parallel geometry transform: runs the {@link TelemetryParser} chain on each record and emits the table row.
@@ -67,11 +67,6 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
   private transient long lastLogMillis;
   private transient long suppressed;
 
-  /** With every key at its default. */
-  public TelemetryTransform(HilbertCurve hilbert) {
-    this(hilbert, JobConfig.defaults());
-  }
-
   public TelemetryTransform(HilbertCurve hilbert, JobConfig config) {
     this.hilbert = hilbert;
     this.input = config.input();
@@ -101,16 +96,18 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
   public void processElement(SourceRecord record, Context ctx, Collector<RowData> out) {
     long now = System.currentTimeMillis();
     pipelineAge.update(now - record.timestamp);
+    ParsedRow parsedRow;
     GenericRowData row;
     try {
-      row = parser.parse(record.value, record.timestamp);
+      parsedRow = parser.parse(record.value, record.timestamp);
+      row = parsedRow.row();
       if (record.source != null) {
         // where the row came from: the sink records, per source, the position below which everything is committed
         row.setField(TelemetryTable.SOURCE, sourceKey(record.source));
         row.setField(TelemetryTable.SOURCE_OFFSET, record.position());
       }
-      sourceEventAge.update(now - row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond());
-    } catch (GeometryParseException e) {
+      sourceEventAge.update(now - parsedRow.eventMillis());
+    } catch (RecordRejectedException e) {
       reject(record, e.reason(), e.getMessage(), ctx);
       return;
     } catch (RuntimeException e) {
@@ -120,16 +117,16 @@ public class TelemetryTransform extends ProcessFunction<SourceRecord, RowData> {
     }
     out.collect(row);
     parsed.inc();
-    if (parser.lastRepaired()) {
+    if (parsedRow.repaired()) {
       repaired.inc();
     }
-    if (parser.lastSimplified()) {
+    if (parsedRow.simplified()) {
       simplified.inc();
     }
-    String region = parser.lastRefreshRegion();
+    String region = parsedRow.refreshRegion();
     if (region != null) {
       ctx.output(REFRESHES, new RegionRefresh(region, (byte[]) row.getField(TelemetryTable.GEOMETRY),
-          parser.lastEventMillis()));
+          parsedRow.eventMillis()));
       refreshes.inc();
     }
   }

@@ -1,5 +1,6 @@
 package org.spatialingest.geometry;
 
+import java.util.Base64;
 import org.locationtech.jts.geom.Coordinate;
 import org.locationtech.jts.geom.Geometry;
 import org.locationtech.jts.geom.GeometryFactory;
@@ -7,8 +8,9 @@ import org.locationtech.jts.io.ParseException;
 import org.locationtech.jts.io.WKBReader;
 
 /**
- * WKB input: a hand-written fast path for the 21-byte 2D point (byte order, type 1, two doubles), everything else
- * through JTS's {@link WKBReader}. Not thread-safe (one per parser).
+ * WKB input, as hex ({@code wkb-hex}) or base64 ({@code wkb-base64}) text or as bytes: a hand-written fast path for
+ * the 21-byte 2D point (byte order, type 1, two doubles), everything else through JTS's {@link WKBReader}. Not
+ * thread-safe (one per parser).
  */
 final class Wkb {
   private final GeometryFactory factory;
@@ -19,20 +21,37 @@ final class Wkb {
     this.reader = new WKBReader(factory);
   }
 
-  Geometry read(byte[] wkb) throws GeometryParseException {
+  /** The geometry of a hex string (either case). */
+  Geometry readHex(String hex) throws RecordRejectedException {
+    byte[] bytes = fromHex(hex);
+    if (bytes == null) {
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
+    }
+    return read(bytes);
+  }
+
+  /** The geometry of a base64 string (the basic alphabet, padding as RFC 4648). */
+  Geometry readBase64(String base64) throws RecordRejectedException {
+    byte[] bytes;
+    try {
+      bytes = Base64.getDecoder().decode(base64);
+    } catch (IllegalArgumentException e) {
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
+    }
+    return read(bytes);
+  }
+
+  Geometry read(byte[] wkb) throws RecordRejectedException {
     if (isPoint2d(wkb)) {
       return factory.createPoint(new Coordinate(pointX(wkb), pointY(wkb)));
     }
     try {
       return reader.read(wkb);
     } catch (ParseException e) {
-      String m = String.valueOf(e.getMessage());
-      RejectReason reason = m.startsWith("Unknown WKB type") ? RejectReason.UNKNOWN_GEOMETRY_TYPE
-          : RejectReason.UNPARSEABLE_GEOMETRY;
-      throw new GeometryParseException(reason, "WKB: " + m);
+      throw GeometryDecoder.refused("WKB", "Unknown WKB type", e);
     } catch (RuntimeException e) {
       // truncated or inconsistent input surfaces as array/argument exceptions from the reader
-      throw new GeometryParseException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e);
+      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e);
     }
   }
 
@@ -77,8 +96,8 @@ final class Wkb {
     }
     byte[] out = new byte[n / 2];
     for (int i = 0; i < out.length; i++) {
-      int hi = Character.digit(s.charAt(2 * i), 16);
-      int lo = Character.digit(s.charAt(2 * i + 1), 16);
+      int hi = digit(s.charAt(2 * i));
+      int lo = digit(s.charAt(2 * i + 1));
       if (hi < 0 || lo < 0) {
         return null;
       }
@@ -86,4 +105,19 @@ final class Wkb {
     }
     return out;
   }
+
+  /** ASCII hex digit values (-1 for anything else), so the common case skips {@link Character#digit}. */
+  private static final byte[] HEX = new byte[128];
+
+  static {
+    for (int c = 0; c < 128; c++) {
+      HEX[c] = (byte) Character.digit(c, 16);
+    }
+  }
+
+  /** {@code Character.digit(c, 16)}, by table for ASCII. */
+  private static int digit(char c) {
+    return c < 128 ? HEX[c] : Character.digit(c, 16);
+  }
+
 }

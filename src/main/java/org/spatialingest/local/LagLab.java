@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -37,9 +38,9 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.SnapshotSummaryKeys;
-import org.spatialingest.source.SourceRecord;
 
 /**
  * The lag lab: runs scenarios on the embedded stack (real broker, local Flink, local catalog) and follows every event
@@ -225,7 +226,7 @@ public final class LagLab {
       while (!job.getJobStatus().get().isGloballyTerminalState()) {
         Thread.sleep(50);
       }
-    } catch (IllegalStateException | java.util.concurrent.ExecutionException clusterAlreadyShutDown) {
+    } catch (IllegalStateException | ExecutionException clusterAlreadyShutDown) {
       // nothing runs any more
     }
   }

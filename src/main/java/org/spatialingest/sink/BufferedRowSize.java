@@ -4,7 +4,7 @@ import java.io.IOException;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.apache.flink.table.types.logical.RowType;
+import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TelemetryTable;
 
 /**
@@ -24,9 +24,9 @@ public final class BufferedRowSize {
     this(new RowDataSerializer(TelemetryTable.ROW_TYPE));
   }
 
-  /** Measures rows of {@code rowType} (a table layout's {@code rowType()}). */
-  public BufferedRowSize(RowType rowType) {
-    this(new RowDataSerializer(rowType));
+  /** Measures rows of {@code layout} (typed property columns included), as the writer of that table does. */
+  public BufferedRowSize(TableLayout layout) {
+    this(new RowDataSerializer(layout.rowType()));
   }
 
   BufferedRowSize(RowDataSerializer serializer) {

@@ -21,6 +21,7 @@ import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.table.SnapshotSummaryKeys;
@@ -186,7 +187,7 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
   /** When this sink (any lineage) last committed to the table, or 0. */
   private static long lastSinkCommitMillis(Table table) {
     long last = 0;
-    for (org.apache.iceberg.Snapshot s : table.snapshots()) {
+    for (Snapshot s : table.snapshots()) {
       if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
         last = Math.max(last, s.timestampMillis());
       }

@@ -1,9 +1,12 @@
 package org.spatialingest.sink;
 
+import java.io.DataOutput;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.StructLike;
 
 /**
@@ -75,7 +78,7 @@ final class PartitionBuffer {
   }
 
   /** Remembers a buffered row's source position (the lowest per source is what the positions need). */
-  void markSource(org.apache.flink.table.data.StringData key, long position) {
+  void markSource(StringData key, long position) {
     lowestPositions.mark(key, position);
   }
 
@@ -106,7 +109,7 @@ final class PartitionBuffer {
   }
 
   /** Writes row {@code i}'s length and bytes to {@code out} (a staging run). */
-  void writeRow(int i, java.io.DataOutput out) throws java.io.IOException {
+  void writeRow(int i, DataOutput out) throws IOException {
     int offset = (int) positions[i];
     out.writeInt(lengths[i]);
     out.write(chunks.get((int) (positions[i] >>> 32)), offset, lengths[i]);

@@ -48,7 +48,14 @@ public final class SinkFiles {
    * would close them if all rows were buffered at once.
    */
   public static Written write(Table table, Iterable<? extends RowData> rows) throws IOException {
-    TableLayout layout = TelemetryTable.LAYOUT;
+    return write(table, TelemetryTable.LAYOUT, rows);
+  }
+
+  /**
+   * Writes {@code rows} (of {@code layout}'s row type) into new data files of {@code table}, as the sink's writer
+   * would close them if all rows were buffered at once.
+   */
+  public static Written write(Table table, TableLayout layout, Iterable<? extends RowData> rows) throws IOException {
     RowDataSerializer serializer = new RowDataSerializer(layout.rowType());
     BufferedRowSize rowSize = new BufferedRowSize(serializer);
     PartitionBuffers buffers = new PartitionBuffers(table, layout);

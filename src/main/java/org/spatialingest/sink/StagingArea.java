@@ -4,6 +4,7 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import org.apache.iceberg.exceptions.NotFoundException;
@@ -88,7 +89,7 @@ final class StagingArea {
         rows.accept(row);
       }
       return count;
-    } catch (java.io.FileNotFoundException e) {
+    } catch (FileNotFoundException e) {
       throw missing(path, e);
     }
   }

@@ -56,11 +56,6 @@ public final class Units {
     return Duration.ofMillis(Math.round(millis));
   }
 
-  /** Bytes as a short human string in decimal megabytes, the unit the sizing flags use. */
-  public static String formatMb(long bytes) {
-    return String.format(Locale.ROOT, "%.2f MB", bytes / 1e6);
-  }
-
   /**
    * A size as a config value {@link #parseBytes} reads back exactly: whole decimal megabytes as {@code 128MB}, whole
    * mebibytes as {@code 64MiB}, anything else as plain bytes.

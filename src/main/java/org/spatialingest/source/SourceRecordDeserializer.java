@@ -1,5 +1,6 @@
 package org.spatialingest.source;
 
+import java.util.Arrays;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
@@ -26,7 +27,7 @@ public final class SourceRecordDeserializer implements KafkaRecordDeserializatio
       keys = new String[Math.max(16, partition + 1)];
     }
     if (partition >= keys.length) {
-      keys = java.util.Arrays.copyOf(keys, partition + 1);
+      keys = Arrays.copyOf(keys, partition + 1);
     }
     String key = keys[partition];
     if (key == null) {

@@ -6,6 +6,7 @@ import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.fs.Path;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.table.Catalogs;
@@ -56,7 +57,7 @@ public final class TelemetrySources {
 
   /** Newline-delimited records of the file or directory {@code path}; bounded (ends when every file is read). */
   public static FileSource<SourceRecord> file(String path) {
-    return FileSource.forBulkFileFormat(new LineRecordFormat(), new org.apache.flink.core.fs.Path(path)).build();
+    return FileSource.forBulkFileFormat(new LineRecordFormat(), new Path(path)).build();
   }
 
   private static OffsetsInitializer startingOffsets(JobConfig config) {

@@ -1,9 +1,14 @@
 package org.spatialingest.table;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.UpdateSchema;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.catalog.SupportsNamespaces;
@@ -42,9 +47,9 @@ public final class TableBootstrap {
    * job writes as required that the table holds as optional (the files still write it required; see
    * {@link TableLayout#writeSchema}).
    */
-  static void checkColumns(TableIdentifier id, org.apache.iceberg.Schema actual, org.apache.iceberg.Schema expected) {
-    java.util.List<String> have = new java.util.ArrayList<>();
-    java.util.List<String> want = new java.util.ArrayList<>();
+  static void checkColumns(TableIdentifier id, Schema actual, Schema expected) {
+    List<String> have = new ArrayList<>();
+    List<String> want = new ArrayList<>();
     for (Types.NestedField f : actual.columns()) {
       Types.NestedField w = expected.findField(f.name());
       if (w == null && f.isOptional()) {
@@ -109,9 +114,9 @@ public final class TableBootstrap {
    * every existing column is still expected and every missing one is optional, they are added in place — old rows
    * read them as null. Anything else is left to {@link #checkColumns}.
    */
-  static void addMissingOptionalColumns(TableIdentifier id, Table table, org.apache.iceberg.Schema expected) {
-    org.apache.iceberg.Schema actual = table.schema();
-    java.util.List<Types.NestedField> missing = new java.util.ArrayList<>();
+  static void addMissingOptionalColumns(TableIdentifier id, Table table, Schema expected) {
+    Schema actual = table.schema();
+    List<Types.NestedField> missing = new ArrayList<>();
     for (Types.NestedField want : expected.columns()) {
       Types.NestedField have = actual.findField(want.name());
       if (have == null) {
@@ -127,7 +132,7 @@ public final class TableBootstrap {
     if (missing.isEmpty() || kept + missing.size() != expected.columns().size()) {
       return;
     }
-    org.apache.iceberg.UpdateSchema update = table.updateSchema();
+    UpdateSchema update = table.updateSchema();
     for (Types.NestedField f : missing) {
       update.addColumn(f.name(), f.type(), f.doc());
     }
@@ -171,7 +176,7 @@ public final class TableBootstrap {
           .withSortOrder(layout.sortOrder())
           .withProperties(properties(layout))
           .create();
-      LOG.info("Created table {} partitioned by {}({})", id, partitioning.name().toLowerCase(),
+      LOG.info("Created table {} partitioned by {}({})", id, partitioning.name().toLowerCase(Locale.ROOT),
           layout.partitionTimeColumn());
       return table;
     } catch (AlreadyExistsException raced) {

@@ -1,5 +1,7 @@
 package org.spatialingest.table;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.types.logical.RowType;
@@ -8,9 +10,8 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
-import java.util.ArrayList;
-import java.util.List;
 import org.spatialingest.config.InputConfig.TypedProperty;
+import org.spatialingest.config.JobConfig;
 import org.spatialingest.config.JobConfig.TimePartitioning;
 
 /**
@@ -113,7 +114,7 @@ public final class TelemetryTable {
   }
 
   /** The layout the job writes with {@code config}. */
-  public static TableLayout layout(org.spatialingest.config.JobConfig config) {
+  public static TableLayout layout(JobConfig config) {
     return layout(config.input().typedProperties(), config.regions().partition());
   }
 

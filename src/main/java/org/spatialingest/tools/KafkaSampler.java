@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -123,7 +124,7 @@ public final class KafkaSampler {
       consumer.unsubscribe();
 
       List<RawRecord> records = new ArrayList<>();
-      Map<Integer, Integer> perPartition = new java.util.TreeMap<>();
+      Map<Integer, Integer> perPartition = new TreeMap<>();
       for (TopicPartition tp : tps) {
         List<RawRecord> part = byPartition.getOrDefault(tp.partition(), List.of());
         records.addAll(part);

@@ -15,6 +15,7 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.transforms.Transform;
 import org.apache.iceberg.types.Type;
 import org.spatialingest.config.ConfigException;
 
@@ -55,8 +56,8 @@ public record PartitionFilter(String key, String value) {
       Type sourceType = spec.schema().findType(field.sourceId());
       Object v = partition.get(i, Object.class);
       @SuppressWarnings("unchecked")
-      org.apache.iceberg.transforms.Transform<Object, Object> t =
-          (org.apache.iceberg.transforms.Transform<Object, Object>) field.transform();
+      Transform<Object, Object> t =
+          (Transform<Object, Object>) field.transform();
       out.put(field.name(), t.toHumanString(t.getResultType(sourceType), v));
     }
     return out;

@@ -18,6 +18,7 @@ import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.spatialingest.config.ConfigException;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
  * {@code verify}: compares the median size of the data files the sink wrote into one partition with the planned size.
@@ -88,7 +89,7 @@ public final class PartitionVerification {
     if (added.isEmpty()) {
       throw new ConfigException(partition == null
           ? "table " + name + " has no data files written by the sink (no snapshot with "
-              + org.spatialingest.table.SnapshotSummaryKeys.BATCH_ID + ")"
+              + SnapshotSummaryKeys.BATCH_ID + ")"
           : "the sink wrote no data files to partition " + partition + " of " + name);
     }
     String label;

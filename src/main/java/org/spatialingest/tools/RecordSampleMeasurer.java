@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
 import java.util.TreeMap;
@@ -14,22 +15,25 @@ import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
-import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.geometry.GeometryParseException;
 import org.spatialingest.geometry.HilbertCurve;
+import org.spatialingest.geometry.RecordRejectedException;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.sink.BufferedRowSize;
-import org.spatialingest.table.Catalogs;
 import org.spatialingest.sink.SinkFiles;
+import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.TableBootstrap;
+import org.spatialingest.table.TableLayout;
+import org.spatialingest.table.TelemetryTable;
 
 /**
- * Measures a sample of records the way the job processes them: each record is parsed with the job's
- * {@link TelemetryParser}; buffered bytes are what the sink's writer accounts ({@link BufferedRowSize}); encoded bytes
- * come from writing the parsed rows through the sink's own file writer ({@link SinkFiles}) into a temporary Iceberg
- * table (Hadoop catalog in a temporary directory, created by {@link TableBootstrap}) and dividing the file bytes by the
- * row count. Records that do not parse are counted per reject reason, never silently dropped.
+ * Measures a sample of records the way the job with a given configuration processes them: each record is parsed with
+ * that job's {@link TelemetryParser} ({@code input.*}, {@code transform.*}, {@code regions.*}); buffered bytes are what
+ * the sink's writer accounts for that job's table layout (typed property columns included, {@link BufferedRowSize});
+ * encoded bytes come from writing the parsed rows through the sink's own file writer ({@link SinkFiles}) into a
+ * temporary Iceberg table of that layout and partitioning (Hadoop catalog in a temporary directory, created by
+ * {@link TableBootstrap}) and dividing the file bytes by the row count. Records that do not parse are counted per
+ * reject reason, never silently dropped. Region enrichment is a later operator: sampled rows have no region.
  */
 public final class RecordSampleMeasurer {
   /** {@code encodedBytesSource} when the encoded size was measured here. */
@@ -70,12 +74,13 @@ public final class RecordSampleMeasurer {
 
   /**
    * @param encode whether to write Parquet to measure the encoded size
-   * @param partitioning partitioning of the temporary table (files are written one per partition, as the sink does)
+   * @param job the job's configuration: how records parse, the table's layout and partitioning (files are written one
+   *     per partition, as the sink does)
    */
-  public static Result measure(List<RawRecord> records, boolean encode, JobConfig.TimePartitioning partitioning)
-      throws IOException {
-    TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84);
-    BufferedRowSize rowSize = new BufferedRowSize();
+  public static Result measure(List<RawRecord> records, boolean encode, JobConfig job) throws IOException {
+    TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84, job);
+    TableLayout layout = TelemetryTable.layout(job);
+    BufferedRowSize rowSize = new BufferedRowSize(layout);
     List<GenericRowData> rows = new ArrayList<>(records.size());
     Map<String, Long> rejects = new TreeMap<>();
     Map<String, String> firstReject = new TreeMap<>();
@@ -83,8 +88,8 @@ public final class RecordSampleMeasurer {
     for (RawRecord record : records) {
       GenericRowData row;
       try {
-        row = parser.parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis());
-      } catch (GeometryParseException e) {
+        row = parser.parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis()).row();
+      } catch (RecordRejectedException e) {
         String code = e.reason().code();
         rejects.merge(code, 1L, Long::sum);
         firstReject.putIfAbsent(code, e.getMessage());
@@ -100,7 +105,7 @@ public final class RecordSampleMeasurer {
     long fileBytes = 0;
     int files = 0;
     if (encode && !rows.isEmpty()) {
-      SinkFiles.Written written = writeToTemporaryTable(rows, partitioning);
+      SinkFiles.Written written = writeToTemporaryTable(rows, layout, job.partitioning());
       fileBytes = written.fileBytes();
       files = written.files().size();
       encoded = OptionalDouble.of(fileBytes / (double) written.rows());
@@ -108,19 +113,19 @@ public final class RecordSampleMeasurer {
     return new Result(records.size(), rows.size(), rejects, firstReject, buffered, encoded, fileBytes, files);
   }
 
-  private static SinkFiles.Written writeToTemporaryTable(List<GenericRowData> rows,
+  private static SinkFiles.Written writeToTemporaryTable(List<GenericRowData> rows, TableLayout layout,
       JobConfig.TimePartitioning partitioning) throws IOException {
     Path warehouse = Files.createTempDirectory("spatial-ingest-plan-");
     try {
       JobConfig config = JobConfig.fromMap(Map.of(
           "catalog.type", "hadoop",
           "catalog.warehouse", warehouse.toString(),
-          "table.partitioning", partitioning.name().toLowerCase(java.util.Locale.ROOT)));
+          "table.partitioning", partitioning.name().toLowerCase(Locale.ROOT)));
       Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
       try {
-        Table table = TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config),
-        org.spatialingest.table.TelemetryTable.LAYOUT, config.partitioning());
-        return SinkFiles.write(table, rows);
+        Table table = TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), layout,
+            config.partitioning());
+        return SinkFiles.write(table, layout, rows);
       } finally {
         if (catalog instanceof AutoCloseable closeable) {
           try {

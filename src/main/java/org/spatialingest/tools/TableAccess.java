@@ -1,5 +1,6 @@
 package org.spatialingest.tools;
 
+import java.util.Locale;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.TableIdentifier;
@@ -31,7 +32,7 @@ public final class TableAccess implements AutoCloseable {
     } catch (NoSuchTableException e) {
       closeQuietly(catalog);
       throw new ConfigException("table " + id + " does not exist in catalog '" + config.catalogName() + "' ("
-          + config.catalogType().name().toLowerCase(java.util.Locale.ROOT) + ", warehouse " + config.warehouse()
+          + config.catalogType().name().toLowerCase(Locale.ROOT) + ", warehouse " + config.warehouse()
           + "); check table.namespace/table.name and catalog.*");
     }
   }

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
@@ -203,7 +204,7 @@ public final class TableInspection {
   }
 
   private static int formatVersion(Table table) {
-    if (table instanceof org.apache.iceberg.HasTableOperations ops) {
+    if (table instanceof HasTableOperations ops) {
       return ops.operations().current().formatVersion();
     }
     return -1;

@@ -135,4 +135,39 @@ class PlanCommandTest {
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("--sample");
   }
+
+  @Test
+  void aSampleIsParsedAndSizedWithTheJobsConfig() throws Exception {
+    // a WKB hex point with a typed property: the default config (GeoJSON) rejects every record
+    Path sample = dir.resolve("wkb.ndjson");
+    String record = "{\"id\":\"w%d\",\"event_time\":\"2026-11-29T10:00:0%dZ\",\"geometry\":"
+        + "\"0101000000CDCCCCCCCCCC2A400000000000404A40\",\"properties\":{\"speed\":%d.5}}";
+    Files.writeString(sample, String.format(record, 1, 1, 10) + "\n" + String.format(record, 2, 2, 20) + "\n",
+        StandardCharsets.UTF_8);
+    CliRun defaults = CliRun.of("plan", "--sample", sample.toString(), "--rate", "100", "--json",
+        "--encoded-bytes-per-record", "50");
+    assertThat(defaults.exitCode()).isEqualTo(2);
+    assertThat(defaults.err()).contains("none of the 2 records").contains("input.format: wkb-hex");
+
+    Path config = dir.resolve("job.yaml");
+    Files.writeString(config, "input:\n  format: wkb-hex\n", StandardCharsets.UTF_8);
+    CliRun wkb = CliRun.of("plan", "--sample", sample.toString(), "--rate", "100", "--json", "--config",
+        config.toString());
+    assertThat(wkb.exitCode()).as(wkb.err()).isZero();
+    JsonNode w = JSON.readTree(wkb.out());
+    assertThat(w.get("sampleSize").asLong()).isEqualTo(2);
+    assertThat(w.get("encodedFiles").asInt()).isEqualTo(1);
+
+    // a typed column: the row (and so the buffered bytes) is the typed table's
+    CliRun typed = CliRun.of("plan", "--sample", sample.toString(), "--rate", "100", "--json", "--config",
+        config.toString(), "--set", "input.typed-properties=speed:double");
+    assertThat(typed.exitCode()).as(typed.err()).isZero();
+    JsonNode t = JSON.readTree(typed.out());
+    assertThat(t.get("sampleSize").asLong()).isEqualTo(2);
+    assertThat(t.get("bytesPerRecord").asDouble()).isNotEqualTo(w.get("bytesPerRecord").asDouble());
+
+    CliRun noSample = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--config", config.toString());
+    assertThat(noSample.exitCode()).isEqualTo(2);
+    assertThat(noSample.err()).contains("--config and --set apply only with --sample or --topic");
+  }
 }

@@ -4,23 +4,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Each job key is declared once, in {@link JobConfig#KEYS}; README's configuration table is checked against it: the
- * same keys, the same defaults.
+ * Each job key is declared once, in {@link JobOptions}; README's configuration table is checked against the
+ * declarations: one row a key ({@code | `key` | `default` | description |}), the same keys, defaults and descriptions.
  */
 class ConfigDocsTest {
-  private static final Pattern TICKED = Pattern.compile("`([^`]*)`");
+  private static final Pattern ROW = Pattern.compile("\\| `([^`]+)` \\| (?:`([^`]*)`)? ?\\| (.*?) ?\\|");
 
   @Test
-  void readmeTableListsEveryKeyWithItsDefault() throws Exception {
+  void readmeTableHasOneRowPerDeclaredKeyWithItsDefaultAndDescription() throws Exception {
     String readme = Files.readString(Path.of("README.md"));
     String section = readme.substring(readme.indexOf("## Configuration"), readme.indexOf("## How it works"));
     Map<String, String> documented = new LinkedHashMap<>();
@@ -28,28 +26,30 @@ class ConfigDocsTest {
       if (!line.startsWith("| `")) {
         continue;
       }
-      String[] cells = line.split("\\|");
-      List<String> keys = ticked(cells[1]);
-      List<String> defaults = ticked(cells[2]);
-      String first = keys.get(0);
-      for (int i = 0; i < keys.size(); i++) {
-        String key = keys.get(i).startsWith(".") ? first.substring(0, first.indexOf('.')) + keys.get(i) : keys.get(i);
-        String def = defaults.isEmpty() ? "" : defaults.get(Math.min(i, defaults.size() - 1));
-        documented.put(key, def);
-      }
+      Matcher m = ROW.matcher(line);
+      assertThat(m.matches()).as("a row | `key` | `default` | description |: %s", line).isTrue();
+      String previous = documented.put(m.group(1), row(m.group(2) == null ? "" : m.group(2), m.group(3)));
+      assertThat(previous).as("%s documented twice", m.group(1)).isNull();
     }
     Map<String, String> declared = new LinkedHashMap<>();
-    JobConfig.KEYS.forEach((key, spec) -> declared.put(key, spec.substring(0, spec.indexOf('|'))));
+    for (JobOption<?> option : JobOptions.ALL) {
+      declared.put(option.key(), row(option.defaultValue(), option.description()));
+    }
     assertThat(documented.keySet()).containsExactlyInAnyOrderElementsOf(declared.keySet());
     assertThat(documented).isEqualTo(declared);
   }
 
-  private static List<String> ticked(String cell) {
-    List<String> out = new ArrayList<>();
-    Matcher m = TICKED.matcher(cell);
-    while (m.find()) {
-      out.add(m.group(1));
+  @Test
+  void everyDefaultIsValid() {
+    JobConfig defaults = JobConfig.defaults();
+    for (JobOption<?> option : JobOptions.ALL) {
+      if (!option.key().endsWith(".*")) {
+        assertThat(JobConfig.fromMap(Map.of(option.key(), option.defaultValue()))).as(option.key()).isEqualTo(defaults);
+      }
     }
-    return out;
+  }
+
+  private static String row(String defaultValue, String description) {
+    return "default `" + defaultValue + "`, " + description;
   }
 }

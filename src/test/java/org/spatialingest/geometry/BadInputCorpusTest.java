@@ -22,7 +22,7 @@ class BadInputCorpusTest {
     for (BadInputCorpus.Bad bad : corpus) {
       assertThat(distinct.add(new String(bad.value(), java.nio.charset.StandardCharsets.ISO_8859_1)))
           .as("unique bytes: %s", bad.name()).isTrue();
-      GeometryParseException e = catchThrowableOfType(GeometryParseException.class,
+      RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class,
           () -> parser.parse(bad.value(), 1L));
       assertThat(e).as("%s is rejected", bad.name()).isNotNull();
       assertThat(e.reason()).as("%s: %s", bad.name(), e.getMessage()).isEqualTo(bad.reason());

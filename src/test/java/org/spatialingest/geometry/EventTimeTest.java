@@ -50,7 +50,7 @@ class EventTimeTest {
       "\"0000-12-31T23:59:59.999999999Z\"", "\"+10000-01-01T00:00:00Z\"", "\"0001-01-01T00:59:59.999+01:00\"",
       "\"9999-12-31T23:59:59-00:01\"", "\"+300000000-01-01T00:00:00Z\"", "\"-999999999-01-01T00:00:00Z\""})
   void justOutsideAndFarOutsideAreRejectedWithTheRange(String json) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> EventTime.millis(node(json)));
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> EventTime.millis(node(json)));
     assertThat(e).as(json).isNotNull();
     assertThat(e.reason()).isEqualTo(RejectReason.INVALID_TIME);
     assertThat(e.getMessage()).contains("is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z");
@@ -95,7 +95,7 @@ class EventTimeTest {
   }
 
   private static RejectReason reason(String json) {
-    return catchThrowableOfType(GeometryParseException.class, () -> EventTime.millis(node(json))).reason();
+    return catchThrowableOfType(RecordRejectedException.class, () -> EventTime.millis(node(json))).reason();
   }
 
   private static JsonNode node(String json) throws Exception {

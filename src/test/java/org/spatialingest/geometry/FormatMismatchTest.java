@@ -42,7 +42,7 @@ class FormatMismatchTest {
       "wkb-base64 | GEOJSON | set input.format: geojson",
   })
   void aGeometryInAnotherEncodingNamesTheFormatThatReadsIt(String format, String geometry, String message) {
-    GeometryParseException e = reject(format, record(geometryOf(geometry)));
+    RecordRejectedException e = reject(format, record(geometryOf(geometry)));
     assertThat(e.reason()).isEqualTo(RejectReason.UNPARSEABLE_GEOMETRY);
     assertThat(e.getMessage()).contains(message);
   }
@@ -68,7 +68,7 @@ class FormatMismatchTest {
   @ParameterizedTest(name = "{1} under feature")
   @CsvSource(delimiter = '|', value = {"WKT | looks like WKT", "HEX | looks like WKB hex"})
   void aFeatureWithAnEncodedGeometrySaysWhatItIs(String geometry, String message) {
-    GeometryParseException e = reject("feature", "{\"type\":\"Feature\",\"id\":\"f\",\"geometry\":"
+    RecordRejectedException e = reject("feature", "{\"type\":\"Feature\",\"id\":\"f\",\"geometry\":"
         + geometryOf(geometry) + ",\"properties\":{\"event_time\":1}}");
     assertThat(e.reason()).isEqualTo(RejectReason.UNPARSEABLE_GEOMETRY);
     assertThat(e.getMessage()).contains(message + "; input.format is feature (accepts a GeoJSON Feature with a"
@@ -79,7 +79,7 @@ class FormatMismatchTest {
   @CsvSource(delimiter = '|', value = {
       "GEOJSON | set input.format: geojson", "HEX | set input.format: wkb-hex", "WKT | set input.format: wkt"})
   void aPlainRecordUnderFeatureNamesTheFormatItsGeometrySuggests(String geometry, String message) {
-    GeometryParseException e = reject("feature", record(geometryOf(geometry)));
+    RecordRejectedException e = reject("feature", record(geometryOf(geometry)));
     assertThat(e.reason()).isEqualTo(RejectReason.MALFORMED_JSON);
     assertThat(e.getMessage()).contains("input.format is feature (accepts a GeoJSON Feature with a GeoJSON geometry"
         + " object) but the record has no \"type\":\"Feature\"").contains(message);
@@ -88,7 +88,7 @@ class FormatMismatchTest {
   @ParameterizedTest(name = "under {0}")
   @CsvSource({"geojson", "wkt", "wkb-hex"})
   void aFeatureUnderARecordFormatIsToldToUseFeature(String format) {
-    GeometryParseException e = reject(format, "{\"type\":\"Feature\",\"id\":\"f\",\"geometry\":" + GEOJSON
+    RecordRejectedException e = reject(format, "{\"type\":\"Feature\",\"id\":\"f\",\"geometry\":" + GEOJSON
         + ",\"properties\":{\"event_time\":1}}");
     assertThat(e.reason()).isEqualTo(RejectReason.MISSING_TIME);
     assertThat(e.getMessage()).contains("the record is a GeoJSON Feature").contains("input.format is " + format)
@@ -110,8 +110,8 @@ class FormatMismatchTest {
     return "{\"id\":\"r\",\"event_time\":1,\"geometry\":" + geometry + "}";
   }
 
-  private static GeometryParseException reject(String format, String json) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class,
+  private static RecordRejectedException reject(String format, String json) {
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class,
         () -> parser(format).parse(bytes(json), 1L));
     assertThat(e).as("%s under %s", json, format).isNotNull();
     return e;

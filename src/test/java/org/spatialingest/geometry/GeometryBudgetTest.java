@@ -36,8 +36,8 @@ class GeometryBudgetTest {
     return new GeometryChain(config, budget);
   }
 
-  private static GeometryParseException tooComplex(GeometryChain chain, Geometry g) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> chain.apply(g));
+  private static RecordRejectedException tooComplex(GeometryChain chain, Geometry g) {
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> chain.apply(g));
     assertThat(e).as("%s of %d vertices is refused", g.getGeometryType(), g.getNumPoints()).isNotNull();
     assertThat(e.reason()).as(e.getMessage()).isEqualTo(RejectReason.GEOMETRY_TOO_COMPLEX);
     return e;
@@ -46,13 +46,13 @@ class GeometryBudgetTest {
   @Test
   void theDeepSpikeStarIsRefusedBeforeValidation() {
     Polygon star = Shapes.deepStar(5, 45, 120_000, 1);
-    GeometryParseException e = tooComplex(chain(), star);
+    RecordRejectedException e = tooComplex(chain(), star);
     assertThat(e.getMessage()).isEqualTo("Polygon of 120,001 vertices needs more than 20,000,000 edge-pair tests to"
         + " validate (its segments' bounding boxes overlap that often: deep spikes, or rings crossing or touching"
         + " everywhere); the budget is 20,000,000 per record (transform.budget-pair-tests)");
     // the same shape with fewer vertices fits and is validated as before
     assertThat(IsValidOp.isValid(Shapes.deepStar(5, 45, 5_000, 1))).isTrue();
-    assertThat(catchThrowableOfType(GeometryParseException.class,
+    assertThat(catchThrowableOfType(RecordRejectedException.class,
         () -> chain().apply(Shapes.deepStar(5, 45, 5_000, 1)))).isNull();
   }
 
@@ -75,7 +75,7 @@ class GeometryBudgetTest {
     // a ring touching itself everywhere also has its edge boxes all overlapping: refused before validation
     assertThat(tooComplex(chain(), Shapes.touchingStar(5, 45, 40_000, 1)).getMessage()).contains("edge-pair tests");
     // without repair the cheap ones are plain invalid geometries
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class,
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class,
         () -> chain("transform.repair", "false").apply(Shapes.touchingStar(5, 45, 2_000, 1)));
     assertThat(e.reason()).isEqualTo(RejectReason.INVALID_GEOMETRY);
   }
@@ -83,20 +83,22 @@ class GeometryBudgetTest {
   @Test
   void manyHolesAreValidatedButRepairAndTopologySimplificationAreBudgeted() throws Exception {
     Polygon disjoint = Shapes.gridOfHoles(5, 45, 60, 16, 0.5, false);
-    assertThat(chain().apply(disjoint).getNumGeometries()).isEqualTo(1); // 3,600 holes: validated within budget
+    // 3,600 holes: validated within budget
+    assertThat(chain().apply(disjoint).geometry().getNumGeometries()).isEqualTo(1);
     assertThat(tooComplex(chain(), Shapes.gridOfHoles(5, 45, 40, 16, 1.6, false)).getMessage())
         .isEqualTo("invalid Polygon with 1,601 rings; repair is budgeted at 1,000 rings, 1,000 crossings and"
             + " 5,000,000 edge-pair tests per record (transform.budget-repair-size, transform.budget-repair-pair-tests)");
     GeometryChain bowTieWithHoles = chain();
-    Geometry repaired = bowTieWithHoles.apply(Shapes.gridOfHoles(5, 45, 20, 16, 0.5, true));
-    assertThat(bowTieWithHoles.repaired).isTrue();
+    GeometryChain.Result result = bowTieWithHoles.apply(Shapes.gridOfHoles(5, 45, 20, 16, 0.5, true));
+    Geometry repaired = result.geometry();
+    assertThat(result.repaired()).isTrue();
     assertThat(IsValidOp.isValid(repaired)).isTrue();
     // JTS's jump check walks every ring for every simplified section: 10,001 rings × 170,005 vertices is refused
     GeometryChain topo = chain("transform.simplify-tolerance", "0.001", "transform.simplify-min-vertices", "100");
     assertThat(tooComplex(topo, Shapes.gridOfHoles(5, 45, 100, 16, 0.3, false)).getMessage())
         .isEqualTo("topology-preserving simplification of Polygon with 10,001 rings and 170,005 vertices needs about"
             + " 1,700,220,005 ring-vertex tests; the budget is 20,000,000 per record (transform.budget-pair-tests)");
-    assertThat(topo.apply(Shapes.gridOfHoles(5, 45, 20, 16, 0.5, false)).getNumPoints()).isPositive();
+    assertThat(topo.apply(Shapes.gridOfHoles(5, 45, 20, 16, 0.5, false)).geometry().getNumPoints()).isPositive();
   }
 
   @Test
@@ -106,7 +108,8 @@ class GeometryBudgetTest {
     Polygon star = Shapes.star(5, 45, 2_000, 1);
     assertThat(tooComplex(chain(small), star).getMessage()).isEqualTo("Polygon has 2,001 vertices; validation, repair"
         + " and simplification are budgeted at 1,000 vertices per record (transform.budget-vertices)");
-    assertThat(chain(small, "transform.validate", "false", "transform.repair", "false").apply(star)).isSameAs(star);
+    assertThat(chain(small, "transform.validate", "false", "transform.repair", "false").apply(star).geometry())
+        .isSameAs(star);
   }
 
   @Test
@@ -119,7 +122,7 @@ class GeometryBudgetTest {
         "transform.simplify-tolerance", "0.01", "transform.simplify-min-vertices", "10"), Shapes.star(5, 45, 100, 1))
         .getMessage()).contains("before simplification");
     // points skip every expensive step, so no budget applies to them
-    assertThat(catchThrowableOfType(GeometryParseException.class,
+    assertThat(catchThrowableOfType(RecordRejectedException.class,
         () -> chain(none).apply(Shapes.F.createPoint(new Coordinate(1, 2))))).isNull();
   }
 

@@ -61,7 +61,7 @@ class TelemetryParserTest {
       "{\"id\":\"a\",\"event_time\":1,\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,1]]]}} | unparseable_geometry",
   })
   void badRecordsSayWhy(String json, String reason) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parse(json));
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parse(json));
     assertThat(e).as(json).isNotNull();
     assertThat(e.reason().code()).isEqualTo(reason);
   }
@@ -82,7 +82,7 @@ class TelemetryParserTest {
   @ParameterizedTest
   @MethodSource("trailing")
   void aRecordIsOneJsonValue(String tail, int whitespace, String shown) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parse(ONE + tail));
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parse(ONE + tail));
     assertThat(e).as(ONE + tail).isNotNull();
     assertThat(e.reason()).isEqualTo(RejectReason.MALFORMED_JSON);
     assertThat(e.getMessage()).contains("trailing content after the JSON object at byte "
@@ -92,7 +92,7 @@ class TelemetryParserTest {
   @Test
   void trailingControlBytesAreShownEscaped() {
     byte[] json = "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}\0\0".getBytes(StandardCharsets.UTF_8);
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parser.parse(json, 1L));
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parser.parse(json, 1L));
     assertThat(e.getMessage()).contains("at byte " + (json.length - 2) + ": '\\u0000\\u0000'");
   }
 
@@ -119,7 +119,7 @@ class TelemetryParserTest {
         HilbertCurve.index(1, 0)}).isSorted();
   }
 
-  private GenericRowData parse(String json) throws GeometryParseException {
-    return parser.parse(json.getBytes(StandardCharsets.UTF_8), 77L);
+  private GenericRowData parse(String json) throws RecordRejectedException {
+    return parser.parse(json.getBytes(StandardCharsets.UTF_8), 77L).row();
   }
 }

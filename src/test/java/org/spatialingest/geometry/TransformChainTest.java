@@ -37,7 +37,11 @@ class TransformChainTest {
     return new TelemetryParser(HilbertCurve.CRS84, JobConfig.fromMap(m));
   }
 
-  private static GenericRowData parse(TelemetryParser p, String json) throws GeometryParseException {
+  private static GenericRowData parse(TelemetryParser p, String json) throws RecordRejectedException {
+    return parsed(p, json).row();
+  }
+
+  private static ParsedRow parsed(TelemetryParser p, String json) throws RecordRejectedException {
     return p.parse(json.getBytes(StandardCharsets.UTF_8), 5L);
   }
 
@@ -46,7 +50,7 @@ class TransformChainTest {
   }
 
   private static RejectReason reason(TelemetryParser p, String json) {
-    GeometryParseException e = catchThrowableOfType(GeometryParseException.class, () -> parse(p, json));
+    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parse(p, json));
     assertThat(e).as(json.length() > 200 ? json.substring(0, 200) : json).isNotNull();
     return e.reason();
   }
@@ -56,8 +60,9 @@ class TransformChainTest {
   void validStarsPassUnrepairedWithExactBbox(int vertices) throws Exception {
     TelemetryParser p = parser("transform.max-vertices", "200000", "transform.max-record-bytes", "16MiB");
     Polygon star = Shapes.star(13, 52, vertices, 0.5);
-    GenericRowData row = parse(p, Shapes.record("s", Shapes.geoJson(star), null));
-    assertThat(p.lastRepaired()).isFalse();
+    ParsedRow parsed = parsed(p, Shapes.record("s", Shapes.geoJson(star), null));
+    GenericRowData row = parsed.row();
+    assertThat(parsed.repaired()).isFalse();
     Geometry g = geometry(row);
     assertThat(g.getNumPoints()).isEqualTo(vertices + 1);
     assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMAX)).isCloseTo(13.5, within(1e-9));
@@ -82,8 +87,9 @@ class TransformChainTest {
     Polygon bowTie = Shapes.bowTie(10, 10, 1, 5_000);
     assertThat(bowTie.isValid()).isFalse();
     TelemetryParser p = parser();
-    GenericRowData row = parse(p, Shapes.record("b", Shapes.geoJson(bowTie), null));
-    assertThat(p.lastRepaired()).isTrue();
+    ParsedRow parsed = parsed(p, Shapes.record("b", Shapes.geoJson(bowTie), null));
+    GenericRowData row = parsed.row();
+    assertThat(parsed.repaired()).isTrue();
     Geometry g = geometry(row);
     assertThat(g.getGeometryType()).isEqualTo("MultiPolygon");
     assertThat(g.getNumGeometries()).isEqualTo(2);
@@ -98,7 +104,7 @@ class TransformChainTest {
     assertThat(reason(p, Shapes.record("b", Shapes.geoJson(Shapes.bowTie(0, 0, 1)), null)))
         .isEqualTo(RejectReason.INVALID_GEOMETRY);
     TelemetryParser unchecked = parser("transform.validate", "false", "transform.repair", "false");
-    assertThat(catchThrowableOfType(GeometryParseException.class,
+    assertThat(catchThrowableOfType(RecordRejectedException.class,
         () -> parse(unchecked, Shapes.record("b", Shapes.geoJson(Shapes.bowTie(0, 0, 1)), null)))).isNull();
   }
 
@@ -119,8 +125,9 @@ class TransformChainTest {
     Polygon ring = Shapes.ringWithHoles(0, 0, 20_000, 4);
     String json = Shapes.record("s", Shapes.geoJson(ring), null);
     TelemetryParser topo = parser("transform.simplify-tolerance", "0.001", "transform.simplify-min-vertices", "10000");
-    Geometry t = geometry(parse(topo, json));
-    assertThat(topo.lastSimplified()).isTrue();
+    ParsedRow simplified = parsed(topo, json);
+    Geometry t = geometry(simplified.row());
+    assertThat(simplified.simplified()).isTrue();
     assertThat(t.getNumPoints()).isLessThan(ring.getNumPoints() / 4);
     assertThat(IsValidOp.isValid(t)).isTrue();
     assertThat(((Polygon) t).getNumInteriorRing()).isEqualTo(4);
@@ -132,8 +139,9 @@ class TransformChainTest {
 
     TelemetryParser high = parser("transform.simplify-tolerance", "0.001", "transform.simplify-min-vertices",
         "50000");
-    assertThat(geometry(parse(high, json)).getNumPoints()).isEqualTo(ring.getNumPoints());
-    assertThat(high.lastSimplified()).isFalse();
+    ParsedRow kept = parsed(high, json);
+    assertThat(geometry(kept.row()).getNumPoints()).isEqualTo(ring.getNumPoints());
+    assertThat(kept.simplified()).isFalse();
   }
 
   @Test
@@ -229,11 +237,9 @@ class TransformChainTest {
   @Test
   void boundaryRefreshIsARowAndNamesItsRegion() throws Exception {
     TelemetryParser p = parser("regions.refresh-kind", "boundary_refresh");
-    parse(p, Shapes.record("r", Shapes.geoJson(Shapes.star(0, 0, 100, 1, 0.5)),
-        "{\"kind\":\"boundary_refresh\",\"region\":\"north\"}"));
-    assertThat(p.lastRefreshRegion()).isEqualTo("north");
-    parse(p, Shapes.record("q", "\"POINT(1 1)\"", "{\"kind\":\"telemetry\"}"));
-    assertThat(p.lastRefreshRegion()).isNull();
+    assertThat(parsed(p, Shapes.record("r", Shapes.geoJson(Shapes.star(0, 0, 100, 1, 0.5)),
+        "{\"kind\":\"boundary_refresh\",\"region\":\"north\"}")).refreshRegion()).isEqualTo("north");
+    assertThat(parsed(p, Shapes.record("q", "\"POINT(1 1)\"", "{\"kind\":\"telemetry\"}")).refreshRegion()).isNull();
   }
 
   @Test

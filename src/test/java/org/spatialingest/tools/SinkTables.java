@@ -14,7 +14,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.geometry.GeometryParseException;
+import org.spatialingest.geometry.RecordRejectedException;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.local.TelemetryGenerator;
@@ -62,12 +62,12 @@ public final class SinkTables {
 
   /** {@code n} parsed generator rows with event times from {@code eventStart}, ingest one second later. */
   public static List<GenericRowData> rows(TelemetryGenerator generator, int n, long eventStart, long stepMillis)
-      throws GeometryParseException {
+      throws RecordRejectedException {
     TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84);
     List<GenericRowData> rows = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
       long event = eventStart + i * stepMillis;
-      rows.add(parser.parse(generator.next(event).json(), event + 1000));
+      rows.add(parser.parse(generator.next(event).json(), event + 1000).row());
     }
     return rows;
   }
