@@ -10,14 +10,14 @@ import java.util.function.Consumer;
  * commit, never per record; does nothing unless a test installs a hook, or the JVM was started with
  * {@value #TRIGGER_DIR_PROPERTY} (how a test reaches a TaskManager process it cannot install a hook in).
  */
-final class SinkFaults {
+public final class SinkFaults {
   /**
    * System property naming a directory: a file there named after a {@link Point} makes the next JVM (of all that
    * share the directory) reaching that point fail once; it deletes the file first, so exactly one fails.
    */
-  static final String TRIGGER_DIR_PROPERTY = "spatialingest.sink-faults.dir";
+  public static final String TRIGGER_DIR_PROPERTY = "spatialingest.sink-faults.dir";
 
-  enum Point {
+  public enum Point {
     /** a writer just wrote a file because its memory budget was full, before the next checkpoint */
     AFTER_MEMORY_FLUSH,
     /** a writer wrote a data file (any close reason), before it is reported downstream */
