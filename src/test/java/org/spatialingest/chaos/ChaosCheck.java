@@ -2,6 +2,7 @@ package org.spatialingest.chaos;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,25 +37,24 @@ final class ChaosCheck {
     }
   }
 
-  static Result run(Table table, Table rejects, byte[] acknowledged, Set<String> malformed, List<String> externalIds,
+  static Result run(Table table, Table rejects, BitSet acknowledged, BitSet malformedNumbers, Set<String> malformed,
+      List<String> externalIds,
       List<Outage> outages, long latencyPlusInterval) throws Exception {
     table.refresh();
     rejects.refresh();
-    long produced = 0;
-    long expectedRows = 0;
-    for (byte a : acknowledged) {
-      produced += a == 0 ? 0 : 1;
-      expectedRows += a == 1 ? 1 : 0;
-    }
+    BitSet accepted = (BitSet) acknowledged.clone();
+    accepted.andNot(malformedNumbers);
+    long produced = acknowledged.cardinality();
+    long expectedRows = accepted.cardinality();
     // the table's ids, counted: generated records by number, everything else by value
-    int[] counts = new int[acknowledged.length];
+    int[] counts = new int[acknowledged.length()];
     Map<String, Integer> other = new HashMap<>();
     long rows = 0;
     try (CloseableIterable<Record> it = IcebergGenerics.read(table).select("id").build()) {
       for (Record r : it) {
         rows++;
         String id = (String) r.getField("id");
-        int n = recordNumber(id, acknowledged.length);
+        int n = recordNumber(id, counts.length);
         if (n >= 0) {
           counts[n]++;
         } else {
@@ -65,7 +65,7 @@ final class ChaosCheck {
     long lost = 0;
     long duplicated = 0;
     for (int n = 0; n < counts.length; n++) {
-      int expected = acknowledged[n] == 1 ? 1 : 0;
+      int expected = accepted.get(n) ? 1 : 0;
       lost += Math.max(0, expected - counts[n]);
       duplicated += Math.max(0, counts[n] - expected);
     }

@@ -2,6 +2,7 @@ package org.spatialingest.chaos;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.BitSet;
 import java.util.HashSet;
 import java.util.Properties;
 import java.util.Set;
@@ -15,32 +16,34 @@ import org.spatialingest.local.TelemetryGenerator;
 
 /**
  * Produces the run's input while faults happen: generated points and polygon refreshes ({@link TelemetryGenerator}),
- * one record in {@code malformedEvery} cut in half (a {@code malformed_json} reject), at a steady rate. Remembers
- * which records were acknowledged: the accepted ones by number (ids {@code rec-<n>}), the malformed ones by value.
+ * one record in {@code malformedEvery} cut in half (a {@code malformed_json} reject), at a steady rate: at least
+ * {@code minimum} records, and on until {@link #finish()} (the sink faults need input flowing). Remembers which
+ * records were acknowledged: the accepted ones by number (ids {@code rec-<n>}), the malformed ones by value.
  */
 final class ChaosProducer implements AutoCloseable {
   private final String bootstrap;
   private final String topic;
-  private final int count;
+  private final int minimum;
   private final int malformedEvery;
   private final double perSecond;
   private final TelemetryGenerator generator;
-  /** per record number: 1 = an accepted record acknowledged by the broker, 2 = a malformed one */
-  private final byte[] acknowledged;
+  /** record numbers the broker acknowledged (set by the producer's I/O thread only; read after it ended) */
+  private final BitSet acknowledged = new BitSet();
+  private final BitSet malformedNumbers = new BitSet();
   private final Set<String> malformed = java.util.Collections.synchronizedSet(new HashSet<>());
   private final AtomicLong acks = new AtomicLong();
   private final AtomicReference<Exception> failure = new AtomicReference<>();
   private final Thread thread;
   private volatile boolean stop;
+  private volatile boolean finish;
 
-  ChaosProducer(String bootstrap, String topic, int count, int malformedEvery, double perSecond, long seed) {
+  ChaosProducer(String bootstrap, String topic, int minimum, int malformedEvery, double perSecond, long seed) {
     this.bootstrap = bootstrap;
     this.topic = topic;
-    this.count = count;
+    this.minimum = minimum;
     this.malformedEvery = malformedEvery;
     this.perSecond = perSecond;
     this.generator = new TelemetryGenerator(seed, 50, 200, 200);
-    this.acknowledged = new byte[count];
     this.thread = new Thread(this::run, "chaos-producer");
   }
 
@@ -62,7 +65,7 @@ final class ChaosProducer implements AutoCloseable {
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       long start = System.nanoTime();
-      for (int n = 0; n < count && !stop; n++) {
+      for (int n = 0; (n < minimum || !finish) && !stop; n++) {
         long due = start + (long) (n / perSecond * 1e9);
         long wait = due - System.nanoTime();
         if (wait > 0) {
@@ -83,8 +86,9 @@ final class ChaosProducer implements AutoCloseable {
           }
           if (bad) {
             malformed.add(new String(sent, StandardCharsets.UTF_8));
+            malformedNumbers.set(number);
           }
-          acknowledged[number] = (byte) (bad ? 2 : 1);
+          acknowledged.set(number);
           acks.incrementAndGet();
         });
       }
@@ -94,8 +98,14 @@ final class ChaosProducer implements AutoCloseable {
     }
   }
 
+  /** Lets the producer stop once it has produced its minimum. */
+  void finish() {
+    finish = true;
+  }
+
   /** Waits until every record was sent and acknowledged; fails if the producer gave one up. */
   void awaitDone() throws Exception {
+    finish();
     thread.join();
     if (failure.get() != null) {
       throw new AssertionError("the producer lost records (so the check could not tell what to expect)", failure.get());
@@ -110,9 +120,14 @@ final class ChaosProducer implements AutoCloseable {
     return acks.get();
   }
 
-  /** 1 = accepted record {@code rec-<n>} acknowledged, 2 = malformed record acknowledged, 0 = not produced */
-  byte[] acknowledged() {
+  /** numbers of the records the broker acknowledged (accepted ones have id {@code rec-<n>}) */
+  BitSet acknowledged() {
     return acknowledged;
+  }
+
+  /** numbers of the acknowledged records that were malformed */
+  BitSet malformedNumbers() {
+    return malformedNumbers;
   }
 
   Set<String> malformed() {

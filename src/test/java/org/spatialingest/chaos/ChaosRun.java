@@ -97,7 +97,7 @@ final class ChaosRun {
         "heartbeat.interval", "1000",
         "heartbeat.timeout", "8000",
         "taskmanager.memory.process.size", "1152m",
-        "metrics.fetcher.update-interval", "1000"); // numRestarts, read to see a fault take effect
+        "metrics.fetcher.update-interval", "1000");
     try (EmbeddedKafka broker = EmbeddedKafka.start(work.resolve("kafka"));
         StandaloneFlinkCluster flink = StandaloneFlinkCluster.start(work.resolve("flink"), lib, 2, 2, clusterConf,
             List.of("-D" + SinkFaults.TRIGGER_DIR_PROPERTY + "=" + faultsDir))) {
@@ -127,6 +127,7 @@ final class ChaosRun {
           System.out.printf("chaos: %-24s recovered in %6d ms (%d of %d acknowledged) %s%n", kind,
               record.recoveryMillis(), producer.acknowledgedCount(), settings.rows(), record.note());
         }
+        producer.finish();
         producer.awaitDone();
       } finally {
         producer.close();
@@ -134,7 +135,8 @@ final class ChaosRun {
       awaitCaughtUp(Duration.ofMinutes(10));
       // a late duplicate (a batch committed twice) would land within a few more commit rounds
       Thread.sleep(2 * (MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis()));
-      ChaosCheck.Result check = ChaosCheck.run(table, rejects, producer.acknowledged(), producer.malformed(),
+      ChaosCheck.Result check = ChaosCheck.run(table, rejects, producer.acknowledged(), producer.malformedNumbers(),
+          producer.malformed(),
           externalIds, outages, MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis());
       cancelJob();
       return new ChaosReport(settings, faults, check, System.currentTimeMillis() - wallStart);
@@ -143,7 +145,7 @@ final class ChaosRun {
 
   private FaultRecord inject(FaultKind kind, Path jar, Path faultsDir) throws Exception {
     String injectedInto = jobId;
-    long restartsBefore = restarts();
+    long lastFailureBefore = lastFailureMillis();
     long start = System.currentTimeMillis();
     String note = "";
     switch (kind) {
@@ -209,14 +211,14 @@ final class ChaosRun {
     }
     if (kind == FaultKind.TASKMANAGER_KILL || kind.sinkPoint != null && !note.startsWith("NOT REACHED")) {
       // the job must notice (a killed process only by heartbeat): recovery is over after its restart, not before
-      ChildJvm.await("job " + jobId + " to restart after " + kind, RECOVERY_TIMEOUT,
-          () -> restarts() > restartsBefore);
+      ChildJvm.await("job " + jobId + " to fail after " + kind, RECOVERY_TIMEOUT,
+          () -> lastFailureMillis() > lastFailureBefore);
     }
     long faultOver = System.currentTimeMillis();
     awaitRunning(RECOVERY_TIMEOUT);
     if (jobId.equals(injectedInto)) {
-      long restarts = restarts() - restartsBefore;
-      note = (note.isEmpty() ? "" : note + "; ") + restarts + (restarts == 1 ? " job restart" : " job restarts");
+      long failures = failuresSince(lastFailureBefore);
+      note = (note.isEmpty() ? "" : note + "; ") + failures + (failures == 1 ? " job failure" : " job failures");
     }
     long recovered = awaitCommitAfter(faultOver);
     return new FaultRecord(kind, start, recovered, note);
@@ -262,12 +264,22 @@ final class ChaosRun {
     awaitState("CANCELED", Duration.ofMinutes(2));
   }
 
-  /** How often the current job restarted after a failure (Flink's numRestarts), per the REST API. */
-  private long restarts() throws Exception {
-    for (var metric : cluster.get("/jobs/" + jobId + "/metrics?get=numRestarts")) {
-      return metric.path("value").asLong();
+  /** When the current job last failed (its exception history, per the REST API), or 0. */
+  private long lastFailureMillis() throws Exception {
+    long last = 0;
+    for (var entry : cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
+      last = Math.max(last, entry.path("timestamp").asLong());
     }
-    return 0;
+    return last;
+  }
+
+  /** Failures of the current job after {@code millis}. */
+  private long failuresSince(long millis) throws Exception {
+    long n = 0;
+    for (var entry : cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
+      n += entry.path("timestamp").asLong() > millis ? 1 : 0;
+    }
+    return n;
   }
 
   private void awaitState(String state, Duration timeout) throws Exception {
