@@ -150,7 +150,24 @@ final class ChaosRun {
     String note = "";
     switch (kind) {
       case TASKMANAGER_KILL -> {
-        List<ChildJvm> live = cluster.liveTaskManagers();
+        // a TaskManager the job runs on: killing an idle one (a job of parallelism 2 may fit on one) tests nothing
+        List<String> hosting = new ArrayList<>();
+        for (var vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
+          String path = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/taskmanagers";
+          for (var tm : cluster.get(path).path("taskmanagers")) {
+            hosting.add(tm.path("taskmanager-id").asText());
+          }
+        }
+        List<ChildJvm> live = new ArrayList<>();
+        for (ChildJvm tm : cluster.liveTaskManagers()) {
+          if (hosting.contains(cluster.resourceId(tm))) {
+            live.add(tm);
+          }
+        }
+        if (live.isEmpty()) {
+          throw new IllegalStateException("no live TaskManager process runs job " + jobId + " (it runs on " + hosting
+              + ")");
+        }
         ChildJvm victim = live.get(random.nextInt(live.size()));
         cluster.killTaskManager(victim);
         note = "killed " + victim.name() + " (pid " + victim.pid() + "), started " + cluster.startTaskManager();

@@ -57,6 +57,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
       .get(org.apache.flink.configuration.CoreOptions.FLINK_JVM_OPTIONS);
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern RESOURCE_ID = Pattern.compile("ResourceID: (\\S+)");
   private static final Pattern JOB_ID = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})");
 
   private final Path home;
@@ -192,6 +193,20 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   /** The TaskManager processes still alive, oldest first. */
   public List<ChildJvm> liveTaskManagers() {
     return taskManagers.stream().filter(ChildJvm::isAlive).toList();
+  }
+
+  /**
+   * The ResourceID a TaskManager process registered with (as {@code /taskmanagers} and {@code /jobs/<id>/taskmanagers}
+   * name it), read from its log; null before it logged it.
+   */
+  public String resourceId(ChildJvm taskManager) throws IOException {
+    Path log = logFile(taskManager.name());
+    if (!Files.exists(log)) {
+      return null;
+    }
+    try (Stream<String> lines = Files.lines(log)) {
+      return lines.map(RESOURCE_ID::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst().orElse(null);
+    }
   }
 
   /** {@code kill -9} of a TaskManager process: no shutdown hook, no deregistration, the JobManager finds out late. */
