@@ -179,7 +179,7 @@ final class RestoreReconciler {
           + "was changed. Way out: start the job without state (no -s; with kafka.starting-offsets: table and "
           + "source.skip-committed: true, the defaults, it resumes from the positions the table records and skips "
           + "what the table holds), or restore a checkpoint or savepoint taken after those commits. "
-          + "See operations.md, 'Restoring an older savepoint after compaction'.";
+          + "See operations.md, Savepoint and upgrade.";
     }
   }
 }
