@@ -173,6 +173,15 @@ public final class TestKit {
    * snapshot added. Staging runs and uncommitted data files left by failures fail this.
    */
   public static void assertNoOrphans(Table table) throws Exception {
+    List<String> orphans = orphans(table);
+    if (!orphans.isEmpty()) {
+      throw new AssertionError(orphans.size() + " files in " + table.location() + " that no snapshot references: "
+          + orphans);
+    }
+  }
+
+  /** Files in the table's location (outside {@code metadata/}) that no snapshot added. */
+  public static List<String> orphans(Table table) throws Exception {
     table.refresh();
     java.util.Set<String> referenced = new java.util.HashSet<>();
     for (org.apache.iceberg.Snapshot s : table.snapshots()) {
@@ -184,6 +193,9 @@ public final class TestKit {
     java.nio.file.Path root = java.nio.file.Path.of(java.net.URI.create(table.location()));
     java.nio.file.Path metadata = root.resolve("metadata");
     List<String> orphans = new ArrayList<>();
+    if (!java.nio.file.Files.exists(root)) {
+      return orphans;
+    }
     try (var files = java.nio.file.Files.walk(root)) {
       files.filter(java.nio.file.Files::isRegularFile)
           .filter(p -> !p.startsWith(metadata))
@@ -192,9 +204,7 @@ public final class TestKit {
           .filter(p -> !referenced.contains(p))
           .forEach(orphans::add);
     }
-    if (!orphans.isEmpty()) {
-      throw new AssertionError(orphans.size() + " files in " + root + " that no snapshot references: " + orphans);
-    }
+    return orphans;
   }
 
   public static byte[] bytes(Object byteBuffer) {

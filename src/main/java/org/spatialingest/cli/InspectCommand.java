@@ -1,5 +1,7 @@
 package org.spatialingest.cli;
 
+import java.nio.file.Path;
+import java.nio.file.Files;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -50,7 +52,7 @@ final class InspectCommand implements Callable<Integer> {
       description = "Also write one self-contained HTML page to FILE: file-size histogram against T, rows and files"
           + " per commit, age at commit against L + C, close reasons (every retained snapshot; T, L, C from the"
           + " job configuration).")
-  java.nio.file.Path html;
+  Path html;
 
   /** Injected for tests. */
   Clock clock = Clock.systemUTC();
@@ -70,7 +72,7 @@ final class InspectCommand implements Callable<Integer> {
       }
     }
     if (all != null) {
-      java.nio.file.Files.writeString(html, InspectionPage.html(all, config.sizingBounds()));
+      Files.writeString(html, InspectionPage.html(all, config.sizingBounds()));
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.Properties;
+import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -93,6 +94,24 @@ public final class EmbeddedKafka implements AutoCloseable {
     Properties p = new Properties();
     p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
     return p;
+  }
+
+  /**
+   * Stops the broker while its KRaft controller keeps running: clients see the broker gone, as in a broker outage.
+   * {@link #startBroker()} brings it back on the same port with its data.
+   */
+  public void stopBroker() {
+    for (BrokerServer broker : cluster.brokers().values()) {
+      broker.shutdown();
+      broker.awaitShutdown();
+    }
+  }
+
+  public void startBroker() throws Exception {
+    for (BrokerServer broker : cluster.brokers().values()) {
+      broker.startup();
+    }
+    cluster.waitForReadyBrokers();
   }
 
   @Override

@@ -123,10 +123,19 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     } else {
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
       orphanHorizon = restoredStateTime - ORPHAN_SLACK_MS;
-      for (int i = 0; i < tables.size(); i++) {
-        try (TableLoader loader = tables.get(i).loader().clone()) {
+      List<TableLoader> loaders = new ArrayList<>();
+      try {
+        List<Table> loaded = new ArrayList<>();
+        for (SinkTable t : tables) {
+          TableLoader loader = t.loader().clone();
+          loaders.add(loader);
           loader.open();
-          RestoreReconciler.reconcile(loader.loadTable(), lineage, new HashSet<>(emitted), restoredStateTime, i == 0);
+          loaded.add(loader.loadTable());
+        }
+        RestoreReconciler.reconcile(loaded, lineage, new HashSet<>(emitted), restoredStateTime);
+      } finally {
+        for (TableLoader loader : loaders) {
+          loader.close();
         }
       }
     }

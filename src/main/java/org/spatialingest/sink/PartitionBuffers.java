@@ -1,5 +1,6 @@
 package org.spatialingest.sink;
 
+import org.apache.iceberg.Schema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -46,7 +47,7 @@ final class PartitionBuffers {
     this.sourcePositions = received == null ? null : layout.sourcePositions();
     this.received = received;
     this.sortKeyField = layout.sortKeyField();
-    org.apache.iceberg.Schema rows = layout.writeSchema(table.schema());
+    Schema rows = layout.writeSchema(table.schema());
     this.partitionKey = new PartitionKey(table.spec(), rows);
     this.wrapper = new RowDataWrapper(layout.rowType(), rows.asStruct());
   }

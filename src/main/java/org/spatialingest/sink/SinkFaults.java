@@ -1,13 +1,23 @@
 package org.spatialingest.sink;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.Consumer;
 
 /**
  * Named points in the sink where the exactly-once tests inject failures. Reached only per file flush and per
- * commit, never per record; does nothing unless a test installs a hook.
+ * commit, never per record; does nothing unless a test installs a hook, or the JVM was started with
+ * {@value #TRIGGER_DIR_PROPERTY} (how a test reaches a TaskManager process it cannot install a hook in).
  */
-final class SinkFaults {
-  enum Point {
+public final class SinkFaults {
+  /**
+   * System property naming a directory: a file there named after a {@link Point} makes the next JVM (of all that
+   * share the directory) reaching that point fail once; it deletes the file first, so exactly one fails.
+   */
+  public static final String TRIGGER_DIR_PROPERTY = "spatialingest.sink-faults.dir";
+
+  public enum Point {
     /** a writer just wrote a file because its memory budget was full, before the next checkpoint */
     AFTER_MEMORY_FLUSH,
     /** a writer wrote a data file (any close reason), before it is reported downstream */
@@ -22,7 +32,7 @@ final class SinkFaults {
     AFTER_COMMIT
   }
 
-  private static volatile Consumer<Point> hook = point -> {};
+  private static volatile Consumer<Point> hook = fromTriggerDir(System.getProperty(TRIGGER_DIR_PROPERTY));
 
   private SinkFaults() {}
 
@@ -32,5 +42,23 @@ final class SinkFaults {
 
   static void reach(Point point) {
     hook.accept(point);
+  }
+
+  static Consumer<Point> fromTriggerDir(String dir) {
+    if (dir == null || dir.isBlank()) {
+      return point -> {};
+    }
+    Path root = Path.of(dir);
+    return point -> {
+      boolean armed;
+      try {
+        armed = Files.deleteIfExists(root.resolve(point.name()));
+      } catch (IOException e) {
+        armed = false; // the trigger directory is the test's; never fail the job because of it
+      }
+      if (armed) {
+        throw new IllegalStateException("injected sink fault at " + point + " (trigger file in " + root + ")");
+      }
+    };
   }
 }

@@ -1,13 +1,17 @@
 package org.spatialingest.source;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.SourceKeys;
 
@@ -16,13 +20,26 @@ import org.spatialingest.table.SourceKeys;
  * is what the table is still missing (the Kafka source's own offset commits, which run ahead of the table by up to the
  * freshness bound, are switched off). The source assigns partitions without joining the group, so the group has no
  * members and its offsets can be set from here.
+ *
+ * <p>Asynchronous: the committer never waits for the broker. A broker outage made each commit wait up to 30 s for
+ * this publication, which held the committer and thereby the next checkpoints, and broke the freshness bound of rows
+ * that need no broker to be committed (found by the chaos run). At most one publication is in flight; positions are
+ * complete maps, so only the newest waiting one is sent next; a failed one is sent again after a pause unless a newer
+ * one waits by then.
  */
 public final class KafkaGroupOffsets implements PositionsListener {
+  private static final Logger LOG = LoggerFactory.getLogger(KafkaGroupOffsets.class);
+  private static final Duration RETRY_DELAY = Duration.ofSeconds(5);
+  private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
   private final Map<String, String> kafkaProperties;
   private final String bootstrapServers;
   private final String groupId;
   private final String topic;
   private transient Admin admin;
+  /** the newest positions not yet sent; null when none wait */
+  private transient Map<TopicPartition, OffsetAndMetadata> waiting;
+  private transient boolean inFlight;
+  private transient boolean closed;
 
   public KafkaGroupOffsets(String bootstrapServers, Map<String, String> kafkaProperties, String groupId,
       String topic) {
@@ -33,7 +50,7 @@ public final class KafkaGroupOffsets implements PositionsListener {
   }
 
   @Override
-  public void committed(Map<String, Long> positions) throws Exception {
+  public void committed(Map<String, Long> positions) {
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     positions.forEach((key, position) -> {
       if (!SourceKeys.isFile(key) && SourceKeys.topic(key).equals(topic)) {
@@ -43,20 +60,81 @@ public final class KafkaGroupOffsets implements PositionsListener {
     if (offsets.isEmpty()) {
       return;
     }
+    synchronized (this) {
+      waiting = offsets;
+      if (!inFlight) {
+        sendWaiting();
+      }
+    }
+  }
+
+  /** Sends the waiting positions, if any; called with the lock held. */
+  private void sendWaiting() {
+    Map<TopicPartition, OffsetAndMetadata> offsets = waiting;
+    waiting = null;
+    inFlight = offsets != null && !closed;
+    if (!inFlight) {
+      notifyAll();
+      return;
+    }
     if (admin == null) {
       Properties props = new Properties();
       props.putAll(kafkaProperties);
       props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
       admin = Admin.create(props);
     }
-    admin.alterConsumerGroupOffsets(groupId, offsets).all().get(30, TimeUnit.SECONDS);
+    admin.alterConsumerGroupOffsets(groupId, offsets).all().whenComplete((ignored, error) -> {
+      synchronized (this) {
+        if (error != null) {
+          LOG.warn("Could not set the offsets of consumer group {} to the table's positions (the table is the record;"
+              + " sent again): {}", groupId, error.toString());
+          if (waiting == null) {
+            waiting = offsets;
+          }
+          inFlight = false;
+          notifyAll();
+          CompletableFuture.delayedExecutor(RETRY_DELAY.toMillis(), TimeUnit.MILLISECONDS).execute(() -> {
+            synchronized (this) {
+              if (!inFlight) {
+                sendWaiting();
+              }
+            }
+          });
+          return;
+        }
+        sendWaiting();
+      }
+    });
   }
 
+  /** Publishes what still waits (a bounded job's last positions), after the publication in flight, briefly. */
   @Override
-  public void close() {
-    if (admin != null) {
-      admin.close();
+  public void close() throws InterruptedException {
+    Map<TopicPartition, OffsetAndMetadata> last;
+    Admin toClose;
+    synchronized (this) {
+      long deadline = System.currentTimeMillis() + CLOSE_WAIT.toMillis();
+      while (inFlight && System.currentTimeMillis() < deadline) {
+        wait(100);
+      }
+      closed = true;
+      last = inFlight ? null : waiting;
+      waiting = null;
+      toClose = admin;
       admin = null;
+    }
+    if (toClose == null) {
+      return;
+    }
+    try {
+      if (last != null) {
+        toClose.alterConsumerGroupOffsets(groupId, last).all().get(CLOSE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      }
+    } catch (Exception e) {
+      LOG.warn("Could not set the offsets of consumer group {} to the table's last positions: {}", groupId,
+          e.toString());
+    } finally {
+      toClose.close(CLOSE_WAIT);
     }
   }
 }

@@ -92,12 +92,12 @@ public final class TableBootstrap {
    */
   static void migrateBboxStruct(TableIdentifier id, Table table, org.apache.iceberg.Schema expected) {
     Types.NestedField bbox = expected.findField("bbox");
-    org.apache.iceberg.Schema actual = table.schema();
+    Schema actual = table.schema();
     if (bbox == null || actual.findField("bbox") != null
         || !FLAT_BBOX.stream().allMatch(name -> actual.findField(name) != null)) {
       return;
     }
-    org.apache.iceberg.UpdateSchema update = table.updateSchema();
+    UpdateSchema update = table.updateSchema();
     update.addColumn("bbox", bbox.type(), bbox.doc());
     for (String name : FLAT_BBOX) {
       update.makeColumnOptional(name);

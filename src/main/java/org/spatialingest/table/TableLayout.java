@@ -1,5 +1,8 @@
 package org.spatialingest.table;
 
+import org.apache.iceberg.types.Types;
+import java.util.List;
+import java.util.ArrayList;
 import java.io.Serializable;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
@@ -41,14 +44,14 @@ public record TableLayout(Schema schema, String partitionTimeColumn, int ingestT
    * (new files keep it required: e.g. GeoParquet wants the bbox column's repetition to be the geometry's).
    */
   public Schema writeSchema(Schema table) {
-    java.util.List<org.apache.iceberg.types.Types.NestedField> columns = new java.util.ArrayList<>();
-    for (org.apache.iceberg.types.Types.NestedField want : schema.columns()) {
-      org.apache.iceberg.types.Types.NestedField have = table.findField(want.name());
+    List<Types.NestedField> columns = new ArrayList<>();
+    for (Types.NestedField want : schema.columns()) {
+      Types.NestedField have = table.findField(want.name());
       if (have == null) {
         throw new IllegalStateException("table has no column " + want.name());
       }
       columns.add(have.isOptional() == want.isOptional() ? have
-          : org.apache.iceberg.types.Types.NestedField.of(have.fieldId(), want.isOptional(), have.name(), have.type(),
+          : Types.NestedField.of(have.fieldId(), want.isOptional(), have.name(), have.type(),
               have.doc()));
     }
     return new Schema(columns);

@@ -85,6 +85,12 @@ public final class ChildJvm implements AutoCloseable {
     return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
   }
 
+  /** SIGKILL, no grace: what {@code kill -9} does. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
+  }
+
   @Override
   public void close() {
     List<ProcessHandle> children = process.descendants().toList();

@@ -21,7 +21,7 @@ import java.util.stream.Stream;
 
 /**
  * A standalone Flink session cluster on loopback, started the way {@code bin/start-cluster.sh} does it: a JobManager
- * JVM ({@code StandaloneSessionClusterEntrypoint}) and a TaskManager JVM ({@code TaskManagerRunner}), each with the
+ * JVM ({@code StandaloneSessionClusterEntrypoint}) and TaskManager JVMs ({@code TaskManagerRunner}), each with the
  * JVM memory flags and dynamic properties Flink's own {@code BashJavaUtils} derives from the generated
  * {@code conf/config.yaml}, and jobs submitted with Flink's client {@code CliFrontend} (what {@code bin/flink}
  * runs) in a third JVM.
@@ -57,6 +57,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
       .get(org.apache.flink.configuration.CoreOptions.FLINK_JVM_OPTIONS);
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final Pattern RESOURCE_ID = Pattern.compile("ResourceID: (\\S+)");
   private static final Pattern JOB_ID = Pattern.compile("Job has been submitted with JobID ([0-9a-f]{32})");
 
   private final Path home;
@@ -64,6 +65,10 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
   private final List<Path> lib;
   private final int restPort;
   private final List<ChildJvm> processes = new ArrayList<>();
+  private final List<ChildJvm> taskManagers = new ArrayList<>();
+  private final List<String> taskManagerJvmArgs = new ArrayList<>();
+  private List<List<String>> taskManagerParams;
+  private int taskManagersStarted;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
   private StandaloneFlinkCluster(Path home, List<Path> lib, int restPort) {
@@ -94,11 +99,21 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
    */
   public static StandaloneFlinkCluster start(Path home, List<Path> lib, int slots, Map<String, String> extraConf)
       throws Exception {
+    return start(home, lib, 1, slots, extraConf, List.of());
+  }
+
+  /**
+   * Starts a JobManager and {@code taskManagers} TaskManagers of {@code slots} slots each; {@code taskManagerJvmArgs}
+   * go to every TaskManager JVM (also those {@link #startTaskManager()} adds later).
+   */
+  public static StandaloneFlinkCluster start(Path home, List<Path> lib, int taskManagers, int slots,
+      Map<String, String> extraConf, List<String> taskManagerJvmArgs) throws Exception {
     StandaloneFlinkCluster cluster = new StandaloneFlinkCluster(home, lib, ChildJvm.freePort());
+    cluster.taskManagerJvmArgs.addAll(taskManagerJvmArgs);
     try {
       cluster.writeConf(slots, extraConf);
-      cluster.startProcesses();
-      cluster.awaitSlots(slots, Duration.ofSeconds(120));
+      cluster.startProcesses(taskManagers);
+      cluster.awaitSlots(taskManagers, taskManagers * slots, Duration.ofSeconds(120));
       return cluster;
     } catch (Exception | Error e) {
       cluster.close();
@@ -149,12 +164,60 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         """);
   }
 
-  private void startProcesses() throws Exception {
+  private void startProcesses(int taskManagerCount) throws Exception {
     // what jobmanager.sh / taskmanager.sh do: BashJavaUtils turns config.yaml into JVM flags + dynamic properties
     List<List<String>> jm = bashJavaUtils("GET_JM_RESOURCE_PARAMS");
-    List<List<String>> tm = bashJavaUtils("GET_TM_RESOURCE_PARAMS");
-    processes.add(startDaemon("jobmanager", jm, "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint"));
-    processes.add(startDaemon("taskmanager", tm, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner"));
+    taskManagerParams = bashJavaUtils("GET_TM_RESOURCE_PARAMS");
+    processes.add(startDaemon("jobmanager", jm, List.of(),
+        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint"));
+    for (int i = 0; i < taskManagerCount; i++) {
+      startTaskManagerProcess();
+    }
+  }
+
+  /** Starts one more TaskManager (as {@code bin/taskmanager.sh start} does); its log is {@link #logFile} of its name. */
+  public String startTaskManager() throws Exception {
+    return startTaskManagerProcess().name();
+  }
+
+  private ChildJvm startTaskManagerProcess() throws IOException {
+    // the first keeps the plain name the single-TaskManager tests read logs by
+    String name = taskManagersStarted++ == 0 ? "taskmanager" : "taskmanager-" + taskManagersStarted;
+    ChildJvm tm = startDaemon(name, taskManagerParams, taskManagerJvmArgs,
+        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner");
+    processes.add(tm);
+    taskManagers.add(tm);
+    return tm;
+  }
+
+  /** The TaskManager processes still alive, oldest first. */
+  public List<ChildJvm> liveTaskManagers() {
+    return taskManagers.stream().filter(ChildJvm::isAlive).toList();
+  }
+
+  /**
+   * The ResourceID a TaskManager process registered with (as {@code /taskmanagers} and {@code /jobs/<id>/taskmanagers}
+   * name it), read from its log; null before it logged it.
+   */
+  public String resourceId(ChildJvm taskManager) throws IOException {
+    Path log = logFile(taskManager.name());
+    if (!Files.exists(log)) {
+      return null;
+    }
+    try (Stream<String> lines = Files.lines(log)) {
+      return lines.map(RESOURCE_ID::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst().orElse(null);
+    }
+  }
+
+  /** {@code kill -9} of a TaskManager process: no shutdown hook, no deregistration, the JobManager finds out late. */
+  public void killTaskManager(ChildJvm taskManager) throws InterruptedException {
+    taskManager.kill();
+  }
+
+  /** Waits until the JobManager sees {@code count} TaskManagers (after a kill it forgets the dead one by heartbeat). */
+  public void awaitTaskManagers(int count, Duration timeout) throws Exception {
+    ChildJvm.await(count + " registered TaskManagers", timeout,
+        () -> get("/overview").path("taskmanagers").asInt() == count);
   }
 
   private List<List<String>> bashJavaUtils(String command) throws Exception {
@@ -177,9 +240,11 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     }
   }
 
-  private ChildJvm startDaemon(String name, List<List<String>> params, String mainClass) throws IOException {
+  private ChildJvm startDaemon(String name, List<List<String>> params, List<String> extraJvmArgs, String mainClass)
+      throws IOException {
     List<String> jvm = new ArrayList<>(params.get(0));
     jvm.addAll(List.of(JAVA_OPTS_ALL.split(" ")));
+    jvm.addAll(extraJvmArgs);
     jvm.add("-Dlog.file=" + home.resolve("log").resolve(name + ".log"));
     jvm.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
     List<String> args = new ArrayList<>(List.of("--configDir", conf.toString()));
@@ -187,21 +252,30 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     return ChildJvm.start(name, lib, jvm, mainClass, args, Map.of(), home.resolve("log").resolve(name + ".out"));
   }
 
-  private void awaitSlots(int slots, Duration timeout) throws Exception {
-    ChildJvm.await("a TaskManager with " + slots + " slots to register", timeout, () -> {
+  private void awaitSlots(int taskManagerCount, int slots, Duration timeout) throws Exception {
+    ChildJvm.await(taskManagerCount + " TaskManagers with " + slots + " slots to register", timeout, () -> {
       for (ChildJvm p : processes) {
         if (!p.isAlive()) {
           throw new IllegalStateException(p.name() + " exited:\n" + p.outputTail(40) + "\n" + logTail(p.name(), 60));
         }
       }
       JsonNode overview = get("/overview");
-      return overview.path("taskmanagers").asInt() >= 1 && overview.path("slots-total").asInt() >= slots;
+      return overview.path("taskmanagers").asInt() >= taskManagerCount
+          && overview.path("slots-total").asInt() >= slots;
     });
   }
 
   /** Runs {@code bin/flink run -d ...}: {@code CliFrontend} in its own JVM, FLINK_CONF_DIR = the generated conf. */
   public Submission submitDetached(Path jar, String entryClass, List<String> programArgs) throws Exception {
-    List<String> args = new ArrayList<>(List.of("run", "-d", "-c", entryClass, jar.toString()));
+    return submitDetached(List.of(), jar, entryClass, programArgs);
+  }
+
+  /** {@code bin/flink run -d <runOptions> ...}, e.g. {@code -s <savepoint>} and {@code -p <parallelism>}. */
+  public Submission submitDetached(List<String> runOptions, Path jar, String entryClass, List<String> programArgs)
+      throws Exception {
+    List<String> args = new ArrayList<>(List.of("run", "-d"));
+    args.addAll(runOptions);
+    args.addAll(List.of("-c", entryClass, jar.toString()));
     args.addAll(programArgs);
     Path out = home.resolve("log").resolve("client.out");
     List<String> jvm = new ArrayList<>(List.of(JAVA_OPTS_ALL.split(" ")));
@@ -244,6 +318,42 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 202) {
       throw new IOException("cancel " + jobId + " -> " + response.statusCode() + ": " + response.body());
+    }
+  }
+
+  /**
+   * What {@code flink stop [--drain] --savepointPath <dir> <jobId>} does, through the REST API: returns the savepoint's
+   * path once it completed, or fails with Flink's reason.
+   */
+  public String stopWithSavepoint(String jobId, String targetDirectory, boolean drain, Duration timeout)
+      throws Exception {
+    String body = JSON.writeValueAsString(Map.of("targetDirectory", targetDirectory, "drain", drain));
+    HttpResponse<String> response = http.send(HttpRequest.newBuilder(restUri("/jobs/" + jobId + "/stop"))
+        .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 202) {
+      throw new IOException("stop " + jobId + " -> " + response.statusCode() + ": " + response.body());
+    }
+    String trigger = JSON.readTree(response.body()).path("request-id").asText();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      JsonNode status = get("/jobs/" + jobId + "/savepoints/" + trigger);
+      if ("COMPLETED".equals(status.path("status").path("id").asText())) {
+        JsonNode operation = status.path("operation");
+        if (operation.has("failure-cause")) {
+          throw new SavepointFailed(operation.path("failure-cause").path("stack-trace").asText());
+        }
+        return operation.path("location").asText();
+      }
+      Thread.sleep(250);
+    }
+    throw new AssertionError("stop-with-savepoint of " + jobId + " did not finish within " + timeout);
+  }
+
+  /** A stop-with-savepoint that Flink reported as failed (the job then keeps running or fails over). */
+  public static final class SavepointFailed extends RuntimeException {
+    SavepointFailed(String cause) {
+      super(cause.length() > 2_000 ? cause.substring(0, 2_000) : cause);
     }
   }
 

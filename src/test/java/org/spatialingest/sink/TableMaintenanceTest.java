@@ -167,10 +167,11 @@ class TableMaintenanceTest {
     assertThat(TablePositions.read(table)).isEqualTo(Map.of("t/0", 5L));
 
     // a restore to a state older than the retained history cannot find every batch committed since: refused
-    assertThatThrownBy(() -> RestoreReconciler.reconcile(table, "lineage", Set.of(), beforeFirst, true))
+    assertThatThrownBy(() -> RestoreReconciler.reconcile(List.of(table), "lineage", Set.of(), beforeFirst))
         .isInstanceOf(IllegalStateException.class).hasMessageContaining("expired");
     // to a state within it: the newer batches are reverted as always
-    assertThat(RestoreReconciler.reconcile(table, "lineage", Set.of("lineage-3"), times.get(3), true)).isEqualTo(2);
+    assertThat(RestoreReconciler.reconcile(List.of(table), "lineage", Set.of("lineage-3"), times.get(3)))
+        .containsExactly(2);
   }
 
   /**

@@ -1,0 +1,163 @@
+package org.spatialingest.chaos;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.spatialingest.TestKit;
+import org.spatialingest.table.SnapshotSummaryKeys;
+
+/**
+ * The independent check at the end of a chaos run, from the tables' files and metadata only (not from the job's
+ * metrics or logs): every acknowledged record exactly once, as a row or as a reject; the other writer's rows intact;
+ * no file in the tables' locations that no snapshot references; every snapshot of the sink saying what it added; and
+ * the oldest row of each commit no older than L + C plus the recovery time of the faults it lived through.
+ */
+final class ChaosCheck {
+  private ChaosCheck() {}
+
+  /** A time the job could not commit: a fault until its recovery, or the first start until the first commit. */
+  record Outage(String what, long startMillis, long endMillis) {}
+
+  record Result(long produced, long expectedRows, long rows, long lost, long duplicated, long expectedRejects,
+      long rejects, long rejectsLost, long rejectsDuplicated, long externalRows, List<String> orphans,
+      List<String> incoherentSnapshots, long sinkSnapshots, long maxRowAgeMillis, long freshnessViolations,
+      List<String> freshnessExamples) {
+    boolean ok() {
+      return lost == 0 && duplicated == 0 && rejectsLost == 0 && rejectsDuplicated == 0 && orphans.isEmpty()
+          && incoherentSnapshots.isEmpty() && freshnessViolations == 0;
+    }
+  }
+
+  static Result run(Table table, Table rejects, BitSet acknowledged, BitSet malformedNumbers, Set<String> malformed,
+      List<String> externalIds,
+      List<Outage> outages, long latencyPlusInterval) throws Exception {
+    table.refresh();
+    rejects.refresh();
+    BitSet accepted = (BitSet) acknowledged.clone();
+    accepted.andNot(malformedNumbers);
+    long produced = acknowledged.cardinality();
+    long expectedRows = accepted.cardinality();
+    // the table's ids, counted: generated records by number, everything else by value
+    int[] counts = new int[acknowledged.length()];
+    Map<String, Integer> other = new HashMap<>();
+    long rows = 0;
+    try (CloseableIterable<Record> it = IcebergGenerics.read(table).select("id").build()) {
+      for (Record r : it) {
+        rows++;
+        String id = (String) r.getField("id");
+        int n = recordNumber(id, counts.length);
+        if (n >= 0) {
+          counts[n]++;
+        } else {
+          other.merge(id, 1, Integer::sum);
+        }
+      }
+    }
+    long lost = 0;
+    long duplicated = 0;
+    for (int n = 0; n < counts.length; n++) {
+      int expected = accepted.get(n) ? 1 : 0;
+      lost += Math.max(0, expected - counts[n]);
+      duplicated += Math.max(0, counts[n] - expected);
+    }
+    Map<String, Integer> externalExpected = new HashMap<>();
+    externalIds.forEach(id -> externalExpected.merge(id, 1, Integer::sum));
+    for (Map.Entry<String, Integer> e : externalExpected.entrySet()) {
+      lost += Math.max(0, e.getValue() - other.getOrDefault(e.getKey(), 0));
+    }
+    for (Map.Entry<String, Integer> e : other.entrySet()) {
+      duplicated += Math.max(0, e.getValue() - externalExpected.getOrDefault(e.getKey(), 0));
+    }
+
+    Map<String, Integer> rejected = new HashMap<>();
+    long rejectRows = 0;
+    try (CloseableIterable<Record> it = IcebergGenerics.read(rejects).select("raw").build()) {
+      for (Record r : it) {
+        rejectRows++;
+        rejected.merge(new String(TestKit.bytes(r.getField("raw")), StandardCharsets.UTF_8), 1, Integer::sum);
+      }
+    }
+    long rejectsLost = 0;
+    long rejectsDuplicated = 0;
+    for (String m : malformed) {
+      rejectsLost += rejected.containsKey(m) ? 0 : 1;
+    }
+    for (Map.Entry<String, Integer> e : rejected.entrySet()) {
+      rejectsDuplicated += malformed.contains(e.getKey()) ? e.getValue() - 1 : e.getValue();
+    }
+
+    List<String> orphans = new ArrayList<>(TestKit.orphans(table));
+    orphans.addAll(TestKit.orphans(rejects));
+
+    List<String> incoherent = new ArrayList<>();
+    long sinkSnapshots = 0;
+    long maxAge = 0;
+    long violations = 0;
+    List<String> examples = new ArrayList<>();
+    for (Table t : List.of(table, rejects)) {
+      for (Snapshot s : t.snapshots()) {
+        Map<String, String> summary = s.summary();
+        if (!summary.containsKey(SnapshotSummaryKeys.BATCH_ID)) {
+          continue;
+        }
+        sinkSnapshots++;
+        String rowsSaid = summary.get(SnapshotSummaryKeys.ROWS);
+        String filesSaid = summary.get(SnapshotSummaryKeys.FILES);
+        if (!rowsSaid.equals(summary.getOrDefault("added-records", "0"))
+            || !filesSaid.equals(summary.getOrDefault("added-data-files", "0"))) {
+          incoherent.add(t.name() + "@" + s.snapshotId() + ": says " + rowsSaid + " rows/" + filesSaid
+              + " files, Iceberg counted " + summary.get("added-records") + "/" + summary.get("added-data-files"));
+        }
+        String minIngest = summary.get(SnapshotSummaryKeys.MIN_INGEST_MS);
+        if (minIngest == null) {
+          continue; // a batch with no file for this table
+        }
+        long oldest = Long.parseLong(minIngest);
+        long age = s.timestampMillis() - oldest;
+        maxAge = Math.max(maxAge, age);
+        long allowance = 0;
+        for (Outage o : outages) {
+          if (o.startMillis() < s.timestampMillis() && o.endMillis() > oldest) {
+            allowance += o.endMillis() - o.startMillis();
+          }
+        }
+        if (age > latencyPlusInterval + allowance) {
+          violations++;
+          if (examples.size() < 5) {
+            examples.add(t.name() + "@" + s.snapshotId() + ": oldest row " + age + " ms old at commit > L + C "
+                + latencyPlusInterval + " ms + recovery " + allowance + " ms");
+          }
+        }
+      }
+    }
+    Snapshot current = table.currentSnapshot();
+    String total = current.summary().get("total-records");
+    if (total != null && Long.parseLong(total) != rows) {
+      incoherent.add(table.name() + " current snapshot says total-records " + total + ", a scan read " + rows);
+    }
+    return new Result(produced, expectedRows, rows, lost, duplicated, malformed.size(), rejectRows, rejectsLost,
+        rejectsDuplicated, externalIds.size(), orphans, incoherent, sinkSnapshots, maxAge, violations, examples);
+  }
+
+  /** n for an id {@code rec-<n>} of the generator within range, else -1. */
+  private static int recordNumber(String id, int count) {
+    if (!id.startsWith("rec-")) {
+      return -1;
+    }
+    try {
+      long n = Long.parseLong(id, 4, id.length(), 10);
+      return n < count ? (int) n : -1;
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package org.spatialingest.chaos;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashSet;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.spatialingest.local.TelemetryGenerator;
+
+/**
+ * Produces the run's input while faults happen: generated points and polygon refreshes ({@link TelemetryGenerator}),
+ * one record in {@code malformedEvery} cut in half (a {@code malformed_json} reject), at a steady rate: at least
+ * {@code minimum} records, and on until {@link #finish()} (the sink faults need input flowing). Remembers which
+ * records were acknowledged: the accepted ones by number (ids {@code rec-<n>}), the malformed ones by value.
+ */
+final class ChaosProducer implements AutoCloseable {
+  private final String bootstrap;
+  private final String topic;
+  private final int minimum;
+  private final int malformedEvery;
+  private final double perSecond;
+  private final TelemetryGenerator generator;
+  /** record numbers the broker acknowledged (set by the producer's I/O thread only; read after it ended) */
+  private final BitSet acknowledged = new BitSet();
+  private final BitSet malformedNumbers = new BitSet();
+  private final Set<String> malformed = java.util.Collections.synchronizedSet(new HashSet<>());
+  private final AtomicLong acks = new AtomicLong();
+  private final AtomicReference<Exception> failure = new AtomicReference<>();
+  private final Thread thread;
+  private volatile boolean stop;
+  private volatile boolean finish;
+
+  ChaosProducer(String bootstrap, String topic, int minimum, int malformedEvery, double perSecond, long seed) {
+    this.bootstrap = bootstrap;
+    this.topic = topic;
+    this.minimum = minimum;
+    this.malformedEvery = malformedEvery;
+    this.perSecond = perSecond;
+    this.generator = new TelemetryGenerator(seed, 50, 200, 200);
+    this.thread = new Thread(this::run, "chaos-producer");
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  private void run() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+    // the broker is stopped on purpose: keep every record until it is back, never give one up
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.toString(Integer.MAX_VALUE));
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+    p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, "600000");
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      long start = System.nanoTime();
+      for (int n = 0; (n < minimum || !finish) && !stop; n++) {
+        long due = start + (long) (n / perSecond * 1e9);
+        long wait = due - System.nanoTime();
+        if (wait > 0) {
+          Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        }
+        TelemetryGenerator.Record r = generator.next(System.currentTimeMillis());
+        byte[] value = r.json();
+        boolean bad = malformedEvery > 0 && n % malformedEvery == malformedEvery - 1;
+        if (bad) {
+          value = Arrays.copyOf(value, value.length / 2); // a record cut short: malformed_json
+        }
+        int number = n;
+        byte[] sent = value;
+        producer.send(new ProducerRecord<>(topic, r.id().getBytes(StandardCharsets.UTF_8), value), (meta, e) -> {
+          if (e != null) {
+            failure.compareAndSet(null, e);
+            return;
+          }
+          if (bad) {
+            malformed.add(new String(sent, StandardCharsets.UTF_8));
+            malformedNumbers.set(number);
+          }
+          acknowledged.set(number);
+          acks.incrementAndGet();
+        });
+      }
+      producer.flush();
+    } catch (Exception e) {
+      failure.compareAndSet(null, e);
+    }
+  }
+
+  /** Lets the producer stop once it has produced its minimum. */
+  void finish() {
+    finish = true;
+  }
+
+  /** Waits until every record was sent and acknowledged; fails if the producer gave one up. */
+  void awaitDone() throws Exception {
+    finish();
+    thread.join();
+    if (failure.get() != null) {
+      throw new AssertionError("the producer lost records (so the check could not tell what to expect)", failure.get());
+    }
+  }
+
+  boolean isDone() {
+    return !thread.isAlive();
+  }
+
+  long acknowledgedCount() {
+    return acks.get();
+  }
+
+  /** numbers of the records the broker acknowledged (accepted ones have id {@code rec-<n>}) */
+  BitSet acknowledged() {
+    return acknowledged;
+  }
+
+  /** numbers of the acknowledged records that were malformed */
+  BitSet malformedNumbers() {
+    return malformedNumbers;
+  }
+
+  Set<String> malformed() {
+    return malformed;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    stop = true;
+    thread.join();
+  }
+}
