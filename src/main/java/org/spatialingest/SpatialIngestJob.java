@@ -3,12 +3,12 @@ package org.spatialingest;
 import java.util.List;
 import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
-import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -17,13 +17,12 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.types.Either;
 import org.apache.iceberg.catalog.Catalog;
-import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.distribution.Distribution;
 import org.spatialingest.deadletter.DeadLetterSerializer;
+import org.spatialingest.distribution.Distribution;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.RegionBootstrap;
 import org.spatialingest.geometry.RegionEnrichment;
@@ -34,16 +33,6 @@ import org.spatialingest.sink.ClosePolicy;
 import org.spatialingest.sink.TableRouter;
 import org.spatialingest.source.KafkaGroupOffsets;
 import org.spatialingest.source.ResumeFilter;
-import org.spatialingest.table.PositionsListener;
-import org.spatialingest.table.RejectsTable;
-import org.spatialingest.table.TelemetryTable;
-import org.spatialingest.table.Catalogs;
-import org.spatialingest.deadletter.DeadLetterSerializer;
-import org.spatialingest.sink.ClosePolicy;
-import org.spatialingest.table.TableBootstrap;
-import org.spatialingest.table.TableMaintenanceTasks;
-import org.spatialingest.table.TableLayout;
-import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.source.TelemetrySources;
 import org.spatialingest.table.Catalogs;
@@ -51,13 +40,14 @@ import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.RejectsTable;
 import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TableLayout;
+import org.spatialingest.table.TableMaintenanceTasks;
 import org.spatialingest.table.TelemetryTable;
 
 /**
- * Assembles the pipeline: source (Kafka, or a bounded file source) → resume filter → geometry transform (+ region
- * enrichment) → one bounded Iceberg sink for the rows and the transform's rejects (into {@code <table>_rejects}). Each stage
- * is its own method so tests (and future sources) can compose them; operator uids are stable so savepoints survive
- * upgrades.
+ * Assembles the pipeline: source (Kafka, or a bounded file source) → resume filter → geometry
+ * transform (+ region enrichment) → one bounded Iceberg sink for the rows and the transform's
+ * rejects (into {@code <table>_rejects}). Each stage is its own method so tests (and future
+ * sources) can compose them; operator uids are stable so savepoints survive upgrades.
  */
 public final class SpatialIngestJob {
   public static final String SOURCE_UID = "kafka-source";
@@ -67,6 +57,7 @@ public final class SpatialIngestJob {
   public static final String SINK_UID = "spatial-sink";
   public static final String RESUME_FILTER_UID = "resume-filter";
   public static final String DEAD_LETTER_UID = "dead-letter-sink";
+
   /** Rejects are normally rare: one Kafka producer is enough for the dead-letter topic. */
   public static final int DEAD_LETTER_PARALLELISM = 1;
 
@@ -74,21 +65,26 @@ public final class SpatialIngestJob {
 
   private SpatialIngestJob() {}
 
-  /** The transform's two outputs: table rows (after region enrichment, if on) and rejects-table rows. */
+  /**
+   * The transform's two outputs: table rows (after region enrichment, if on) and rejects-table
+   * rows.
+   */
   public record Transformed(DataStream<RowData> rows, DataStream<RowData> rejects) {}
 
   /** Applies checkpointing to the environment and builds the whole pipeline. */
-  public static void build(StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
+  public static void build(
+      StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
     configureCheckpointing(env, config);
     sink(transformWithRejects(source(env, config, boundedSource), config), config);
     maintenance(env, config, boundedSource);
   }
 
   /**
-   * With {@code maintenance.enabled}, Iceberg's table maintenance for both tables ({@link TableMaintenanceTasks}), in
-   * this job; none for a bounded run (its monitor sources never end).
+   * With {@code maintenance.enabled}, Iceberg's table maintenance for both tables ({@link
+   * TableMaintenanceTasks}), in this job; none for a bounded run (its monitor sources never end).
    */
-  public static void maintenance(StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
+  public static void maintenance(
+      StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
     if (!config.maintenance().enabled()) {
       return;
     }
@@ -102,66 +98,90 @@ public final class SpatialIngestJob {
   public static void configureCheckpointing(StreamExecutionEnvironment env, JobConfig config) {
     env.enableCheckpointing(config.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
     if (env.getCheckpointConfig().isUnalignedCheckpointsEnabled()) {
-      // the positions the sink records rely on every record before a barrier having reached the writers
-      LOG.warn("execution.checkpointing.unaligned.enabled is true; the sink needs aligned checkpoints: disabled");
+      // the positions the sink records rely on every record before a barrier having reached the
+      // writers
+      LOG.warn(
+          "execution.checkpointing.unaligned.enabled is true; the sink needs aligned checkpoints: disabled");
     }
     env.getCheckpointConfig().enableUnalignedCheckpoints(false);
     var bounds = config.sizingBounds();
-    LOG.info("Sink bounds: memory budget M={} bytes per writer, target file T={} bytes, max latency L={}, "
-            + "checkpoint interval C={}, close policy {}", bounds.memoryBytes(), bounds.targetFileBytes(),
-        bounds.maxLatency(), bounds.checkpointInterval(), config.closePolicy());
+    LOG.info(
+        "Sink bounds: memory budget M={} bytes per writer, target file T={} bytes, max latency L={}, "
+            + "checkpoint interval C={}, close policy {}",
+        bounds.memoryBytes(),
+        bounds.targetFileBytes(),
+        bounds.maxLatency(),
+        bounds.checkpointInterval(),
+        config.closePolicy());
     if (bounds.latencyShorterThanCheckpoint()) {
-      LOG.warn("sink.max-latency ({}) is shorter than checkpoint.interval ({}): every checkpoint will close every "
-          + "file, and rows wait up to one checkpoint interval anyway", bounds.maxLatency(), bounds.checkpointInterval());
+      LOG.warn(
+          "sink.max-latency ({}) is shorter than checkpoint.interval ({}): every checkpoint will close every "
+              + "file, and rows wait up to one checkpoint interval anyway",
+          bounds.maxLatency(),
+          bounds.checkpointInterval());
     }
   }
 
   /**
-   * The configured source: Kafka ({@code bounded}: stop at the offsets latest at start) or {@code file:<path>}
-   * (always bounded); with {@code source.skip-committed}, followed by the {@link ResumeFilter} that skips, on a start
-   * without state, what the tables already hold.
+   * The configured source: Kafka ({@code bounded}: stop at the offsets latest at start) or {@code
+   * file:<path>} (always bounded); with {@code source.skip-committed}, followed by the {@link
+   * ResumeFilter} that skips, on a start without state, what the tables already hold.
    */
-  public static DataStream<SourceRecord> source(StreamExecutionEnvironment env, JobConfig config, boolean bounded) {
+  public static DataStream<SourceRecord> source(
+      StreamExecutionEnvironment env, JobConfig config, boolean bounded) {
     SingleOutputStreamOperator<SourceRecord> stream;
     if (config.input().fileSource()) {
-      stream = env.fromSource(TelemetrySources.file(config.input().filePath()), WatermarkStrategy.noWatermarks(),
-              "file-source")
-          .uid(FILE_SOURCE_UID);
+      stream =
+          env.fromSource(
+                  TelemetrySources.file(config.input().filePath()),
+                  WatermarkStrategy.noWatermarks(),
+                  "file-source")
+              .uid(FILE_SOURCE_UID);
     } else {
-      stream = env.fromSource(TelemetrySources.source(config, bounded), WatermarkStrategy.noWatermarks(),
-              "kafka-source")
-          .uid(SOURCE_UID);
+      stream =
+          env.fromSource(
+                  TelemetrySources.source(config, bounded),
+                  WatermarkStrategy.noWatermarks(),
+                  "kafka-source")
+              .uid(SOURCE_UID);
     }
     stream = withParallelism(stream, config.sourceParallelism());
     if (!config.skipCommitted()) {
       return stream;
     }
     ensureTables(config);
-    SingleOutputStreamOperator<SourceRecord> resumed = stream
-        .process(new ResumeFilter(Catalogs.tableLoader(config), Catalogs.rejectsTableLoader(config)))
-        .returns(SourceRecord.class)
-        .name("resume-filter")
-        .uid(RESUME_FILTER_UID);
+    SingleOutputStreamOperator<SourceRecord> resumed =
+        stream
+            .process(
+                new ResumeFilter(Catalogs.tableLoader(config), Catalogs.rejectsTableLoader(config)))
+            .returns(SourceRecord.class)
+            .name("resume-filter")
+            .uid(RESUME_FILTER_UID);
     return withParallelism(resumed, config.sourceParallelism());
   }
 
-  /** Table rows only (rejects are counted, not written); the whole job uses {@link #transformWithRejects}. */
+  /**
+   * Table rows only (rejects are counted, not written); the whole job uses {@link
+   * #transformWithRejects}.
+   */
   public static DataStream<RowData> transform(DataStream<SourceRecord> records, JobConfig config) {
     return transformWithRejects(records, config).rows();
   }
 
   /**
-   * The transform operator (its own parallelism, {@code parallelism.transform}) with the rejects side output and,
-   * when {@code regions.refresh-kind} is set, the region enrichment operator (same parallelism) fed by the
-   * transform's boundary refreshes through broadcast state.
+   * The transform operator (its own parallelism, {@code parallelism.transform}) with the rejects
+   * side output and, when {@code regions.refresh-kind} is set, the region enrichment operator (same
+   * parallelism) fed by the transform's boundary refreshes through broadcast state.
    */
-  public static Transformed transformWithRejects(DataStream<SourceRecord> records, JobConfig config) {
+  public static Transformed transformWithRejects(
+      DataStream<SourceRecord> records, JobConfig config) {
     TableLayout layout = TelemetryTable.layout(config);
-    SingleOutputStreamOperator<RowData> rows = records
-        .process(new TelemetryTransform(HilbertCurve.CRS84, config))
-        .returns(InternalTypeInfo.of(layout.rowType()))
-        .name("geometry-transform")
-        .uid(TRANSFORM_UID);
+    SingleOutputStreamOperator<RowData> rows =
+        records
+            .process(new TelemetryTransform(HilbertCurve.CRS84, config))
+            .returns(InternalTypeInfo.of(layout.rowType()))
+            .name("geometry-transform")
+            .uid(TRANSFORM_UID);
     rows = withParallelism(rows, config.transformParallelism());
     DataStream<RowData> rejects = rows.getSideOutput(TelemetryTransform.REJECTS);
     if (!config.regions().enabled()) {
@@ -169,82 +189,112 @@ public final class SpatialIngestJob {
     }
     BroadcastStream<RegionRefresh> refreshes =
         rows.getSideOutput(TelemetryTransform.REFRESHES).broadcast(RegionEnrichment.REGIONS);
-    SingleOutputStreamOperator<RowData> enriched = rows.connect(refreshes)
-        .process(new RegionEnrichment(layout.rowType(), RegionBootstrap.load(config)))
-        .returns(InternalTypeInfo.of(layout.rowType()))
-        .name("region-enrichment")
-        .uid(REGIONS_UID);
+    SingleOutputStreamOperator<RowData> enriched =
+        rows.connect(refreshes)
+            .process(new RegionEnrichment(layout.rowType(), RegionBootstrap.load(config)))
+            .returns(InternalTypeInfo.of(layout.rowType()))
+            .name("region-enrichment")
+            .uid(REGIONS_UID);
     return new Transformed(withParallelism(enriched, config.transformParallelism()), rejects);
   }
 
   /**
-   * Rows and rejects into one bounded sink that commits the telemetry table and {@code <table>_rejects} together
-   * (so the positions it records cover every record, whichever table it went to), publishing the positions as the
-   * consumer group's offsets; with {@code rejects.dead-letter-topic} the rejects also go to that Kafka topic
-   * (at-least-once).
+   * Rows and rejects into one bounded sink that commits the telemetry table and {@code
+   * <table>_rejects} together (so the positions it records cover every record, whichever table it
+   * went to), publishing the positions as the consumer group's offsets; with {@code
+   * rejects.dead-letter-topic} the rejects also go to that Kafka topic (at-least-once).
    */
   public static void sink(Transformed t, JobConfig config) {
     TableLayout layout = TelemetryTable.layout(config);
-    EitherTypeInfo<RowData, RowData> type = new EitherTypeInfo<>(InternalTypeInfo.of(layout.rowType()),
-        InternalTypeInfo.of(RejectsTable.ROW_TYPE));
-    DataStream<Either<RowData, RowData>> rows = t.rows()
-        .map(row -> Either.<RowData, RowData>Left(row)).returns(type).name("rows").uid(SINK_UID + "-rows");
-    DataStream<Either<RowData, RowData>> rejects = t.rejects()
-        .map(row -> Either.<RowData, RowData>Right(row)).returns(type).name("rejects").uid(SINK_UID + "-rejects");
-    write(rows.union(rejects), TableRouter.either(), List.of(
-        new SinkTarget(Catalogs.tableLoader(config), layout, true),
-        new SinkTarget(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, false)), config);
+    EitherTypeInfo<RowData, RowData> type =
+        new EitherTypeInfo<>(
+            InternalTypeInfo.of(layout.rowType()), InternalTypeInfo.of(RejectsTable.ROW_TYPE));
+    DataStream<Either<RowData, RowData>> rows =
+        t.rows()
+            .map(row -> Either.<RowData, RowData>Left(row))
+            .returns(type)
+            .name("rows")
+            .uid(SINK_UID + "-rows");
+    DataStream<Either<RowData, RowData>> rejects =
+        t.rejects()
+            .map(row -> Either.<RowData, RowData>Right(row))
+            .returns(type)
+            .name("rejects")
+            .uid(SINK_UID + "-rejects");
+    write(
+        rows.union(rejects),
+        TableRouter.either(),
+        List.of(
+            new SinkTarget(Catalogs.tableLoader(config), layout, true),
+            new SinkTarget(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, false)),
+        config);
     if (!config.deadLetterTopic().isEmpty()) {
       Properties props = new Properties();
       props.putAll(config.kafkaProperties());
-      KafkaSink<RowData> deadLetters = KafkaSink.<RowData>builder()
-          .setBootstrapServers(config.bootstrapServers())
-          .setKafkaProducerConfig(props)
-          .setRecordSerializer(new DeadLetterSerializer(config.deadLetterTopic()))
-          .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
-          .build();
-      t.rejects().sinkTo(deadLetters).name("dead-letter-sink").uid(DEAD_LETTER_UID)
+      KafkaSink<RowData> deadLetters =
+          KafkaSink.<RowData>builder()
+              .setBootstrapServers(config.bootstrapServers())
+              .setKafkaProducerConfig(props)
+              .setRecordSerializer(new DeadLetterSerializer(config.deadLetterTopic()))
+              .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
+              .build();
+      t.rejects()
+          .sinkTo(deadLetters)
+          .name("dead-letter-sink")
+          .uid(DEAD_LETTER_UID)
           .setParallelism(DEAD_LETTER_PARALLELISM);
     }
   }
 
   /** Table rows only into the telemetry table (tests and benchmarks that have no rejects). */
   public static void sink(DataStream<RowData> rows, JobConfig config) {
-    write(rows, TableRouter.single(),
-        List.of(new SinkTarget(Catalogs.tableLoader(config), TelemetryTable.layout(config), true)), config);
+    write(
+        rows,
+        TableRouter.single(),
+        List.of(new SinkTarget(Catalogs.tableLoader(config), TelemetryTable.layout(config), true)),
+        config);
   }
 
-  /** One table of the sink; {@code ranged}: the distribution may split its partitions by Hilbert-key range. */
+  /**
+   * One table of the sink; {@code ranged}: the distribution may split its partitions by Hilbert-key
+   * range.
+   */
   private record SinkTarget(TableLoader loader, TableLayout layout, boolean ranged) {}
 
   /**
-   * The sink over {@code tables} (the first is the primary one), behind the {@code sink.distribution} exchange unless
-   * it is {@code none}.
+   * The sink over {@code tables} (the first is the primary one), behind the {@code
+   * sink.distribution} exchange unless it is {@code none}.
    */
-  private static <T> void write(DataStream<T> input, TableRouter<T> router, List<SinkTarget> tables,
-      JobConfig config) {
+  private static <T> void write(
+      DataStream<T> input, TableRouter<T> router, List<SinkTarget> tables, JobConfig config) {
     ensureTables(config);
     if (config.distribution() == JobConfig.DistributionMode.NONE) {
       BoundedIcebergSink.Builder<T> sink = BoundedIcebergSink.builder(router);
       tables.forEach(target -> sink.table(target.loader(), target.layout()));
-      withParallelism(input.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
+      withParallelism(
+          input.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
           config.sinkParallelism());
       return;
     }
-    int writers = config.sinkParallelism() > 0
-        ? config.sinkParallelism() : input.getExecutionEnvironment().getParallelism();
-    Distribution.Builder<T> distribution = Distribution.builder(router)
-        .mode(config.distribution())
-        .bounds(config.sizingBounds(), config.maxOpenPartitions())
-        .writers(writers)
-        .uid(SINK_UID + "-distribution");
-    BoundedIcebergSink.Builder<Tuple3<Integer, Integer, T>> sink = BoundedIcebergSink.builder(TableRouter.ranged(router));
+    int writers =
+        config.sinkParallelism() > 0
+            ? config.sinkParallelism()
+            : input.getExecutionEnvironment().getParallelism();
+    Distribution.Builder<T> distribution =
+        Distribution.builder(router)
+            .mode(config.distribution())
+            .bounds(config.sizingBounds(), config.maxOpenPartitions())
+            .writers(writers)
+            .uid(SINK_UID + "-distribution");
+    BoundedIcebergSink.Builder<Tuple3<Integer, Integer, T>> sink =
+        BoundedIcebergSink.builder(TableRouter.ranged(router));
     for (SinkTarget target : tables) {
       distribution.table(target.loader(), target.layout(), target.ranged());
       sink.table(target.loader(), target.layout());
     }
     DataStream<Tuple3<Integer, Integer, T>> placed = distribution.build().apply(input);
-    withParallelism(placed.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
+    withParallelism(
+        placed.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
         config.sinkParallelism());
   }
 
@@ -252,31 +302,45 @@ public final class SpatialIngestJob {
     return p > 0 ? sink.setParallelism(p) : sink;
   }
 
-  private static <T> BoundedIcebergSink.Builder<T> configure(BoundedIcebergSink.Builder<T> builder,
-      JobConfig config) {
+  private static <T> BoundedIcebergSink.Builder<T> configure(
+      BoundedIcebergSink.Builder<T> builder, JobConfig config) {
     return builder
         .closePolicy(ClosePolicy.of(config))
         .maxOpenPartitions(config.maxOpenPartitions())
         .uidPrefix(SINK_UID)
-        .positionsListener(config.input().fileSource() ? PositionsListener.none()
-            : new KafkaGroupOffsets(config.bootstrapServers(), config.kafkaProperties(), config.groupId(),
-                config.topic()));
+        .positionsListener(
+            config.input().fileSource()
+                ? PositionsListener.none()
+                : new KafkaGroupOffsets(
+                    config.bootstrapServers(),
+                    config.kafkaProperties(),
+                    config.groupId(),
+                    config.topic()));
   }
 
-  /** Creates the telemetry and rejects tables if missing (and adds columns earlier builds lacked). */
+  /**
+   * Creates the telemetry and rejects tables if missing (and adds columns earlier builds lacked).
+   */
   private static void ensureTables(JobConfig config) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     try {
-      TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), TelemetryTable.layout(config),
+      TableBootstrap.ensureTable(
+          catalog,
+          Catalogs.tableIdentifier(config),
+          TelemetryTable.layout(config),
           config.partitioning());
-      TableBootstrap.ensureTable(catalog, Catalogs.rejectsTableIdentifier(config), RejectsTable.LAYOUT,
+      TableBootstrap.ensureTable(
+          catalog,
+          Catalogs.rejectsTableIdentifier(config),
+          RejectsTable.LAYOUT,
           JobConfig.TimePartitioning.DAY);
     } finally {
       closeQuietly(catalog);
     }
   }
 
-  private static <T> SingleOutputStreamOperator<T> withParallelism(SingleOutputStreamOperator<T> op, int p) {
+  private static <T> SingleOutputStreamOperator<T> withParallelism(
+      SingleOutputStreamOperator<T> op, int p) {
     return p > 0 ? op.setParallelism(p) : op;
   }
 

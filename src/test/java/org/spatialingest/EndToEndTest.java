@@ -1,6 +1,5 @@
 package org.spatialingest;
 
-import org.spatialingest.table.TelemetryTable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -26,16 +25,15 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.source.SourceRecord;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TelemetryTable;
 
 /** Real broker, real MiniCluster, real Iceberg files: exactly-once through an injected failure. */
 class EndToEndTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void everyRecordCommittedExactlyOnceThroughAFailure(@TempDir Path warehouse) throws Exception {
@@ -43,13 +41,20 @@ class EndToEndTest {
     kafka.createTopic(topic, 3);
     int n = 10_000;
     Map<String, TelemetryGenerator.Record> sent =
-        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(7, 25, 250, 3_000), n);
-    assertThat(sent.values().stream().filter(TelemetryGenerator.Record::polygon).count()).isEqualTo(40);
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, new TelemetryGenerator(7, 25, 250, 3_000), n);
+    assertThat(sent.values().stream().filter(TelemetryGenerator.Record::polygon).count())
+        .isEqualTo(40);
 
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, warehouse, Map.of(
-        "sink.max-latency", "1s",
-        "sink.memory-budget", "2MB",
-        "sink.target-file-size", "512KB"));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            warehouse,
+            Map.of(
+                "sink.max-latency", "1s",
+                "sink.memory-budget", "2MB",
+                "sink.target-file-size", "512KB"));
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
@@ -58,8 +63,10 @@ class EndToEndTest {
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
     FailOnceAfterCheckpoint.reset();
-    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true)
-        .map(new FailOnceAfterCheckpoint(150_000, 200)).name("fail-once");
+    DataStream<SourceRecord> records =
+        SpatialIngestJob.source(env, config, true)
+            .map(new FailOnceAfterCheckpoint(150_000, 200))
+            .name("fail-once");
     SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
     env.execute("e2e");
 
@@ -76,12 +83,16 @@ class EndToEndTest {
       TelemetryGenerator.Record original = sent.get(id);
       assertThat(original).as("row %s was produced", id).isNotNull();
       Geometry committed = wkb.read(TestKit.bytes(row.getField("geometry")));
-      Geometry expected = wkb.read((byte[]) parser.parse(original.json(), 0).row().getField(TelemetryTable.GEOMETRY));
+      Geometry expected =
+          wkb.read(
+              (byte[]) parser.parse(original.json(), 0).row().getField(TelemetryTable.GEOMETRY));
       assertThat(committed.equalsExact(expected)).as("geometry of %s round-trips", id).isTrue();
       assertThat(committed.getGeometryType()).isEqualTo(original.polygon() ? "Polygon" : "Point");
       if (!original.polygon()) {
-        assertThat(committed.getCoordinate().x).isCloseTo(original.x(), org.assertj.core.data.Offset.offset(1e-6));
-        assertThat(committed.getCoordinate().y).isCloseTo(original.y(), org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(committed.getCoordinate().x)
+            .isCloseTo(original.x(), org.assertj.core.data.Offset.offset(1e-6));
+        assertThat(committed.getCoordinate().y)
+            .isCloseTo(original.y(), org.assertj.core.data.Offset.offset(1e-6));
       }
     }
     assertThat(ids).hasSize(n);
@@ -100,11 +111,17 @@ class EndToEndTest {
     String topic = "e2e-jdbc";
     kafka.createTopic(topic, 2);
     Map<String, TelemetryGenerator.Record> sent =
-        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(8, 10, 100, 500), 2_000);
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), Map.of(
-        "catalog.type", "jdbc",
-        "catalog.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"),
-        "sink.max-latency", "1s"));
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, new TelemetryGenerator(8, 10, 100, 500), 2_000);
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir.resolve("warehouse"),
+            Map.of(
+                "catalog.type", "jdbc",
+                "catalog.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"),
+                "sink.max-latency", "1s"));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, true);

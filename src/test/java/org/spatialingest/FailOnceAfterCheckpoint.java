@@ -7,8 +7,9 @@ import org.apache.flink.api.common.state.CheckpointListener;
 import org.spatialingest.source.SourceRecord;
 
 /**
- * Passes records through slowly and throws once, after a checkpoint completed and some records went by, so recovery
- * restores real state. The flags are static: the MiniCluster runs in the test JVM, one test at a time.
+ * Passes records through slowly and throws once, after a checkpoint completed and some records went
+ * by, so recovery restores real state. The flags are static: the MiniCluster runs in the test JVM,
+ * one test at a time.
  */
 public final class FailOnceAfterCheckpoint extends RichMapFunction<SourceRecord, SourceRecord>
     implements CheckpointListener {

@@ -8,7 +8,10 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.spatialingest.local.EmbeddedKafka;
 
-/** A real KRaft broker for one test class: {@code @RegisterExtension static final KafkaBroker KAFKA = ...}. */
+/**
+ * A real KRaft broker for one test class: {@code @RegisterExtension static final KafkaBroker KAFKA
+ * = ...}.
+ */
 public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
   private EmbeddedKafka kafka;
 
@@ -36,7 +39,10 @@ public final class KafkaBroker implements BeforeAllCallback, AfterAllCallback {
 
   /** A MiniCluster of one TaskManager with {@code slots} slots, for the same test class. */
   public static MiniClusterExtension flink(int slots) {
-    return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
-        .setNumberTaskManagers(1).setNumberSlotsPerTaskManager(slots).build());
+    return new MiniClusterExtension(
+        new MiniClusterResourceConfiguration.Builder()
+            .setNumberTaskManagers(1)
+            .setNumberSlotsPerTaskManager(slots)
+            .build());
   }
 }

@@ -15,26 +15,66 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The layering README "How it works" states: each package imports only the packages below it, so there is no cycle.
- * Read from the sources' import lines ({@code root} is {@code org.spatialingest} itself).
+ * The layering README "How it works" states: each package imports only the packages below it, so
+ * there is no cycle. Read from the sources' import lines ({@code root} is {@code org.spatialingest}
+ * itself).
  */
 class PackageRulesTest {
   /** package → the packages it may import (besides itself) */
-  private static final Map<String, Set<String>> ALLOWED = Map.ofEntries(
-      Map.entry("cli", Set.of("local", "root", "distribution", "tools", "geometry", "source", "sink", "deadletter", "table", "config", "sizing")),
-      Map.entry("local", Set.of("root", "distribution", "tools", "geometry", "source", "sink", "deadletter", "table", "config", "sizing")),
-      Map.entry("root", Set.of("distribution", "tools", "geometry", "source", "sink", "deadletter", "table", "config", "sizing")),
-      Map.entry("distribution", Set.of("sink", "table", "config", "sizing")),
-      Map.entry("deadletter", Set.of("table", "config", "sizing")),
-      Map.entry("tools", Set.of("geometry", "source", "sink", "table", "config", "sizing")),
-      Map.entry("geometry", Set.of("source", "sink", "table", "config", "sizing")),
-      Map.entry("source", Set.of("table", "config", "sizing")),
-      Map.entry("sink", Set.of("table", "config", "sizing")),
-      Map.entry("table", Set.of("config", "sizing")),
-      Map.entry("config", Set.of("sizing")),
-      Map.entry("sizing", Set.of()));
-  private static final Pattern IMPORT = Pattern.compile("^import (?:static )?org\\.spatialingest\\.([a-z]+)?\\.?([A-Z]\\w*)?",
-      Pattern.MULTILINE);
+  private static final Map<String, Set<String>> ALLOWED =
+      Map.ofEntries(
+          Map.entry(
+              "cli",
+              Set.of(
+                  "local",
+                  "root",
+                  "distribution",
+                  "tools",
+                  "geometry",
+                  "source",
+                  "sink",
+                  "deadletter",
+                  "table",
+                  "config",
+                  "sizing")),
+          Map.entry(
+              "local",
+              Set.of(
+                  "root",
+                  "distribution",
+                  "tools",
+                  "geometry",
+                  "source",
+                  "sink",
+                  "deadletter",
+                  "table",
+                  "config",
+                  "sizing")),
+          Map.entry(
+              "root",
+              Set.of(
+                  "distribution",
+                  "tools",
+                  "geometry",
+                  "source",
+                  "sink",
+                  "deadletter",
+                  "table",
+                  "config",
+                  "sizing")),
+          Map.entry("distribution", Set.of("sink", "table", "config", "sizing")),
+          Map.entry("deadletter", Set.of("table", "config", "sizing")),
+          Map.entry("tools", Set.of("geometry", "source", "sink", "table", "config", "sizing")),
+          Map.entry("geometry", Set.of("source", "sink", "table", "config", "sizing")),
+          Map.entry("source", Set.of("table", "config", "sizing")),
+          Map.entry("sink", Set.of("table", "config", "sizing")),
+          Map.entry("table", Set.of("config", "sizing")),
+          Map.entry("config", Set.of("sizing")),
+          Map.entry("sizing", Set.of()));
+
+  private static final Pattern IMPORT =
+      Pattern.compile(
+          "^import (?:static )?org\\.spatialingest\\.([a-z]+)?\\.?([A-Z]\\w*)?", Pattern.MULTILINE);
 
   @Test
   void everyPackageImportsOnlyPackagesBelowIt() throws IOException {
@@ -47,7 +87,8 @@ class PackageRulesTest {
         assertThat(ALLOWED).as("package %s has a rule", pkg).containsKey(pkg);
         Matcher m = IMPORT.matcher(Files.readString(file));
         while (m.find()) {
-          String target = m.group(1) == null || m.group(2) != null && m.group(1) == null ? "root" : m.group(1);
+          String target =
+              m.group(1) == null || m.group(2) != null && m.group(1) == null ? "root" : m.group(1);
           if (!target.equals(pkg) && !ALLOWED.get(pkg).contains(target)) {
             violations.add(main.relativize(file) + " imports " + target);
           }

@@ -21,20 +21,22 @@ import org.spatialingest.geometry.RegionBootstrap;
 import org.spatialingest.geometry.Shapes;
 
 /**
- * {@code regions.bootstrap}: regions known before the stream's first refresh, so the very first rows of a fresh start
- * already get their region. Real file-source job. (That a newer streamed refresh replaces a bootstrap region follows
- * from the same merge by event time the broadcast state uses.)
+ * {@code regions.bootstrap}: regions known before the stream's first refresh, so the very first
+ * rows of a fresh start already get their region. Real file-source job. (That a newer streamed
+ * refresh replaces a bootstrap region follows from the same merge by event time the broadcast state
+ * uses.)
  */
 class RegionBootstrapTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
   @Test
   void theFirstRowsGetTheirRegionFromTheBootstrapFile(@TempDir Path dir) throws Exception {
     Path regions = dir.resolve("regions.ndjson");
-    Files.write(regions, List.of(
-        refresh("west", Shapes.box(-10, 30, 0, 70, 4), "2026-11-29T09:00:00Z"),
-        refresh("east", Shapes.box(0, 30, 40, 70, 4), "2026-11-29T09:00:00Z")));
+    Files.write(
+        regions,
+        List.of(
+            refresh("west", Shapes.box(-10, 30, 0, 70, 4), "2026-11-29T09:00:00Z"),
+            refresh("east", Shapes.box(0, 30, 40, 70, 4), "2026-11-29T09:00:00Z")));
     // the stream holds points only: without the bootstrap no region would ever be known in this run
     List<String> lines = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
@@ -45,9 +47,21 @@ class RegionBootstrapTest {
     Path in = dir.resolve("in");
     Files.createDirectories(in);
     Files.write(in.resolve("a.ndjson"), lines);
-    JobConfig config = JobConfig.fromMap(Map.of("source", "file:" + in, "catalog.warehouse",
-        dir.resolve("warehouse").toString(), "checkpoint.interval", "300ms", "sink.max-latency", "1s",
-        "regions.refresh-kind", "boundary_refresh", "regions.bootstrap", regions.toString()));
+    JobConfig config =
+        JobConfig.fromMap(
+            Map.of(
+                "source",
+                "file:" + in,
+                "catalog.warehouse",
+                dir.resolve("warehouse").toString(),
+                "checkpoint.interval",
+                "300ms",
+                "sink.max-latency",
+                "1s",
+                "regions.refresh-kind",
+                "boundary_refresh",
+                "regions.bootstrap",
+                regions.toString()));
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
@@ -69,23 +83,47 @@ class RegionBootstrapTest {
   @Test
   void aLineThatIsNotARefreshNamesTheKeyAndTheLine(@TempDir Path dir) throws Exception {
     Path regions = dir.resolve("regions.ndjson");
-    Files.write(regions, List.of(refresh("west", Shapes.box(-10, 30, 0, 70, 4), "2026-11-29T09:00:00Z"),
-        point("p", 1, 1)));
-    JobConfig config = JobConfig.fromMap(Map.of("regions.refresh-kind", "boundary_refresh",
-        "regions.bootstrap", regions.toString()));
-    assertThatThrownBy(() -> RegionBootstrap.load(config)).isInstanceOf(ConfigException.class)
-        .hasMessageContaining("regions.bootstrap: line 2").hasMessageContaining("not a boundary refresh");
+    Files.write(
+        regions,
+        List.of(
+            refresh("west", Shapes.box(-10, 30, 0, 70, 4), "2026-11-29T09:00:00Z"),
+            point("p", 1, 1)));
+    JobConfig config =
+        JobConfig.fromMap(
+            Map.of(
+                "regions.refresh-kind",
+                "boundary_refresh",
+                "regions.bootstrap",
+                regions.toString()));
+    assertThatThrownBy(() -> RegionBootstrap.load(config))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("regions.bootstrap: line 2")
+        .hasMessageContaining("not a boundary refresh");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("regions.bootstrap", regions.toString())))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("regions.refresh-kind");
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("regions.refresh-kind");
   }
 
   private static String refresh(String name, org.locationtech.jts.geom.Geometry g, String time) {
-    return "{\"id\":\"refresh-" + name + "\",\"event_time\":\"" + time + "\",\"geometry\":" + Shapes.geoJson(g)
-        + ",\"properties\":{\"kind\":\"boundary_refresh\",\"region\":\"" + name + "\"}}";
+    return "{\"id\":\"refresh-"
+        + name
+        + "\",\"event_time\":\""
+        + time
+        + "\",\"geometry\":"
+        + Shapes.geoJson(g)
+        + ",\"properties\":{\"kind\":\"boundary_refresh\",\"region\":\""
+        + name
+        + "\"}}";
   }
 
   private static String point(String id, double x, double y) {
-    return "{\"id\":\"" + id + "\",\"event_time\":\"2026-11-29T10:00:00Z\",\"geometry\":{\"type\":\"Point\","
-        + "\"coordinates\":[" + x + "," + y + "]}}";
+    return "{\"id\":\""
+        + id
+        + "\",\"event_time\":\"2026-11-29T10:00:00Z\",\"geometry\":{\"type\":\"Point\","
+        + "\"coordinates\":["
+        + x
+        + ","
+        + y
+        + "]}}";
   }
 }

@@ -25,22 +25,22 @@ import org.spatialingest.geometry.Shapes;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
- * Regions live in broadcast state: refreshes seen before a stop-with-savepoint enrich points that arrive after the
- * restart, with no refresh in the second run (so no race between the two inputs: the result is deterministic). A
- * later refresh replaces a region whole. With {@code regions.partition} the table is also partitioned by region.
+ * Regions live in broadcast state: refreshes seen before a stop-with-savepoint enrich points that
+ * arrive after the restart, with no refresh in the second run (so no race between the two inputs:
+ * the result is deterministic). A later refresh replaces a region whole. With {@code
+ * regions.partition} the table is also partitioned by region.
  */
 class RegionStateRestartTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void regionsSurviveAStopWithSavepoint(@TempDir Path dir) throws Exception {
     String topic = "regions";
     kafka.createTopic(topic, 2);
-    // "east" is first sent too small, then replaced by a refresh with a later event time, then by an older one
+    // "east" is first sent too small, then replaced by a refresh with a later event time, then by
+    // an older one
     // (ignored): only the middle polygon may be in effect after the restart
     List<byte[]> refreshes = new ArrayList<>();
     refreshes.add(refresh("west", Shapes.box(-10, 30, 0, 70, 4), "2026-11-29T09:00:00Z"));
@@ -50,19 +50,31 @@ class RegionStateRestartTest {
     TestKit.produceValues(kafka.bootstrapServers(), topic, refreshes.subList(0, 2));
     TestKit.produceValues(kafka.bootstrapServers(), topic, refreshes.subList(2, 4));
 
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), Map.of(
-        "regions.refresh-kind", "boundary_refresh", "regions.partition", "true", "sink.max-latency", "1s"));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir.resolve("warehouse"),
+            Map.of(
+                "regions.refresh-kind",
+                "boundary_refresh",
+                "regions.partition",
+                "true",
+                "sink.max-latency",
+                "1s"));
     StreamExecutionEnvironment env1 = StreamExecutionEnvironment.getExecutionEnvironment();
     env1.setParallelism(2);
     SpatialIngestJob.build(env1, config, false);
     JobClient run1 = env1.executeAsync("regions-1");
     Table table = TestKit.table(config);
     awaitRows(table, refreshes.size());
-    String savepoint = run1.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(),
-        SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+    String savepoint =
+        run1.stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(60, TimeUnit.SECONDS);
 
-    Map<String, TelemetryGenerator.Record> points = TestKit.produce(kafka.bootstrapServers(), topic,
-        new TelemetryGenerator(5, 8, 0, 0), 300);
+    Map<String, TelemetryGenerator.Record> points =
+        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(5, 8, 0, 0), 300);
 
     Configuration conf = new Configuration();
     conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
@@ -80,8 +92,10 @@ class RegionStateRestartTest {
       if (p == null) {
         continue;
       }
-      String expected = p.x() < 0 ? "west" : p.x() <= 40 && p.y() >= 30 && p.y() <= 70 ? "east" : null;
-      assertThat(r.getField("region")).as("region of %s at (%s, %s)", r.getField("id"), p.x(), p.y())
+      String expected =
+          p.x() < 0 ? "west" : p.x() <= 40 && p.y() >= 30 && p.y() <= 70 ? "east" : null;
+      assertThat(r.getField("region"))
+          .as("region of %s at (%s, %s)", r.getField("id"), p.x(), p.y())
           .isEqualTo(expected);
       byRegion.merge(String.valueOf(expected), 1, Integer::sum);
       enriched++;
@@ -90,7 +104,9 @@ class RegionStateRestartTest {
     assertThat(byRegion).containsKeys("west", "east");
 
     // regions.partition: identity partitions by region after the day, one file never mixes regions
-    assertThat(table.spec().fields()).extracting(f -> f.name()).containsExactly("event_time_day", "region");
+    assertThat(table.spec().fields())
+        .extracting(f -> f.name())
+        .containsExactly("event_time_day", "region");
     java.util.Set<Object> partitionRegions = new java.util.HashSet<>();
     try (var tasks = table.newScan().planFiles()) {
       for (var task : tasks) {
@@ -101,8 +117,17 @@ class RegionStateRestartTest {
   }
 
   private static byte[] refresh(String name, org.locationtech.jts.geom.Geometry g, String time) {
-    return ("{\"id\":\"refresh-" + name + "-" + time + "\",\"event_time\":\"" + time + "\",\"geometry\":"
-        + Shapes.geoJson(g) + ",\"properties\":{\"kind\":\"boundary_refresh\",\"region\":\"" + name + "\"}}")
+    return ("{\"id\":\"refresh-"
+            + name
+            + "-"
+            + time
+            + "\",\"event_time\":\""
+            + time
+            + "\",\"geometry\":"
+            + Shapes.geoJson(g)
+            + ",\"properties\":{\"kind\":\"boundary_refresh\",\"region\":\""
+            + name
+            + "\"}}")
         .getBytes(StandardCharsets.UTF_8);
   }
 

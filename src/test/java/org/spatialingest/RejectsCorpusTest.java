@@ -24,8 +24,8 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -34,11 +34,11 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,38 +47,45 @@ import org.locationtech.jts.geom.Geometry;
 import org.locationtech.jts.io.WKBReader;
 import org.locationtech.jts.operation.valid.IsValidOp;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.deadletter.DeadLetterSerializer;
 import org.spatialingest.geometry.BadInputCorpus;
 import org.spatialingest.geometry.RejectReason;
 import org.spatialingest.geometry.Shapes;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.table.Catalogs;
-import org.spatialingest.deadletter.DeadLetterSerializer;
 
 /**
- * The bad-input corpus mixed with good records (points, a 100k-vertex star, a ring with holes, a bow-tie, an
- * antimeridian multipolygon, region refreshes, the first and last event times the table holds, a record followed by
- * whitespace, shapes with thousands of holes that fit the geometry budget) through the real job: broker, MiniCluster,
- * Iceberg catalog. Nothing restarts, every bad record is in the rejects table with its reason, message and origin, and
- * input = rows + rejects. The second test sends the corpus through the file source, one record a line.
+ * The bad-input corpus mixed with good records (points, a 100k-vertex star, a ring with holes, a
+ * bow-tie, an antimeridian multipolygon, region refreshes, the first and last event times the table
+ * holds, a record followed by whitespace, shapes with thousands of holes that fit the geometry
+ * budget) through the real job: broker, MiniCluster, Iceberg catalog. Nothing restarts, every bad
+ * record is in the rejects table with its reason, message and origin, and input = rows + rejects.
+ * The second test sends the corpus through the file source, one record a line.
  */
 class RejectsCorpusTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
-  void everyRecordEndsInTheTableOrInRejectsWithItsReason(@TempDir Path warehouse,
-      @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+  void everyRecordEndsInTheTableOrInRejectsWithItsReason(
+      @TempDir Path warehouse, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
     String topic = "corpus";
     kafka.createTopic(topic, 2);
     Map<String, byte[]> good = new HashMap<>(); // id -> value
     List<byte[]> refreshes = new ArrayList<>();
-    refreshes.add(bytes(Shapes.record("refresh-west", Shapes.geoJson(Shapes.box(-10, 30, 0, 70, 4)),
-        "{\"kind\":\"boundary_refresh\",\"region\":\"west\"}")));
-    refreshes.add(bytes(Shapes.record("refresh-east", Shapes.geoJson(Shapes.box(0, 30, 40, 70, 4)),
-        "{\"kind\":\"boundary_refresh\",\"region\":\"east\"}")));
+    refreshes.add(
+        bytes(
+            Shapes.record(
+                "refresh-west",
+                Shapes.geoJson(Shapes.box(-10, 30, 0, 70, 4)),
+                "{\"kind\":\"boundary_refresh\",\"region\":\"west\"}")));
+    refreshes.add(
+        bytes(
+            Shapes.record(
+                "refresh-east",
+                Shapes.geoJson(Shapes.box(0, 30, 40, 70, 4)),
+                "{\"kind\":\"boundary_refresh\",\"region\":\"east\"}")));
     good.put("refresh-west", refreshes.get(0));
     good.put("refresh-east", refreshes.get(1));
 
@@ -89,20 +96,24 @@ class RejectsCorpusTest {
       good.put(r.id(), r.json());
       mixed.add(r.json());
     }
-    edgeRecords().forEach((id, v) -> {
-      good.put(id, v);
-      mixed.add(v);
-    });
-    Map<String, String> shapes = Map.of(
-        "star-100k", Shapes.geoJsonRounded(Shapes.star(5, 45, 100_000, 1.0)),
-        "ring-holes", Shapes.geoJsonRounded(Shapes.ringWithHoles(20, 50, 4_000, 5)),
-        "bow-tie", Shapes.geoJsonRounded(Shapes.bowTie(2, 42, 1, 2_000)),
-        "antimeridian", Shapes.geoJsonRounded(Shapes.antimeridian(-17, 2, 1_000)));
-    shapes.forEach((id, geometry) -> {
-      byte[] v = bytes(Shapes.record(id, geometry, "{\"vehicle\":\"shape\"}"));
-      good.put(id, v);
-      mixed.add(v);
-    });
+    edgeRecords()
+        .forEach(
+            (id, v) -> {
+              good.put(id, v);
+              mixed.add(v);
+            });
+    Map<String, String> shapes =
+        Map.of(
+            "star-100k", Shapes.geoJsonRounded(Shapes.star(5, 45, 100_000, 1.0)),
+            "ring-holes", Shapes.geoJsonRounded(Shapes.ringWithHoles(20, 50, 4_000, 5)),
+            "bow-tie", Shapes.geoJsonRounded(Shapes.bowTie(2, 42, 1, 2_000)),
+            "antimeridian", Shapes.geoJsonRounded(Shapes.antimeridian(-17, 2, 1_000)));
+    shapes.forEach(
+        (id, geometry) -> {
+          byte[] v = bytes(Shapes.record(id, geometry, "{\"vehicle\":\"shape\"}"));
+          good.put(id, v);
+          mixed.add(v);
+        });
     List<BadInputCorpus.Bad> bad = BadInputCorpus.all();
     bad.forEach(b -> mixed.add(b.value()));
     Collections.shuffle(mixed, new Random(3));
@@ -126,28 +137,39 @@ class RejectsCorpusTest {
     JobID jobId = client.getJobID();
     client.getJobExecutionResult().get();
 
-    // zero restarts: a failure (even one the restart strategy recovered from) leaves failure info in the graph
-    assertThat(miniCluster.getArchivedExecutionGraph(jobId).get().getFailureInfo()).as("job failures").isNull();
+    // zero restarts: a failure (even one the restart strategy recovered from) leaves failure info
+    // in the graph
+    assertThat(miniCluster.getArchivedExecutionGraph(jobId).get().getFailureInfo())
+        .as("job failures")
+        .isNull();
 
     List<Record> rows = TestKit.rows(TestKit.table(config));
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     Table rejectsTable = catalog.loadTable(Catalogs.rejectsTableIdentifier(config));
     List<Record> rejects = TestKit.rows(rejectsTable);
 
-    assertThat(rows.size() + rejects.size()).as("input = committed rows + rejected rows").isEqualTo(all.size());
+    assertThat(rows.size() + rejects.size())
+        .as("input = committed rows + rejected rows")
+        .isEqualTo(all.size());
     assertThat(TestKit.distinctIds(rows)).isEqualTo(good.keySet());
     assertThat(rejects).hasSize(bad.size());
-    assertThat(rejectsTable.spec().fields()).singleElement()
+    assertThat(rejectsTable.spec().fields())
+        .singleElement()
         .satisfies(f -> assertThat(f.name()).isEqualTo("ingest_time_day"));
 
     Map<String, Record> rejectByRaw = new HashMap<>();
     for (Record r : rejects) {
-      assertThat(rejectByRaw.put(new String(TestKit.bytes(r.getField("raw")), StandardCharsets.ISO_8859_1), r))
-          .as("one reject per bad record").isNull();
+      assertThat(
+              rejectByRaw.put(
+                  new String(TestKit.bytes(r.getField("raw")), StandardCharsets.ISO_8859_1), r))
+          .as("one reject per bad record")
+          .isNull();
     }
     for (BadInputCorpus.Bad b : bad) {
-      byte[] expectedRaw = b.reason() == RejectReason.RECORD_TOO_LARGE
-          ? Arrays.copyOf(b.value(), BadInputCorpus.MAX_BYTES) : b.value();
+      byte[] expectedRaw =
+          b.reason() == RejectReason.RECORD_TOO_LARGE
+              ? Arrays.copyOf(b.value(), BadInputCorpus.MAX_BYTES)
+              : b.value();
       Record r = rejectByRaw.get(new String(expectedRaw, StandardCharsets.ISO_8859_1));
       assertThat(r).as("%s is in rejects", b.name()).isNotNull();
       assertThat(r.getField("reason")).as(b.name()).isEqualTo(b.reason().code());
@@ -161,7 +183,8 @@ class RejectsCorpusTest {
       assertThat(r.getField("rejected_at")).isNotNull();
     }
 
-    // the dead-letter topic got every reject too (at-least-once: no duplicates expected without failures)
+    // the dead-letter topic got every reject too (at-least-once: no duplicates expected without
+    // failures)
     Map<String, String> dltReasons = new HashMap<>();
     Properties c = new Properties();
     c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
@@ -172,16 +195,21 @@ class RejectsCorpusTest {
       long deadline = System.currentTimeMillis() + 30_000;
       while (dltReasons.size() < bad.size() && System.currentTimeMillis() < deadline) {
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-          String reason = new String(r.headers().lastHeader("reason").value(), StandardCharsets.UTF_8);
-          assertThat(dltReasons.put(new String(r.value(), StandardCharsets.ISO_8859_1), reason)).isNull();
+          String reason =
+              new String(r.headers().lastHeader("reason").value(), StandardCharsets.UTF_8);
+          assertThat(dltReasons.put(new String(r.value(), StandardCharsets.ISO_8859_1), reason))
+              .isNull();
         }
       }
     }
     assertThat(dltReasons).hasSize(bad.size());
     for (BadInputCorpus.Bad b : bad) {
-      byte[] expectedRaw = b.value().length > DeadLetterSerializer.MAX_VALUE_BYTES
-          ? Arrays.copyOf(b.value(), DeadLetterSerializer.MAX_VALUE_BYTES) : b.value();
-      assertThat(dltReasons.get(new String(expectedRaw, StandardCharsets.ISO_8859_1))).as(b.name())
+      byte[] expectedRaw =
+          b.value().length > DeadLetterSerializer.MAX_VALUE_BYTES
+              ? Arrays.copyOf(b.value(), DeadLetterSerializer.MAX_VALUE_BYTES)
+              : b.value();
+      assertThat(dltReasons.get(new String(expectedRaw, StandardCharsets.ISO_8859_1)))
+          .as(b.name())
           .isEqualTo(b.reason().code());
     }
 
@@ -194,9 +222,13 @@ class RejectsCorpusTest {
       if (id.startsWith("rec-")) {
         assertThat((String) row.getField("vehicle")).startsWith("v");
         assertThat(row.getField("speed_kmh")).isNotNull();
-        assertThat((String) row.getField("properties")).doesNotContain("speed_kmh").doesNotContain("vehicle");
+        assertThat((String) row.getField("properties"))
+            .doesNotContain("speed_kmh")
+            .doesNotContain("vehicle");
         Object region = row.getField("region");
-        if (region != null) { // rows racing the refreshes may see none; a region seen must be the right one
+        if (region
+            != null) { // rows racing the refreshes may see none; a region seen must be the right
+          // one
           withRegion++;
           double x = g.getCoordinate().x;
           assertThat(region).as("region of %s at x=%s", id, x).isEqualTo(x < 0 ? "west" : "east");
@@ -204,10 +236,13 @@ class RejectsCorpusTest {
       }
     }
     assertThat(withRegion).as("points enriched from the broadcast regions").isPositive();
-    Record bowTie = rows.stream().filter(r -> "bow-tie".equals(r.getField("id"))).findFirst().orElseThrow();
+    Record bowTie =
+        rows.stream().filter(r -> "bow-tie".equals(r.getField("id"))).findFirst().orElseThrow();
     assertThat(bowTie.getField("geometry_type")).as("repaired").isEqualTo("MultiPolygon");
-    Record star = rows.stream().filter(r -> "star-100k".equals(r.getField("id"))).findFirst().orElseThrow();
-    assertThat(wkb.read(TestKit.bytes(star.getField("geometry"))).getNumPoints()).isEqualTo(100_001);
+    Record star =
+        rows.stream().filter(r -> "star-100k".equals(r.getField("id"))).findFirst().orElseThrow();
+    assertThat(wkb.read(TestKit.bytes(star.getField("geometry"))).getNumPoints())
+        .isEqualTo(100_001);
     Set<String> types = new HashSet<>();
     rows.forEach(r -> types.add((String) r.getField("geometry_type")));
     assertThat(types).contains("Point", "Polygon", "MultiPolygon");
@@ -215,8 +250,8 @@ class RejectsCorpusTest {
   }
 
   @Test
-  void theCorpusAsLinesOfFilesEndsInTheTableOrInRejectsWithFileAndLine(@TempDir Path tmp,
-      @InjectMiniCluster MiniCluster miniCluster) throws Exception {
+  void theCorpusAsLinesOfFilesEndsInTheTableOrInRejectsWithFileAndLine(
+      @TempDir Path tmp, @InjectMiniCluster MiniCluster miniCluster) throws Exception {
     Path dir = Files.createDirectories(tmp.resolve("input"));
     Map<String, byte[]> good = new HashMap<>(edgeRecords());
     TelemetryGenerator gen = new TelemetryGenerator(12, 5, 0, 0);
@@ -226,7 +261,8 @@ class RejectsCorpusTest {
     }
     List<BadInputCorpus.Bad> bad = new ArrayList<>();
     for (BadInputCorpus.Bad b : BadInputCorpus.all()) {
-      if (isOneLine(b.value())) { // the empty value is a blank line to the file source, not a record
+      if (isOneLine(
+          b.value())) { // the empty value is a blank line to the file source, not a record
         bad.add(b);
       }
     }
@@ -259,22 +295,29 @@ class RejectsCorpusTest {
     keys.put("checkpoint.interval", "300ms");
     keys.put("sink.max-latency", "1s");
     JobConfig config = JobConfig.fromMap(keys);
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(new Configuration());
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, true);
     JobClient client = env.executeAsync("corpus-files");
     JobID jobId = client.getJobID();
     client.getJobExecutionResult().get();
-    assertThat(miniCluster.getArchivedExecutionGraph(jobId).get().getFailureInfo()).as("job failures").isNull();
+    assertThat(miniCluster.getArchivedExecutionGraph(jobId).get().getFailureInfo())
+        .as("job failures")
+        .isNull();
 
     List<Record> rows = TestKit.rows(TestKit.table(config));
-    List<Record> rejects = TestKit.rows(Catalogs.catalogLoader(config).loadCatalog()
-        .loadTable(Catalogs.rejectsTableIdentifier(config)));
+    List<Record> rejects =
+        TestKit.rows(
+            Catalogs.catalogLoader(config)
+                .loadCatalog()
+                .loadTable(Catalogs.rejectsTableIdentifier(config)));
     assertThat(TestKit.distinctIds(rows)).isEqualTo(good.keySet());
     assertThat(rows.size() + rejects.size()).as("lines = rows + rejects").isEqualTo(lines.size());
     Set<String> seen = new HashSet<>();
     for (Record r : rejects) {
-      String where = ((String) r.getField("file")).replaceFirst("^file:", "") + ":" + r.getField("line");
+      String where =
+          ((String) r.getField("file")).replaceFirst("^file:", "") + ":" + r.getField("line");
       BadInputCorpus.Bad b = badAt.get(where);
       assertThat(b).as("a corpus entry at %s", where).isNotNull();
       assertThat(seen.add(where)).as("once: %s", where).isTrue();
@@ -288,46 +331,84 @@ class RejectsCorpusTest {
 
   /**
    * Records at the edges of the contract that must be committed: the first and last millisecond of
-   * 0001-01-01..9999-12-31 as epoch millis and as ISO-8601 (Z and with an offset), a record followed by whitespace,
-   * 3,600 disjoint holes (validated within the budget) and a bow-tie shell with 400 holes (repaired within it).
+   * 0001-01-01..9999-12-31 as epoch millis and as ISO-8601 (Z and with an offset), a record
+   * followed by whitespace, 3,600 disjoint holes (validated within the budget) and a bow-tie shell
+   * with 400 holes (repaired within it).
    */
   private static Map<String, byte[]> edgeRecords() {
     Map<String, byte[]> m = new HashMap<>();
-    EDGE_TIMES.forEach((id, time) -> m.put(id, bytes("{\"id\":\"" + id + "\",\"event_time\":" + time
-        + ",\"geometry\":\"POINT(7 " + (m.size() + 1) + ")\"}")));
-    m.put("trailing-whitespace", bytes("{\"id\":\"trailing-whitespace\",\"event_time\":1795946400000,"
-        + "\"geometry\":\"POINT(7 9)\"} \t "));
-    m.put("holes-3600", bytes(Shapes.record("holes-3600",
-        "\"" + Shapes.wktRounded(Shapes.gridOfHoles(25, 45, 60, 16, 0.5, false)) + "\"", null)));
-    m.put("bow-tie-400-holes", bytes(Shapes.record("bow-tie-400-holes",
-        "\"" + Shapes.wktRounded(Shapes.gridOfHoles(28, 45, 20, 16, 0.5, true)) + "\"", null)));
+    EDGE_TIMES.forEach(
+        (id, time) ->
+            m.put(
+                id,
+                bytes(
+                    "{\"id\":\""
+                        + id
+                        + "\",\"event_time\":"
+                        + time
+                        + ",\"geometry\":\"POINT(7 "
+                        + (m.size() + 1)
+                        + ")\"}")));
+    m.put(
+        "trailing-whitespace",
+        bytes(
+            "{\"id\":\"trailing-whitespace\",\"event_time\":1795946400000,"
+                + "\"geometry\":\"POINT(7 9)\"} \t "));
+    m.put(
+        "holes-3600",
+        bytes(
+            Shapes.record(
+                "holes-3600",
+                "\"" + Shapes.wktRounded(Shapes.gridOfHoles(25, 45, 60, 16, 0.5, false)) + "\"",
+                null)));
+    m.put(
+        "bow-tie-400-holes",
+        bytes(
+            Shapes.record(
+                "bow-tie-400-holes",
+                "\"" + Shapes.wktRounded(Shapes.gridOfHoles(28, 45, 20, 16, 0.5, true)) + "\"",
+                null)));
     return m;
   }
 
-  /** id -> event_time JSON of the edge records; {@link #assertEdgeRows} checks each stored instant. */
-  private static final Map<String, String> EDGE_TIMES = Map.of(
-      "time-min-epoch", "-62135596800000",
-      "time-max-epoch", "253402300799999",
-      "time-min-iso", "\"0001-01-01T00:00:00Z\"",
-      "time-max-iso", "\"9999-12-31T23:59:59.999Z\"",
-      "time-min-offset", "\"0001-01-01T01:00:00+01:00\"",
-      "time-max-offset", "\"9999-12-31T22:59:59.999-01:00\"");
+  /**
+   * id -> event_time JSON of the edge records; {@link #assertEdgeRows} checks each stored instant.
+   */
+  private static final Map<String, String> EDGE_TIMES =
+      Map.of(
+          "time-min-epoch", "-62135596800000",
+          "time-max-epoch", "253402300799999",
+          "time-min-iso", "\"0001-01-01T00:00:00Z\"",
+          "time-max-iso", "\"9999-12-31T23:59:59.999Z\"",
+          "time-min-offset", "\"0001-01-01T01:00:00+01:00\"",
+          "time-max-offset", "\"9999-12-31T22:59:59.999-01:00\"");
 
   private static void assertEdgeRows(List<Record> rows) {
     Map<String, Record> byId = new HashMap<>();
     rows.forEach(r -> byId.put((String) r.getField("id"), r));
-    EDGE_TIMES.keySet().forEach(id -> {
-      OffsetDateTime t = (OffsetDateTime) byId.get(id).getField("event_time");
-      assertThat(t.toInstant()).as(id).isEqualTo(id.contains("min")
-          ? Instant.parse("0001-01-01T00:00:00Z") : Instant.parse("9999-12-31T23:59:59.999Z"));
-    });
-    assertThat(byId.get("bow-tie-400-holes").getField("geometry_type")).as("repaired").isEqualTo("MultiPolygon");
+    EDGE_TIMES
+        .keySet()
+        .forEach(
+            id -> {
+              OffsetDateTime t = (OffsetDateTime) byId.get(id).getField("event_time");
+              assertThat(t.toInstant())
+                  .as(id)
+                  .isEqualTo(
+                      id.contains("min")
+                          ? Instant.parse("0001-01-01T00:00:00Z")
+                          : Instant.parse("9999-12-31T23:59:59.999Z"));
+            });
+    assertThat(byId.get("bow-tie-400-holes").getField("geometry_type"))
+        .as("repaired")
+        .isEqualTo("MultiPolygon");
     assertThat(byId.get("holes-3600").getField("geometry_type")).isEqualTo("Polygon");
     assertThat(byId).containsKey("trailing-whitespace");
   }
 
   private static void assertMessage(Record reject, BadInputCorpus.Bad b) {
-    assertThat((String) reject.getField("message")).as(b.name()).isNotNull()
+    assertThat((String) reject.getField("message"))
+        .as(b.name())
+        .isNotNull()
         .contains(b.message() == null ? "" : b.message());
   }
 

@@ -26,27 +26,37 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
- * Stop with a savepoint while rows are only buffered (not in any file), start again from it with new input: every row
- * is committed once. Also shows that checkpoints complete without closing files.
+ * Stop with a savepoint while rows are only buffered (not in any file), start again from it with
+ * new input: every row is committed once. Also shows that checkpoints complete without closing
+ * files.
  */
 class RestartTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
-  void bufferedRowsSurviveAStopWithSavepointAndNothingIsDuplicated(@TempDir Path dir) throws Exception {
+  void bufferedRowsSurviveAStopWithSavepointAndNothingIsDuplicated(@TempDir Path dir)
+      throws Exception {
     String topic = "restart";
     kafka.createTopic(topic, 2);
     TelemetryGenerator generator = new TelemetryGenerator(11, 10, 400, 1_000);
-    Map<String, TelemetryGenerator.Record> sent = new HashMap<>(
-        TestKit.produce(kafka.bootstrapServers(), topic, generator, 2_000));
+    Map<String, TelemetryGenerator.Record> sent =
+        new HashMap<>(TestKit.produce(kafka.bootstrapServers(), topic, generator, 2_000));
 
     // Run 1: bounds that never bind, so rows can only live in the writers' checkpointed state.
-    JobConfig holding = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), Map.of(
-        "sink.max-latency", "1h", "sink.target-file-size", "1GB", "sink.memory-budget", "256MB"));
+    JobConfig holding =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir.resolve("warehouse"),
+            Map.of(
+                "sink.max-latency",
+                "1h",
+                "sink.target-file-size",
+                "1GB",
+                "sink.memory-budget",
+                "256MB"));
     StreamExecutionEnvironment env1 = StreamExecutionEnvironment.getExecutionEnvironment();
     env1.setParallelism(2);
     SpatialIngestJob.build(env1, holding, false);
@@ -54,10 +64,16 @@ class RestartTest {
     Table table = TestKit.table(holding);
     TestKit.awaitStagedRows(table, 2_000);
     table.refresh();
-    assertThat(table.currentSnapshot()).as("checkpoints completed without closing any file").isNull();
-    assertThat(groupOffsets(holding.groupId())).as("the group's lag says nothing is in the table yet").isZero();
-    String savepoint = run1.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(),
-        SavepointFormatType.CANONICAL).get(60, TimeUnit.SECONDS);
+    assertThat(table.currentSnapshot())
+        .as("checkpoints completed without closing any file")
+        .isNull();
+    assertThat(groupOffsets(holding.groupId()))
+        .as("the group's lag says nothing is in the table yet")
+        .isZero();
+    String savepoint =
+        run1.stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(60, TimeUnit.SECONDS);
     table.refresh();
     assertThat(table.currentSnapshot()).as("the savepoint closed no file either").isNull();
 
@@ -90,12 +106,15 @@ class RestartTest {
     }
     assertThat(rows).hasSize(3_000);
     assertThat(ids).isEqualTo(sent.keySet());
-    assertThat(groupOffsets(holding.groupId())).as("the group's offsets are the table's positions").isEqualTo(3_000);
+    assertThat(groupOffsets(holding.groupId()))
+        .as("the group's offsets are the table's positions")
+        .isEqualTo(3_000);
   }
 
   private static long groupOffsets(String group) throws Exception {
     try (Admin admin = Admin.create(kafka.adminProperties())) {
-      Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+      Map<?, OffsetAndMetadata> offsets =
+          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
       return offsets.values().stream().mapToLong(o -> o == null ? 0 : o.offset()).sum();
     }
   }

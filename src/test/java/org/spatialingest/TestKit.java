@@ -26,7 +26,8 @@ import org.spatialingest.table.Catalogs;
 public final class TestKit {
   private TestKit() {}
 
-  public static JobConfig config(String bootstrap, String topic, Path warehouse, Map<String, String> extra) {
+  public static JobConfig config(
+      String bootstrap, String topic, Path warehouse, Map<String, String> extra) {
     Map<String, String> m = new HashMap<>();
     m.put("kafka.bootstrap-servers", bootstrap);
     m.put("kafka.topic", topic);
@@ -40,22 +41,28 @@ public final class TestKit {
   }
 
   /** Produces {@code count} generated records; returns them by id. */
-  public static Map<String, TelemetryGenerator.Record> produce(String bootstrap, String topic,
-      TelemetryGenerator generator, int count) throws Exception {
+  public static Map<String, TelemetryGenerator.Record> produce(
+      String bootstrap, String topic, TelemetryGenerator generator, int count) throws Exception {
     return produce(bootstrap, topic, generator, count, null);
   }
 
-  /** Produces {@code count} generated records to {@code partition} (null: by key); returns them by id. */
-  public static Map<String, TelemetryGenerator.Record> produce(String bootstrap, String topic,
-      TelemetryGenerator generator, int count, Integer partition) throws Exception {
+  /**
+   * Produces {@code count} generated records to {@code partition} (null: by key); returns them by
+   * id.
+   */
+  public static Map<String, TelemetryGenerator.Record> produce(
+      String bootstrap, String topic, TelemetryGenerator generator, int count, Integer partition)
+      throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(16 << 20));
-    // on a loaded 2-core machine a produce request can take long; a request that times out is retried and the
-    // idempotent producer's retry can then be refused as out of order until the delivery timeout, so wait instead
+    // on a loaded 2-core machine a produce request can take long; a request that times out is
+    // retried and the
+    // idempotent producer's retry can then be refused as out of order until the delivery timeout,
+    // so wait instead
     p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
     p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
     p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
@@ -67,7 +74,8 @@ public final class TestKit {
       for (int i = 0; i < count; i++) {
         TelemetryGenerator.Record r = generator.next(t0 + i * 10L);
         sent.put(r.id(), r);
-        acks.add(producer.send(new ProducerRecord<>(topic, partition, r.id().getBytes(), r.json())));
+        acks.add(
+            producer.send(new ProducerRecord<>(topic, partition, r.id().getBytes(), r.json())));
       }
       producer.flush();
     }
@@ -78,7 +86,8 @@ public final class TestKit {
   }
 
   /** Produces raw record values (keyed by index). */
-  public static void produceValues(String bootstrap, String topic, List<byte[]> values) throws Exception {
+  public static void produceValues(String bootstrap, String topic, List<byte[]> values)
+      throws Exception {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
@@ -90,7 +99,9 @@ public final class TestKit {
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       List<Future<RecordMetadata>> acks = new ArrayList<>();
       for (int i = 0; i < values.size(); i++) {
-        acks.add(producer.send(new ProducerRecord<>(topic, Integer.toString(i).getBytes(), values.get(i))));
+        acks.add(
+            producer.send(
+                new ProducerRecord<>(topic, Integer.toString(i).getBytes(), values.get(i))));
       }
       for (Future<RecordMetadata> ack : acks) {
         ack.get();
@@ -98,11 +109,15 @@ public final class TestKit {
     }
   }
 
-  /** Cancels a job and waits until it is really gone, so nothing writes into a temporary folder being deleted. */
+  /**
+   * Cancels a job and waits until it is really gone, so nothing writes into a temporary folder
+   * being deleted.
+   */
   public static void cancelAndWait(org.apache.flink.core.execution.JobClient job) throws Exception {
     job.cancel().get(60, java.util.concurrent.TimeUnit.SECONDS);
     long deadline = System.currentTimeMillis() + 60_000;
-    while (!job.getJobStatus().get().isGloballyTerminalState() && System.currentTimeMillis() < deadline) {
+    while (!job.getJobStatus().get().isGloballyTerminalState()
+        && System.currentTimeMillis() < deadline) {
       Thread.sleep(50);
     }
   }
@@ -138,18 +153,21 @@ public final class TestKit {
   }
 
   /**
-   * Waits until the sink has staged at least {@code rows} rows of {@code table} (checkpoint barriers passed the
-   * writers with those rows buffered), reading the row counts in the staging runs' headers.
+   * Waits until the sink has staged at least {@code rows} rows of {@code table} (checkpoint
+   * barriers passed the writers with those rows buffered), reading the row counts in the staging
+   * runs' headers.
    */
   public static void awaitStagedRows(Table table, long rows) throws Exception {
-    java.nio.file.Path staging = java.nio.file.Path.of(java.net.URI.create(table.location() + "/_staging"));
+    java.nio.file.Path staging =
+        java.nio.file.Path.of(java.net.URI.create(table.location() + "/_staging"));
     long deadline = System.currentTimeMillis() + 90_000;
     long staged = 0;
     while (System.currentTimeMillis() < deadline) {
       staged = 0;
       if (java.nio.file.Files.isDirectory(staging)) {
         try (var files = java.nio.file.Files.walk(staging)) {
-          for (java.nio.file.Path run : files.filter(p -> p.toString().endsWith(".rows")).toList()) {
+          for (java.nio.file.Path run :
+              files.filter(p -> p.toString().endsWith(".rows")).toList()) {
             try (var in = new java.io.DataInputStream(java.nio.file.Files.newInputStream(run))) {
               in.readInt();
               in.readInt();
@@ -169,14 +187,19 @@ public final class TestKit {
   }
 
   /**
-   * Lists the table's location (outside {@code metadata/}) against its metadata: every file must be a data file some
-   * snapshot added. Staging runs and uncommitted data files left by failures fail this.
+   * Lists the table's location (outside {@code metadata/}) against its metadata: every file must be
+   * a data file some snapshot added. Staging runs and uncommitted data files left by failures fail
+   * this.
    */
   public static void assertNoOrphans(Table table) throws Exception {
     List<String> orphans = orphans(table);
     if (!orphans.isEmpty()) {
-      throw new AssertionError(orphans.size() + " files in " + table.location() + " that no snapshot references: "
-          + orphans);
+      throw new AssertionError(
+          orphans.size()
+              + " files in "
+              + table.location()
+              + " that no snapshot references: "
+              + orphans);
     }
   }
 
@@ -185,8 +208,11 @@ public final class TestKit {
     table.refresh();
     java.util.Set<String> referenced = new java.util.HashSet<>();
     for (org.apache.iceberg.Snapshot s : table.snapshots()) {
-      for (org.apache.iceberg.DataFile f : org.apache.iceberg.SnapshotChanges.builderFor(table).snapshot(s).build()
-          .addedDataFiles()) {
+      for (org.apache.iceberg.DataFile f :
+          org.apache.iceberg.SnapshotChanges.builderFor(table)
+              .snapshot(s)
+              .build()
+              .addedDataFiles()) {
         referenced.add(java.nio.file.Path.of(java.net.URI.create(f.location())).toString());
       }
     }
@@ -197,7 +223,8 @@ public final class TestKit {
       return orphans;
     }
     try (var files = java.nio.file.Files.walk(root)) {
-      files.filter(java.nio.file.Files::isRegularFile)
+      files
+          .filter(java.nio.file.Files::isRegularFile)
           .filter(p -> !p.startsWith(metadata))
           .filter(p -> !p.getFileName().toString().startsWith(".")) // Hadoop's .crc side files
           .map(java.nio.file.Path::toString)

@@ -24,18 +24,22 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.spatialingest.config.JobConfig;
 
 /**
- * Records/s per core (one thread) through the whole transform chain ({@link TelemetryParser#parse}: JSON, geometry,
- * caps, validate/repair, bbox, Hilbert key, WKB out; default keys) next to a bare parse of the same record: Jackson
- * tree + JTS geometry (GeoJSON tree reader, or hex decode + JTS {@link WKBReader}) — the reference limit.
+ * Records/s per core (one thread) through the whole transform chain ({@link TelemetryParser#parse}:
+ * JSON, geometry, caps, validate/repair, bbox, Hilbert key, WKB out; default keys) next to a bare
+ * parse of the same record: Jackson tree + JTS geometry (GeoJSON tree reader, or hex decode + JTS
+ * {@link WKBReader}) — the reference limit.
  *
- * <p>Run: {@code mvn -B -o -llr -Pjmh test-compile exec:exec} (see src/site/markdown/benchmarks.md). Not part of {@code mvn verify}.
+ * <p>Run: {@code mvn -B -o -llr -Pjmh test-compile exec:exec} (see
+ * src/site/markdown/benchmarks.md). Not part of {@code mvn verify}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgs = {"-Xmx2g", "-XX:+UseParallelGC"})
+@Fork(
+    value = 1,
+    jvmArgs = {"-Xmx2g", "-XX:+UseParallelGC"})
 public class TransformBenchmark {
   @Param({"point-geojson", "point-wkb-hex", "polygon-1k", "polygon-100k"})
   public String input;
@@ -53,21 +57,31 @@ public class TransformBenchmark {
     String json;
     String format = "geojson";
     switch (input) {
-      case "point-geojson" -> json = Shapes.record("p-1", "{\"type\":\"Point\",\"coordinates\":[13.4050012,52.5200066]}",
-          "{\"vehicle\":\"v7\",\"speed_kmh\":42.5}");
+      case "point-geojson" ->
+          json =
+              Shapes.record(
+                  "p-1",
+                  "{\"type\":\"Point\",\"coordinates\":[13.4050012,52.5200066]}",
+                  "{\"vehicle\":\"v7\",\"speed_kmh\":42.5}");
       case "point-wkb-hex" -> {
-        String hex = WKBWriter.toHex(new WKBWriter(2).write(factory.createPoint(new Coordinate(13.4050012, 52.5200066))));
+        String hex =
+            WKBWriter.toHex(
+                new WKBWriter(2)
+                    .write(factory.createPoint(new Coordinate(13.4050012, 52.5200066))));
         json = Shapes.record("p-1", "\"" + hex + "\"", "{\"vehicle\":\"v7\",\"speed_kmh\":42.5}");
         format = "wkb-hex";
         wkb = true;
       }
-      case "polygon-1k" -> json = Shapes.record("s-1", Shapes.geoJsonRounded(Shapes.star(13, 52, 1_000, 0.2)), null);
-      case "polygon-100k" -> json = Shapes.record("s-1", Shapes.geoJsonRounded(Shapes.star(13, 52, 100_000, 0.2)),
-          null);
+      case "polygon-1k" ->
+          json = Shapes.record("s-1", Shapes.geoJsonRounded(Shapes.star(13, 52, 1_000, 0.2)), null);
+      case "polygon-100k" ->
+          json =
+              Shapes.record("s-1", Shapes.geoJsonRounded(Shapes.star(13, 52, 100_000, 0.2)), null);
       default -> throw new IllegalArgumentException(input);
     }
     record = json.getBytes(StandardCharsets.UTF_8);
-    chain = new TelemetryParser(HilbertCurve.CRS84, JobConfig.fromMap(Map.of("input.format", format)));
+    chain =
+        new TelemetryParser(HilbertCurve.CRS84, JobConfig.fromMap(Map.of("input.format", format)));
   }
 
   /** The whole transform chain, default keys (validate + repair on). */
@@ -77,8 +91,8 @@ public class TransformBenchmark {
   }
 
   /**
-   * Reference, the cheapest JSON route: stream the record's top level, skip every field but the geometry, build the
-   * JTS geometry from it.
+   * Reference, the cheapest JSON route: stream the record's top level, skip every field but the
+   * geometry, build the JTS geometry from it.
    */
   @Benchmark
   public Geometry bareStreamingParse() throws Exception {
@@ -99,7 +113,10 @@ public class TransformBenchmark {
     }
   }
 
-  /** Reference: parse the JSON record (a tree, as the chain did before streaming) and build the JTS geometry. */
+  /**
+   * Reference: parse the JSON record (a tree, as the chain did before streaming) and build the JTS
+   * geometry.
+   */
   @Benchmark
   public Geometry bareParse() throws Exception {
     JsonNode root = mapper.readTree(record);

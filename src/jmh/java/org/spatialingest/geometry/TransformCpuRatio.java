@@ -10,25 +10,29 @@ import java.util.concurrent.Callable;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * {@link TransformBenchmark}'s {@code chain} against {@code bareStreamingParse} in interleaved rounds, timed by the
- * thread's CPU time rather than the wall clock: on a machine shared with other work (where JMH's wall-clock
- * throughput swings by ±100 %) the ratio still means something. Each round runs both, in alternating order, for
- * about {@code roundMillis} of CPU each; the report is the median ratio with its min-max over the rounds.
+ * {@link TransformBenchmark}'s {@code chain} against {@code bareStreamingParse} in interleaved
+ * rounds, timed by the thread's CPU time rather than the wall clock: on a machine shared with other
+ * work (where JMH's wall-clock throughput swings by ±100 %) the ratio still means something. Each
+ * round runs both, in alternating order, for about {@code roundMillis} of CPU each; the report is
+ * the median ratio with its min-max over the rounds.
  *
  * <p>Run (after {@code mvn -o -Pjmh test-compile}): {@code java -cp <test classpath>
- * org.spatialingest.geometry.TransformCpuRatio [rounds=15] [roundMillis=300] [inputs=point-geojson,point-wkb-hex]} (see src/site/markdown/benchmarks.md).
+ * org.spatialingest.geometry.TransformCpuRatio [rounds=15] [roundMillis=300]
+ * [inputs=point-geojson,point-wkb-hex]} (see src/site/markdown/benchmarks.md).
  */
 public final class TransformCpuRatio {
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
-  private static final Blackhole SINK = new Blackhole(
-      "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
+  private static final Blackhole SINK =
+      new Blackhole(
+          "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
 
   private TransformCpuRatio() {}
 
   public static void main(String[] args) throws Exception {
     int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 15;
     long roundNanos = (args.length > 1 ? Long.parseLong(args[1]) : 300) * 1_000_000L;
-    String[] inputs = args.length > 2 ? args[2].split(",") : new String[] {"point-geojson", "point-wkb-hex"};
+    String[] inputs =
+        args.length > 2 ? args[2].split(",") : new String[] {"point-geojson", "point-wkb-hex"};
     for (String input : inputs) {
       TransformBenchmark b = new TransformBenchmark();
       b.input = input;
@@ -56,13 +60,22 @@ public final class TransformCpuRatio {
       }
       double[] sorted = ratios.clone();
       Arrays.sort(sorted);
-      System.out.printf(Locale.ROOT, "%s: chain / bareStreamingParse (CPU ns per record) median %.2fx, min %.2fx, "
-          + "max %.2fx over %d rounds; rounds (chain/bare ns): %s%n", input, sorted[rounds / 2], sorted[0],
-          sorted[rounds - 1], rounds, String.join(" ", detail));
+      System.out.printf(
+          Locale.ROOT,
+          "%s: chain / bareStreamingParse (CPU ns per record) median %.2fx, min %.2fx, "
+              + "max %.2fx over %d rounds; rounds (chain/bare ns): %s%n",
+          input,
+          sorted[rounds / 2],
+          sorted[0],
+          sorted[rounds - 1],
+          rounds,
+          String.join(" ", detail));
     }
   }
 
-  /** CPU nanoseconds per call of {@code op}, over about {@code cpuNanos} of this thread's CPU time. */
+  /**
+   * CPU nanoseconds per call of {@code op}, over about {@code cpuNanos} of this thread's CPU time.
+   */
   private static double nanosPerOp(Callable<Object> op, long cpuNanos) throws Exception {
     long start = THREADS.getCurrentThreadCpuTime();
     long end = start + cpuNanos;

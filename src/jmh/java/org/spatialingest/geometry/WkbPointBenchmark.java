@@ -17,18 +17,21 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The 21-byte WKB point alone: reading the two doubles directly, the fast path building the JTS point, and JTS's
- * general {@link WKBReader}.
+ * The 21-byte WKB point alone: reading the two doubles directly, the fast path building the JTS
+ * point, and JTS's general {@link WKBReader}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgs = {"-Xmx1g"})
+@Fork(
+    value = 1,
+    jvmArgs = {"-Xmx1g"})
 public class WkbPointBenchmark {
   private final GeometryFactory factory = new GeometryFactory();
-  private final byte[] bytes = new WKBWriter(2).write(factory.createPoint(new Coordinate(13.4050012, 52.5200066)));
+  private final byte[] bytes =
+      new WKBWriter(2).write(factory.createPoint(new Coordinate(13.4050012, 52.5200066)));
   private final Wkb fast = new Wkb(factory);
   private final WKBReader general = new WKBReader(factory);
 
@@ -38,7 +41,9 @@ public class WkbPointBenchmark {
     return Wkb.pointX(bytes) + Wkb.pointY(bytes);
   }
 
-  /** The fast path as the parser uses it: check the header, read the doubles, build the JTS point. */
+  /**
+   * The fast path as the parser uses it: check the header, read the doubles, build the JTS point.
+   */
   @Benchmark
   public Geometry fastPathToJtsPoint() throws Exception {
     return fast.read(bytes);

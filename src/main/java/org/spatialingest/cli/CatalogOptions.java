@@ -9,21 +9,28 @@ import org.spatialingest.config.JobConfig;
 import picocli.CommandLine.Option;
 
 /**
- * The job configuration options of {@code plan --sample/--topic}, {@code verify}, {@code inspect} and
- * {@code estimate-tasks --table}: the job's own configuration ({@code --config FILE}, {@code --set key=value}) loaded
- * through {@link ConfigLoader}, so every key means exactly what it means for {@code run}: {@code catalog.*} and
- * {@code table.*} locate a table; {@code input.*}, {@code transform.*}, {@code regions.*} and
- * {@code table.partitioning} say how {@code plan} parses a sample and which table it sizes it for. A
- * {@code --table NS.TABLE} given to the command overrides {@code table.namespace} and {@code table.name}.
+ * The job configuration options of {@code plan --sample/--topic}, {@code verify}, {@code inspect}
+ * and {@code estimate-tasks --table}: the job's own configuration ({@code --config FILE}, {@code
+ * --set key=value}) loaded through {@link ConfigLoader}, so every key means exactly what it means
+ * for {@code run}: {@code catalog.*} and {@code table.*} locate a table; {@code input.*}, {@code
+ * transform.*}, {@code regions.*} and {@code table.partitioning} say how {@code plan} parses a
+ * sample and which table it sizes it for. A {@code --table NS.TABLE} given to the command overrides
+ * {@code table.namespace} and {@code table.name}.
  */
 final class CatalogOptions {
-  @Option(names = "--config", paramLabel = "FILE",
-      description = "Job configuration YAML (the one `run` uses): catalog.* and table.* locate a table; plan parses"
-          + " and sizes samples with input.*, transform.*, regions.* and table.partitioning.")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description =
+          "Job configuration YAML (the one `run` uses): catalog.* and table.* locate a table; plan parses"
+              + " and sizes samples with input.*, transform.*, regions.* and table.partitioning.")
   Path config;
 
-  @Option(names = "--set", paramLabel = "KEY=VALUE",
-      description = "Override one configuration key, e.g. catalog.warehouse=s3://bucket/wh; repeatable.")
+  @Option(
+      names = "--set",
+      paramLabel = "KEY=VALUE",
+      description =
+          "Override one configuration key, e.g. catalog.warehouse=s3://bucket/wh; repeatable.")
   List<String> overrides = new ArrayList<>();
 
   /** The job configuration, with {@code table} ({@code NS.TABLE}, may be null) applied last. */

@@ -5,7 +5,9 @@ import org.spatialingest.sizing.Units;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** picocli converters for sizes and durations; picocli prefixes their messages with the option name. */
+/**
+ * picocli converters for sizes and durations; picocli prefixes their messages with the option name.
+ */
 final class CliConverters {
   private CliConverters() {}
 

@@ -31,8 +31,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code estimate-tasks}: how many read tasks Spark or Iceberg would plan for a set of files. The math is
- * {@link SparkFilePacking} and {@link IcebergSplitPlanning}; this class reads the input and prints.
+ * {@code estimate-tasks}: how many read tasks Spark or Iceberg would plan for a set of files. The
+ * math is {@link SparkFilePacking} and {@link IcebergSplitPlanning}; this class reads the input and
+ * prints.
  */
 @Command(
     name = "estimate-tasks",
@@ -50,28 +51,35 @@ import picocli.CommandLine.Spec;
           + " size."
     },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:estimate printed",
-        "2:bad flag, bad sizes file (the message names the line), bad config or no such table",
-        "3:runtime failure"})
+    exitCodeList = {
+      "0:estimate printed",
+      "2:bad flag, bad sizes file (the message names the line), bad config or no such table",
+      "3:runtime failure"
+    })
 public final class EstimateTasksCommand implements Callable<Integer> {
 
-  public enum Engine { spark, iceberg }
+  public enum Engine {
+    spark,
+    iceberg
+  }
 
   /** Where file sizes come from; exactly one. */
   static final class InputSource {
     @Option(
         names = "--sizes",
         paramLabel = "FILE",
-        description = "One file size in bytes per line, or an object-store listing whose 'Content-Length: N' lines"
-            + " give the sizes (other lines ignored). Blank lines are skipped.")
+        description =
+            "One file size in bytes per line, or an object-store listing whose 'Content-Length: N' lines"
+                + " give the sizes (other lines ignored). Blank lines are skipped.")
     Path sizes;
 
     @Option(
         names = "--table",
         paramLabel = "NS.TABLE",
-        description = "An Iceberg table (located with --config/--set like `run`): sizes and split offsets (row-group"
-            + " starts) of the current snapshot's data files. With --engine iceberg, Iceberg's own planTasks() count"
-            + " is printed next to the estimate.")
+        description =
+            "An Iceberg table (located with --config/--set like `run`): sizes and split offsets (row-group"
+                + " starts) of the current snapshot's data files. With --engine iceberg, Iceberg's own planTasks() count"
+                + " is printed next to the estimate.")
     String table;
   }
 
@@ -82,10 +90,15 @@ public final class EstimateTasksCommand implements Callable<Integer> {
   @Option(
       names = "--partition",
       paramLabel = "KEY=VALUE",
-      description = "With --table: only this partition (day=2026-11-29, hour=2026-11-29-10 or FIELD=VALUE).")
+      description =
+          "With --table: only this partition (day=2026-11-29, hour=2026-11-29-10 or FIELD=VALUE).")
   String partition;
 
-  @Option(names = "--engine", required = true, paramLabel = "ENGINE", description = "spark or iceberg.")
+  @Option(
+      names = "--engine",
+      required = true,
+      paramLabel = "ENGINE",
+      description = "spark or iceberg.")
   Engine engine;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
@@ -96,7 +109,8 @@ public final class EstimateTasksCommand implements Callable<Integer> {
       paramLabel = "SIZE",
       defaultValue = "128MiB",
       converter = CliConverters.SizeConverter.class,
-      description = "spark.sql.files.maxPartitionBytes / read.split.target-size. Default: ${DEFAULT-VALUE}.")
+      description =
+          "spark.sql.files.maxPartitionBytes / read.split.target-size. Default: ${DEFAULT-VALUE}.")
   long maxPartitionBytes;
 
   @Option(
@@ -104,14 +118,16 @@ public final class EstimateTasksCommand implements Callable<Integer> {
       paramLabel = "SIZE",
       defaultValue = "4MiB",
       converter = CliConverters.SizeConverter.class,
-      description = "spark.sql.files.openCostInBytes / read.split.open-file-cost. Default: ${DEFAULT-VALUE}.")
+      description =
+          "spark.sql.files.openCostInBytes / read.split.open-file-cost. Default: ${DEFAULT-VALUE}.")
   long openCost;
 
   @Option(
       names = "--default-parallelism",
       paramLabel = "P",
-      description = "Spark's minPartitionNum (spark: lowers maxSplitBytes toward total/P; iceberg: adaptive split"
-          + " size).")
+      description =
+          "Spark's minPartitionNum (spark: lowers maxSplitBytes toward total/P; iceberg: adaptive split"
+              + " size).")
   Integer defaultParallelism;
 
   @Option(
@@ -121,7 +137,10 @@ public final class EstimateTasksCommand implements Callable<Integer> {
       description = "iceberg only: read.split.planning-lookback. Default: ${DEFAULT-VALUE}.")
   int lookback;
 
-  @Option(names = "--slots", paramLabel = "N", description = "Concurrent task slots; adds waves = ceil(tasks / N).")
+  @Option(
+      names = "--slots",
+      paramLabel = "N",
+      description = "Concurrent task slots; adds waves = ceil(tasks / N).")
   Integer slots;
 
   @Option(names = "--json", description = "Print JSON instead of text.")
@@ -144,22 +163,28 @@ public final class EstimateTasksCommand implements Callable<Integer> {
     if (lookback < 1) {
       throw usage("--lookback must be >= 1, was " + lookback);
     }
-    if (input.table == null && (partition != null || catalog.config != null || !catalog.overrides.isEmpty())) {
+    if (input.table == null
+        && (partition != null || catalog.config != null || !catalog.overrides.isEmpty())) {
       throw usage("--partition, --config and --set apply only with --table");
     }
     ScanInput scan = loadInput();
-    OptionalInt parallelism = defaultParallelism == null ? OptionalInt.empty() : OptionalInt.of(defaultParallelism);
+    OptionalInt parallelism =
+        defaultParallelism == null ? OptionalInt.empty() : OptionalInt.of(defaultParallelism);
     OptionalInt slotCount = slots == null ? OptionalInt.empty() : OptionalInt.of(slots);
-    TaskEstimate est = switch (engine) {
-      case spark -> SparkFilePacking.estimate(scan, maxPartitionBytes, openCost, parallelism, slotCount);
-      case iceberg -> IcebergSplitPlanning.estimate(
-          scan, maxPartitionBytes, openCost, lookback, parallelism, slotCount);
-    };
+    TaskEstimate est =
+        switch (engine) {
+          case spark ->
+              SparkFilePacking.estimate(scan, maxPartitionBytes, openCost, parallelism, slotCount);
+          case iceberg ->
+              IcebergSplitPlanning.estimate(
+                  scan, maxPartitionBytes, openCost, lookback, parallelism, slotCount);
+        };
     Integer icebergTasks = null;
     if (input.table != null && engine == Engine.iceberg) {
       try (TableAccess access = TableAccess.open(catalog.jobConfig(input.table))) {
-        icebergTasks = TableTaskPlanning.icebergPlannedTasks(access.table(), partitionFilter(), est.maxSplitBytes(),
-            lookback, openCost);
+        icebergTasks =
+            TableTaskPlanning.icebergPlannedTasks(
+                access.table(), partitionFilter(), est.maxSplitBytes(), lookback, openCost);
       }
     }
     PrintWriter out = spec.commandLine().getOut();
@@ -176,19 +201,28 @@ public final class EstimateTasksCommand implements Callable<Integer> {
       if (icebergTasks != null) {
         node.put("icebergPlannedTasks", icebergTasks);
       }
-      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(node));
+      out.println(
+          new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(node));
       PrintWriter err = spec.commandLine().getErr();
       notes.forEach(n -> err.println("note: " + n));
       err.flush();
     } else {
       printText(out, est);
       if (input.table != null) {
-        out.printf(Locale.ROOT, "table                %s%s, %d of %d files with row-group split offsets%n", input.table,
-            partition == null ? "" : " (" + partition + ")", filesWithUsableOffsets(scan), scan.fileCount());
+        out.printf(
+            Locale.ROOT,
+            "table                %s%s, %d of %d files with row-group split offsets%n",
+            input.table,
+            partition == null ? "" : " (" + partition + ")",
+            filesWithUsableOffsets(scan),
+            scan.fileCount());
       }
       if (icebergTasks != null) {
-        out.printf(Locale.ROOT, "iceberg planTasks    %d (table.newScan().planTasks(), same split size, lookback and"
-            + " open cost)%n", icebergTasks);
+        out.printf(
+            Locale.ROOT,
+            "iceberg planTasks    %d (table.newScan().planTasks(), same split size, lookback and"
+                + " open cost)%n",
+            icebergTasks);
       }
       notes.forEach(n -> out.println("note: " + n));
     }
@@ -196,7 +230,10 @@ public final class EstimateTasksCommand implements Callable<Integer> {
     return Main.EXIT_OK;
   }
 
-  /** The files to plan. A table-backed input (sizes and split offsets from manifests) returns its own here. */
+  /**
+   * The files to plan. A table-backed input (sizes and split offsets from manifests) returns its
+   * own here.
+   */
   ScanInput loadInput() throws IOException {
     if (input.table != null) {
       try (TableAccess access = TableAccess.open(catalog.jobConfig(input.table))) {
@@ -242,21 +279,36 @@ public final class EstimateTasksCommand implements Callable<Integer> {
   private List<String> notes(TaskEstimate est, ScanInput scan) {
     List<String> notes = new ArrayList<>();
     if (engine == Engine.spark && defaultParallelism == null) {
-      notes.add("no --default-parallelism: maxSplitBytes = maxPartitionBytes (Spark lowers it toward"
-          + " planningBytes / parallelism when that is smaller)");
+      notes.add(
+          "no --default-parallelism: maxSplitBytes = maxPartitionBytes (Spark lowers it toward"
+              + " planningBytes / parallelism when that is smaller)");
     }
-    if (engine == Engine.spark && defaultParallelism != null && est.maxSplitBytes() < est.maxPartitionBytes()) {
-      notes.add("maxSplitBytes lowered by parallelism " + defaultParallelism + ": planningBytes / parallelism = "
-          + est.planningBytes() / defaultParallelism);
+    if (engine == Engine.spark
+        && defaultParallelism != null
+        && est.maxSplitBytes() < est.maxPartitionBytes()) {
+      notes.add(
+          "maxSplitBytes lowered by parallelism "
+              + defaultParallelism
+              + ": planningBytes / parallelism = "
+              + est.planningBytes() / defaultParallelism);
     }
-    if (engine == Engine.iceberg && defaultParallelism != null && est.maxSplitBytes() != est.maxPartitionBytes()) {
-      notes.add("adaptive split size: " + est.maxSplitBytes() + " bytes for parallelism " + defaultParallelism);
+    if (engine == Engine.iceberg
+        && defaultParallelism != null
+        && est.maxSplitBytes() != est.maxPartitionBytes()) {
+      notes.add(
+          "adaptive split size: "
+              + est.maxSplitBytes()
+              + " bytes for parallelism "
+              + defaultParallelism);
     }
     if (engine == Engine.iceberg && input.table == null) {
-      notes.add("no split offsets in a sizes file: files are cut at the split size, not at row groups");
+      notes.add(
+          "no split offsets in a sizes file: files are cut at the split size, not at row groups");
     }
     if (input.table != null && scan.fileCount() == 0) {
-      notes.add("the table's current snapshot has no data files" + (partition == null ? "" : " in " + partition));
+      notes.add(
+          "the table's current snapshot has no data files"
+              + (partition == null ? "" : " in " + partition));
     }
     return notes;
   }
@@ -294,13 +346,23 @@ public final class EstimateTasksCommand implements Callable<Integer> {
     out.printf(Locale.ROOT, "planning bytes       %d%n", e.planningBytes());
     out.printf(Locale.ROOT, "estimated tasks      %d%n", e.estimatedTasks());
     out.printf(
-        Locale.ROOT, "task bytes           avg %d, min %d, max %d%n",
-        Math.round(e.avgTaskBytes()), e.minTaskBytes(), e.maxTaskBytes());
+        Locale.ROOT,
+        "task bytes           avg %d, min %d, max %d%n",
+        Math.round(e.avgTaskBytes()),
+        e.minTaskBytes(),
+        e.maxTaskBytes());
     out.printf(
-        Locale.ROOT, "chunks per task      avg %.3f, min %d, max %d%n",
-        e.avgChunksPerTask(), e.minChunksPerTask(), e.maxChunksPerTask());
+        Locale.ROOT,
+        "chunks per task      avg %.3f, min %d, max %d%n",
+        e.avgChunksPerTask(),
+        e.minChunksPerTask(),
+        e.maxChunksPerTask());
     if (e.waves().isPresent()) {
-      out.printf(Locale.ROOT, "waves                %d (%d slots)%n", e.waves().getAsInt(), e.slots().getAsInt());
+      out.printf(
+          Locale.ROOT,
+          "waves                %d (%d slots)%n",
+          e.waves().getAsInt(),
+          e.slots().getAsInt());
     }
   }
 

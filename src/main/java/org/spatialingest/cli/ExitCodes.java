@@ -4,7 +4,9 @@ import org.spatialingest.config.ConfigException;
 import picocli.CommandLine;
 import picocli.CommandLine.ParseResult;
 
-/** Maps failures to the documented exit codes and prints configuration errors without a stack trace. */
+/**
+ * Maps failures to the documented exit codes and prints configuration errors without a stack trace.
+ */
 final class ExitCodes {
   private ExitCodes() {}
 

@@ -27,10 +27,11 @@ import org.apache.flink.runtime.shuffle.ShuffleServiceOptions;
 import org.spatialingest.config.ConfigException;
 
 /**
- * The Flink options a local run can be given: every public static {@link ConfigOption} declared by a class named
- * {@code *Options} or {@code *OptionsInternal} in the Flink modules of the local cluster (flink-core, flink-runtime,
- * flink-clients; found through one class of each, so the list is Flink's own and never copied here). Fallback and
- * deprecated keys count as known; keys with a {@code <name>} part (metrics reporters, ...) are matched as patterns.
+ * The Flink options a local run can be given: every public static {@link ConfigOption} declared by
+ * a class named {@code *Options} or {@code *OptionsInternal} in the Flink modules of the local
+ * cluster (flink-core, flink-runtime, flink-clients; found through one class of each, so the list
+ * is Flink's own and never copied here). Fallback and deprecated keys count as known; keys with a
+ * {@code <name>} part (metrics reporters, ...) are matched as patterns.
  */
 final class FlinkOptionCatalog {
   private static final List<Class<?>> MODULE_ANCHORS =
@@ -56,9 +57,10 @@ final class FlinkOptionCatalog {
   }
 
   /**
-   * Splits {@code KEY=VALUE} arguments ({@code --flink}) and checks each: the key must be known, the value must parse
-   * as the option's type. Throws {@link ConfigException} naming the first bad one. (Should Flink's classes come from a
-   * folder rather than jars, as in some IDE set-ups, the catalog is empty and keys pass unchecked.)
+   * Splits {@code KEY=VALUE} arguments ({@code --flink}) and checks each: the key must be known,
+   * the value must parse as the option's type. Throws {@link ConfigException} naming the first bad
+   * one. (Should Flink's classes come from a folder rather than jars, as in some IDE set-ups, the
+   * catalog is empty and keys pass unchecked.)
    *
    * @return the options in argument order
    */
@@ -67,14 +69,22 @@ final class FlinkOptionCatalog {
     for (String argument : arguments) {
       int eq = argument.indexOf('=');
       if (eq <= 0) {
-        throw new ConfigException("--flink '" + argument + "' must look like KEY=VALUE, e.g. --flink "
-            + "taskmanager.numberOfTaskSlots=4");
+        throw new ConfigException(
+            "--flink '"
+                + argument
+                + "' must look like KEY=VALUE, e.g. --flink "
+                + "taskmanager.numberOfTaskSlots=4");
       }
       String key = argument.substring(0, eq).trim();
       String value = argument.substring(eq + 1).trim();
       if (!byKey.isEmpty() && !isKnown(key)) {
-        throw new ConfigException("--flink " + key + ": Flink has no option '" + key + "'"
-            + closest(key).map(k -> "; did you mean " + k + "?").orElse(""));
+        throw new ConfigException(
+            "--flink "
+                + key
+                + ": Flink has no option '"
+                + key
+                + "'"
+                + closest(key).map(k -> "; did you mean " + k + "?").orElse(""));
       }
       ConfigOption<?> option = byKey.get(key);
       if (option != null) {
@@ -98,8 +108,17 @@ final class FlinkOptionCatalog {
           why.append(why.length() == 0 ? "" : ": ").append(message);
         }
       }
-      throw new ConfigException("--flink " + key + "=" + value + ": invalid value for Flink option '" + key + "' ("
-          + why + ")", e);
+      throw new ConfigException(
+          "--flink "
+              + key
+              + "="
+              + value
+              + ": invalid value for Flink option '"
+              + key
+              + "' ("
+              + why
+              + ")",
+          e);
     }
   }
 
@@ -141,7 +160,8 @@ final class FlinkOptionCatalog {
         String name = entry.getName();
         if (name.endsWith("Options.class") || name.endsWith("OptionsInternal.class")) {
           if (!name.contains("$") && !name.contains("/shaded/")) {
-            addDeclaredOptions(name.substring(0, name.length() - ".class".length()).replace('/', '.'));
+            addDeclaredOptions(
+                name.substring(0, name.length() - ".class".length()).replace('/', '.'));
           }
         }
       }
@@ -159,7 +179,9 @@ final class FlinkOptionCatalog {
     }
     for (Field f : declaring.getDeclaredFields()) {
       int m = f.getModifiers();
-      if (!Modifier.isStatic(m) || !Modifier.isPublic(m) || !ConfigOption.class.isAssignableFrom(f.getType())) {
+      if (!Modifier.isStatic(m)
+          || !Modifier.isPublic(m)
+          || !ConfigOption.class.isAssignableFrom(f.getType())) {
         continue;
       }
       ConfigOption<?> option;
@@ -181,7 +203,9 @@ final class FlinkOptionCatalog {
     }
   }
 
-  /** {@code metrics.reporter.<name>.factory.class} -> any one segment in place of {@code <name>}. */
+  /**
+   * {@code metrics.reporter.<name>.factory.class} -> any one segment in place of {@code <name>}.
+   */
   private static Pattern pattern(String template) {
     StringBuilder re = new StringBuilder();
     for (String part : template.split("(?=<)|(?<=>)")) {
@@ -205,7 +229,8 @@ final class FlinkOptionCatalog {
       int rowMin = current[0];
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-        current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+        current[j] =
+            Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
         rowMin = Math.min(rowMin, current[j]);
       }
       if (rowMin >= limit) {

@@ -1,18 +1,18 @@
 package org.spatialingest.cli;
 
-import java.nio.file.Path;
-import java.nio.file.Files;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.tools.TableAccess;
 import org.spatialingest.tools.InspectionPage;
+import org.spatialingest.tools.TableAccess;
 import org.spatialingest.tools.TableInspection;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -21,7 +21,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code inspect}: what the sink has committed, from snapshot summaries and the current manifests. */
+/**
+ * {@code inspect}: what the sink has committed, from snapshot summaries and the current manifests.
+ */
 @Command(
     name = "inspect",
     mixinStandardHelpOptions = true,
@@ -32,26 +34,40 @@ import picocli.CommandLine.Spec;
           + " since the last commit, oldest and newest Kafka timestamp committed."
     },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:summary printed", "2:bad flag, bad config or no such table", "3:runtime failure"})
+    exitCodeList = {
+      "0:summary printed",
+      "2:bad flag, bad config or no such table",
+      "3:runtime failure"
+    })
 final class InspectCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin CatalogOptions catalog;
 
-  @Option(names = "--table", paramLabel = "NS.TABLE", description = "Table; default table.namespace.table.name.")
+  @Option(
+      names = "--table",
+      paramLabel = "NS.TABLE",
+      description = "Table; default table.namespace.table.name.")
   String table;
 
-  @Option(names = "--limit", paramLabel = "N", defaultValue = "20",
-      description = "Snapshots (newest first) and partitions (newest first) to list. Default: ${DEFAULT-VALUE}.")
+  @Option(
+      names = "--limit",
+      paramLabel = "N",
+      defaultValue = "20",
+      description =
+          "Snapshots (newest first) and partitions (newest first) to list. Default: ${DEFAULT-VALUE}.")
   int limit;
 
   @Option(names = "--json", description = "Print JSON instead of text.")
   boolean json;
 
-  @Option(names = "--html", paramLabel = "FILE",
-      description = "Also write one self-contained HTML page to FILE: file-size histogram against T, rows and files"
-          + " per commit, age at commit against L + C, close reasons (every retained snapshot; T, L, C from the"
-          + " job configuration).")
+  @Option(
+      names = "--html",
+      paramLabel = "FILE",
+      description =
+          "Also write one self-contained HTML page to FILE: file-size histogram against T, rows and files"
+              + " per commit, age at commit against L + C, close reasons (every retained snapshot; T, L, C from the"
+              + " job configuration).")
   Path html;
 
   /** Injected for tests. */
@@ -68,7 +84,9 @@ final class InspectCommand implements Callable<Integer> {
     try (TableAccess access = TableAccess.open(config)) {
       r = TableInspection.inspect(access.table(), access.id().toString(), limit, clock.millis());
       if (html != null) {
-        all = TableInspection.inspect(access.table(), access.id().toString(), Integer.MAX_VALUE, clock.millis());
+        all =
+            TableInspection.inspect(
+                access.table(), access.id().toString(), Integer.MAX_VALUE, clock.millis());
       }
     }
     if (all != null) {
@@ -76,8 +94,11 @@ final class InspectCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .setSerializationInclusion(JsonInclude.Include.NON_NULL).writeValueAsString(r));
+      out.println(
+          new ObjectMapper()
+              .enable(SerializationFeature.INDENT_OUTPUT)
+              .setSerializationInclusion(JsonInclude.Include.NON_NULL)
+              .writeValueAsString(r));
     } else {
       print(out, r);
     }
@@ -86,39 +107,90 @@ final class InspectCommand implements Callable<Integer> {
   }
 
   private static void print(PrintWriter out, TableInspection.Report r) {
-    out.printf(Locale.ROOT, "table                  %s (format v%d)%n", r.table(), r.formatVersion());
+    out.printf(
+        Locale.ROOT, "table                  %s (format v%d)%n", r.table(), r.formatVersion());
     out.printf(Locale.ROOT, "location               %s%n", r.location());
     out.printf(Locale.ROOT, "partition spec         %s%n", r.partitionSpec());
     if (r.currentSnapshotId() == null) {
       out.println("no snapshots yet");
       return;
     }
-    out.printf(Locale.ROOT, "last commit            %s (%s ago)%n", r.lastCommit(), age(r.timeSinceLastCommitMs()));
-    out.printf(Locale.ROOT, "snapshots              %d (%d by the sink)%n", r.snapshots(), r.sinkCommits());
-    out.printf(Locale.ROOT, "data files             %d in %d partitions, %d rows, %d bytes%n", r.dataFiles(),
-        r.partitions(), r.rows(), r.totalBytes());
+    out.printf(
+        Locale.ROOT,
+        "last commit            %s (%s ago)%n",
+        r.lastCommit(),
+        age(r.timeSinceLastCommitMs()));
+    out.printf(
+        Locale.ROOT,
+        "snapshots              %d (%d by the sink)%n",
+        r.snapshots(),
+        r.sinkCommits());
+    out.printf(
+        Locale.ROOT,
+        "data files             %d in %d partitions, %d rows, %d bytes%n",
+        r.dataFiles(),
+        r.partitions(),
+        r.rows(),
+        r.totalBytes());
     TableInspection.SizeDistribution d = r.fileSizes();
-    out.printf(Locale.ROOT, "file size              min %s  p10 %s  p50 %s  p90 %s  max %s  mean %s%n", mb(d.min()),
-        mb(d.p10()), mb(d.p50()), mb(d.p90()), mb(d.max()), mb(d.mean()));
-    out.printf(Locale.ROOT, "kafka timestamps       oldest %s, newest %s%n", r.oldestKafkaTimestamp(),
+    out.printf(
+        Locale.ROOT,
+        "file size              min %s  p10 %s  p50 %s  p90 %s  max %s  mean %s%n",
+        mb(d.min()),
+        mb(d.p10()),
+        mb(d.p50()),
+        mb(d.p90()),
+        mb(d.max()),
+        mb(d.mean()));
+    out.printf(
+        Locale.ROOT,
+        "kafka timestamps       oldest %s, newest %s%n",
+        r.oldestKafkaTimestamp(),
         r.newestKafkaTimestamp());
     out.printf(Locale.ROOT, "encoded/buffered       %s%n", r.encodedPerBufferedRatio());
     out.print("closed by reason       ");
     r.closedByReason().forEach((k, v) -> out.print(k + "=" + v + " "));
     out.println();
     out.println();
-    out.printf(Locale.ROOT, "%-20s %-24s %-9s %10s %6s %12s %8s %10s %10s  %s%n", "snapshot", "committed at", "op",
-        "rows", "files", "bytes", "ckpt", "max age", "min age", "closed");
+    out.printf(
+        Locale.ROOT,
+        "%-20s %-24s %-9s %10s %6s %12s %8s %10s %10s  %s%n",
+        "snapshot",
+        "committed at",
+        "op",
+        "rows",
+        "files",
+        "bytes",
+        "ckpt",
+        "max age",
+        "min age",
+        "closed");
     for (TableInspection.SnapshotRow s : r.snapshotList()) {
-      out.printf(Locale.ROOT, "%-20d %-24s %-9s %10s %6s %12s %8s %10s %10s  %s%n", s.snapshotId(), s.committedAt(),
-          s.operation(), str(s.sink() ? s.rows() : s.addedRecords()), str(s.sink() ? s.files() : s.addedFiles()),
-          str(s.fileBytes()), str(s.checkpointId()), age(s.maxAgeAtCommitMs()), age(s.minAgeAtCommitMs()),
+      out.printf(
+          Locale.ROOT,
+          "%-20d %-24s %-9s %10s %6s %12s %8s %10s %10s  %s%n",
+          s.snapshotId(),
+          s.committedAt(),
+          s.operation(),
+          str(s.sink() ? s.rows() : s.addedRecords()),
+          str(s.sink() ? s.files() : s.addedFiles()),
+          str(s.fileBytes()),
+          str(s.checkpointId()),
+          age(s.maxAgeAtCommitMs()),
+          age(s.minAgeAtCommitMs()),
           s.closedByReason() == null ? "(not the sink)" : s.closedByReason());
     }
     out.println();
-    out.printf(Locale.ROOT, "%-40s %6s %12s %14s %12s%n", "partition", "files", "rows", "bytes", "median");
+    out.printf(
+        Locale.ROOT, "%-40s %6s %12s %14s %12s%n", "partition", "files", "rows", "bytes", "median");
     for (TableInspection.PartitionRow p : r.newestPartitions()) {
-      out.printf(Locale.ROOT, "%-40s %6d %12d %14d %12s%n", p.partition(), p.files(), p.rows(), p.bytes(),
+      out.printf(
+          Locale.ROOT,
+          "%-40s %6d %12d %14d %12s%n",
+          p.partition(),
+          p.files(),
+          p.rows(),
+          p.bytes(),
           mb(p.medianFileBytes()));
     }
   }
@@ -135,7 +207,10 @@ final class InspectCommand implements Callable<Integer> {
     if (ms == null) {
       return "-";
     }
-    return ms < 10_000 ? ms + "ms" : ms < 3_600_000 ? String.format(Locale.ROOT, "%.1fs", ms / 1000.0)
-        : String.format(Locale.ROOT, "%.1fh", ms / 3_600_000.0);
+    return ms < 10_000
+        ? ms + "ms"
+        : ms < 3_600_000
+            ? String.format(Locale.ROOT, "%.1fs", ms / 1000.0)
+            : String.format(Locale.ROOT, "%.1fh", ms / 3_600_000.0);
   }
 }

@@ -9,14 +9,14 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The one entry point: {@code flink run -c org.spatialingest.cli.Main <jar> run ...} on a cluster, and
- * {@code java -jar target/spatial-ingest.jar <command>} locally.
+ * The one entry point: {@code flink run -c org.spatialingest.cli.Main <jar> run ...} on a cluster,
+ * and {@code java -jar target/spatial-ingest.jar <command>} locally.
  *
- * <p>Exit codes: 0 success, 1 a check failed (e.g. {@code verify} out of tolerance), 2 usage or configuration error,
- * 3 runtime failure.
+ * <p>Exit codes: 0 success, 1 a check failed (e.g. {@code verify} out of tolerance), 2 usage or
+ * configuration error, 3 runtime failure.
  *
- * <p>Launched by {@code java -jar}, every invocation logs to its own file ({@link LocalLogFile}); the first and the last
- * line of that file are written here, around the command.
+ * <p>Launched by {@code java -jar}, every invocation logs to its own file ({@link LocalLogFile});
+ * the first and the last line of that file are written here, around the command.
  */
 @Command(
     name = "spatial-ingest",
@@ -53,17 +53,22 @@ public final class Main implements Runnable {
   }
 
   /**
-   * The subcommand named on the command line (none for a help or version request), read from the {@code @Command}
-   * annotations only: nothing is constructed (and so nothing logs) before the log file is chosen.
+   * The subcommand named on the command line (none for a help or version request), read from the
+   * {@code @Command} annotations only: nothing is constructed (and so nothing logs) before the log
+   * file is chosen.
    */
   static Optional<String> subcommandOf(String[] args) {
     Class<?>[] subcommands = Main.class.getAnnotation(Command.class).subcommands();
     if (Arrays.stream(args).anyMatch(a -> List.of("-h", "--help", "-V", "--version").contains(a))) {
       return Optional.empty(); // prints usage or version only: nothing to log
     }
-    return Arrays.stream(args).filter(a -> !a.startsWith("-")).findFirst()
-        .filter(first -> Arrays.stream(subcommands)
-            .anyMatch(c -> first.equals(c.getAnnotation(Command.class).name())));
+    return Arrays.stream(args)
+        .filter(a -> !a.startsWith("-"))
+        .findFirst()
+        .filter(
+            first ->
+                Arrays.stream(subcommands)
+                    .anyMatch(c -> first.equals(c.getAnnotation(Command.class).name())));
   }
 
   /** The configured command line, shared by {@link #main} and tests. */

@@ -30,9 +30,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code plan}: derives batch size, binding constraint, commit interval, file size and files per day from bytes per
- * record, the input rate and the sink bounds, and prints the job and Flink settings that go with them. The math is
- * {@link BatchPlan}; this class only reads inputs and prints.
+ * {@code plan}: derives batch size, binding constraint, commit interval, file size and files per
+ * day from bytes per record, the input rate and the sink bounds, and prints the job and Flink
+ * settings that go with them. The math is {@link BatchPlan}; this class only reads inputs and
+ * prints.
  */
 @Command(
     name = "plan",
@@ -44,21 +45,24 @@ import picocli.CommandLine.Spec;
       "Sizes given with -mb flags are decimal megabytes (10^6 bytes)."
     },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:plan printed", "2:bad flag or unusable sample (missing, empty, or no record parses)",
-        "3:runtime failure (e.g. Kafka unreachable)"})
+    exitCodeList = {
+      "0:plan printed",
+      "2:bad flag or unusable sample (missing, empty, or no record parses)",
+      "3:runtime failure (e.g. Kafka unreachable)"
+    })
 public final class PlanCommand implements Callable<Integer> {
   /** {@code encodedBytesSource} when only buffered bytes per record are known. */
   static final String ENCODED_ASSUMED = "assumed-equal-to-buffered";
-
 
   /** Where bytes per record come from; exactly one. */
   static final class RecordSizeSource {
     @Option(
         names = "--sample",
         paramLabel = "FILE",
-        description = "Newline-delimited JSON records of the record contract. Each is parsed like the job does;"
-            + " bytes/record = what the sink buffers (serialized row + per-row overhead), encoded bytes/record ="
-            + " Parquet bytes of the rows written through the sink's file writer / rows.")
+        description =
+            "Newline-delimited JSON records of the record contract. Each is parsed like the job does;"
+                + " bytes/record = what the sink buffers (serialized row + per-row overhead), encoded bytes/record ="
+                + " Parquet bytes of the rows written through the sink's file writer / rows.")
     Path sample;
 
     @Option(
@@ -71,26 +75,48 @@ public final class PlanCommand implements Callable<Integer> {
     TopicSource topic;
   }
 
-  /** A sample read from Kafka: the newest records, read without a consumer group and without committing. */
+  /**
+   * A sample read from Kafka: the newest records, read without a consumer group and without
+   * committing.
+   */
   static final class TopicSource {
-    @Option(names = "--topic", required = true, paramLabel = "TOPIC",
-        description = "Sample the newest records of this topic (measured like --sample); also estimates the rate.")
+    @Option(
+        names = "--topic",
+        required = true,
+        paramLabel = "TOPIC",
+        description =
+            "Sample the newest records of this topic (measured like --sample); also estimates the rate.")
     String topic;
 
-    @Option(names = "--bootstrap", required = true, paramLabel = "HOST:PORT", description = "Kafka bootstrap servers.")
+    @Option(
+        names = "--bootstrap",
+        required = true,
+        paramLabel = "HOST:PORT",
+        description = "Kafka bootstrap servers.")
     String bootstrap;
 
-    @Option(names = "--sample-records", paramLabel = "N", defaultValue = "1000",
-        description = "Records to read, newest first, spread over the partitions. Default: ${DEFAULT-VALUE}.")
+    @Option(
+        names = "--sample-records",
+        paramLabel = "N",
+        defaultValue = "1000",
+        description =
+            "Records to read, newest first, spread over the partitions. Default: ${DEFAULT-VALUE}.")
     int sampleRecords;
 
-    @Option(names = "--rate-window", paramLabel = "DURATION", defaultValue = "5m",
+    @Option(
+        names = "--rate-window",
+        paramLabel = "DURATION",
+        defaultValue = "5m",
         converter = CliConverters.DurationConverter.class,
-        description = "Rate = records between now-window and the end offsets / window. Default: ${DEFAULT-VALUE}.")
+        description =
+            "Rate = records between now-window and the end offsets / window. Default: ${DEFAULT-VALUE}.")
     Duration rateWindow;
 
-    @Option(names = "--consumer-property", paramLabel = "KEY=VALUE",
-        description = "Extra Kafka consumer property (e.g. security.protocol=SSL); repeatable. group.id is refused.")
+    @Option(
+        names = "--consumer-property",
+        paramLabel = "KEY=VALUE",
+        description =
+            "Extra Kafka consumer property (e.g. security.protocol=SSL); repeatable. group.id is refused.")
     List<String> consumerProperties = new ArrayList<>();
   }
 
@@ -99,17 +125,24 @@ public final class PlanCommand implements Callable<Integer> {
   @ArgGroup(exclusive = true, multiplicity = "1")
   RecordSizeSource recordSize;
 
-  /** With --sample/--topic: the job's configuration, which parses the records and defines the table they are sized for. */
+  /**
+   * With --sample/--topic: the job's configuration, which parses the records and defines the table
+   * they are sized for.
+   */
   @Mixin CatalogOptions job;
 
   @Option(
       names = "--encoded-bytes-per-record",
       paramLabel = "E",
-      description = "Parquet bytes per record. Default: equal to the buffered bytes (no compression assumed).")
+      description =
+          "Parquet bytes per record. Default: equal to the buffered bytes (no compression assumed).")
   Double encodedBytesPerRecord;
 
-  @Option(names = "--rate", paramLabel = "R",
-      description = "Total input rate, records/s (>= 0). Required unless --topic estimates it; overrides that.")
+  @Option(
+      names = "--rate",
+      paramLabel = "R",
+      description =
+          "Total input rate, records/s (>= 0). Required unless --topic estimates it; overrides that.")
   Double rateFlag;
 
   /** The rate used: the flag, or the topic's estimate. */
@@ -119,7 +152,8 @@ public final class PlanCommand implements Callable<Integer> {
       names = "--memory-mb",
       paramLabel = "MB",
       defaultValue = "128",
-      description = "Memory budget per writer subtask (sink.memory-budget), MB. Default: ${DEFAULT-VALUE}.")
+      description =
+          "Memory budget per writer subtask (sink.memory-budget), MB. Default: ${DEFAULT-VALUE}.")
   double memoryMb;
 
   @Option(
@@ -142,7 +176,8 @@ public final class PlanCommand implements Callable<Integer> {
       paramLabel = "DURATION",
       defaultValue = "10s",
       converter = CliConverters.DurationConverter.class,
-      description = "Checkpoint interval C; commits happen only at checkpoints. Default: ${DEFAULT-VALUE}.")
+      description =
+          "Checkpoint interval C; commits happen only at checkpoints. Default: ${DEFAULT-VALUE}.")
   Duration checkpointInterval;
 
   @Option(
@@ -165,7 +200,8 @@ public final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--write-derivation",
       paramLabel = "DIR",
-      description = "Also write DIR/sizing.yaml, DIR/flink-conf-sizing.yaml and DIR/derivation.json.")
+      description =
+          "Also write DIR/sizing.yaml, DIR/flink-conf-sizing.yaml and DIR/derivation.json.")
   Path derivationDir;
 
   /** Injected for tests; the derivation's date. */
@@ -189,9 +225,11 @@ public final class PlanCommand implements Callable<Integer> {
       }
     }
     if (recordSize.bytesPerRecord != null && (job.config != null || !job.overrides.isEmpty())) {
-      throw usage("--config and --set apply only with --sample or --topic (they say how the records parse)");
+      throw usage(
+          "--config and --set apply only with --sample or --topic (they say how the records parse)");
     }
-    if (encodedBytesPerRecord != null && !(encodedBytesPerRecord > 0 && Double.isFinite(encodedBytesPerRecord))) {
+    if (encodedBytesPerRecord != null
+        && !(encodedBytesPerRecord > 0 && Double.isFinite(encodedBytesPerRecord))) {
       throw usage("--encoded-bytes-per-record must be > 0, was " + encodedBytesPerRecord);
     }
 
@@ -214,8 +252,13 @@ public final class PlanCommand implements Callable<Integer> {
     if (derivationDir != null) {
       writeDerivation(plan, in, result);
       if (!json) {
-        out.println("wrote " + derivationDir.resolve("sizing.yaml") + ", " + derivationDir.resolve("flink-conf-sizing.yaml")
-            + " and " + derivationDir.resolve("derivation.json"));
+        out.println(
+            "wrote "
+                + derivationDir.resolve("sizing.yaml")
+                + ", "
+                + derivationDir.resolve("flink-conf-sizing.yaml")
+                + " and "
+                + derivationDir.resolve("derivation.json"));
       }
     }
     out.flush();
@@ -226,8 +269,14 @@ public final class PlanCommand implements Callable<Integer> {
   static final String ENCODED_MEASURED = "measured-parquet";
 
   private record Inputs(
-      double buffered, double encoded, String encodedSource, String source, Long sampleSize, double rate,
-      String rateSource, PlanSampling.Measured measured) {}
+      double buffered,
+      double encoded,
+      String encodedSource,
+      String source,
+      Long sampleSize,
+      double rate,
+      String rateSource,
+      PlanSampling.Measured measured) {}
 
   private Inputs inputs() throws IOException {
     if (recordSize.bytesPerRecord != null) {
@@ -248,8 +297,15 @@ public final class PlanCommand implements Callable<Integer> {
         m = PlanSampling.fromFile(recordSize.sample, encode, jobConfig);
       } else {
         TopicSource t = recordSize.topic;
-        m = PlanSampling.fromTopic(t.bootstrap, t.topic, t.sampleRecords, t.rateWindow,
-            ConfigLoader.parseOverrides(t.consumerProperties), encode, jobConfig);
+        m =
+            PlanSampling.fromTopic(
+                t.bootstrap,
+                t.topic,
+                t.sampleRecords,
+                t.rateWindow,
+                ConfigLoader.parseOverrides(t.consumerProperties),
+                encode,
+                jobConfig);
       }
     } catch (IllegalArgumentException e) {
       throw usage(flag + ": " + e.getMessage());
@@ -266,12 +322,21 @@ public final class PlanCommand implements Callable<Integer> {
       r = m.topic().sampleTimestampsRate();
       rateSource = "sample-timestamps";
     } else {
-      throw usage("--topic: no records in the last " + Units.formatDuration(recordSize.topic.rateWindow)
-          + " and too few sampled timestamps to estimate the rate; give --rate");
+      throw usage(
+          "--topic: no records in the last "
+              + Units.formatDuration(recordSize.topic.rateWindow)
+              + " and too few sampled timestamps to estimate the rate; give --rate");
     }
     double encoded = encode ? m.encodedBytesPerRecord().getAsDouble() : encodedBytesPerRecord;
-    return new Inputs(m.bufferedBytesPerRecord(), encoded, encode ? ENCODED_MEASURED : "flag", m.source(),
-        m.parsed(), r, rateSource, m);
+    return new Inputs(
+        m.bufferedBytesPerRecord(),
+        encoded,
+        encode ? ENCODED_MEASURED : "flag",
+        m.source(),
+        m.parsed(),
+        r,
+        rateSource,
+        m);
   }
 
   private SizingBounds bounds() {
@@ -281,7 +346,8 @@ public final class PlanCommand implements Callable<Integer> {
       throw usage("--max-latency must be > 0, was " + Units.formatDuration(maxLatency));
     }
     if (checkpointInterval.isZero() || checkpointInterval.isNegative()) {
-      throw usage("--checkpoint-interval must be > 0, was " + Units.formatDuration(checkpointInterval));
+      throw usage(
+          "--checkpoint-interval must be > 0, was " + Units.formatDuration(checkpointInterval));
     }
     return new SizingBounds(memory, target, maxLatency, checkpointInterval);
   }
@@ -356,38 +422,66 @@ public final class PlanCommand implements Callable<Integer> {
   }
 
   static Map<String, String> flinkConfig(BatchPlan plan) {
-    return Map.of("execution.checkpointing.interval", Units.formatDuration(plan.bounds().checkpointInterval()));
+    return Map.of(
+        "execution.checkpointing.interval",
+        Units.formatDuration(plan.bounds().checkpointInterval()));
   }
 
   private void printText(PrintWriter out, BatchPlan plan, Inputs in) {
-    String sample = in.sampleSize != null ? " (" + in.source + ", " + in.sampleSize + " records)" : " (" + in.source + ")";
+    String sample =
+        in.sampleSize != null
+            ? " (" + in.source + ", " + in.sampleSize + " records)"
+            : " (" + in.source + ")";
     out.printf(Locale.ROOT, "bytes/record buffered   %.1f%s%n", in.buffered, sample);
     out.printf(Locale.ROOT, "bytes/record encoded    %.1f (%s)%n", in.encoded, in.encodedSource);
     if (in.measured != null) {
       PlanSampling.Measured m = in.measured;
-      out.printf(Locale.ROOT, "records read            %d, parsed %d, failed %d%s%n", m.recordsRead(), m.parsed(),
-          m.recordsRead() - m.parsed(), m.rejectsByReason().isEmpty() ? "" : " " + m.rejectsByReason());
-      m.firstRejectByReason().forEach((reason, msg) -> out.printf(Locale.ROOT, "  first %s: %s%n", reason, msg));
+      out.printf(
+          Locale.ROOT,
+          "records read            %d, parsed %d, failed %d%s%n",
+          m.recordsRead(),
+          m.parsed(),
+          m.recordsRead() - m.parsed(),
+          m.rejectsByReason().isEmpty() ? "" : " " + m.rejectsByReason());
+      m.firstRejectByReason()
+          .forEach((reason, msg) -> out.printf(Locale.ROOT, "  first %s: %s%n", reason, msg));
       if (m.encodedBytesPerRecord().isPresent()) {
-        out.printf(Locale.ROOT, "parquet written         %d bytes in %d file(s)%n", m.encodedFileBytes(),
+        out.printf(
+            Locale.ROOT,
+            "parquet written         %d bytes in %d file(s)%n",
+            m.encodedFileBytes(),
             m.encodedFiles());
       }
       if (m.topic() != null) {
-        out.printf(Locale.ROOT, "topic rate              %.3f records/s by offsets (%d in the last %s s), %s by"
-                + " sampled timestamps%n", m.topic().offsetsRate(), m.topic().recordsInWindow(),
-            num(m.topic().windowSeconds()), Double.isFinite(m.topic().sampleTimestampsRate())
-                ? String.format(Locale.ROOT, "%.3f", m.topic().sampleTimestampsRate()) : "n/a");
+        out.printf(
+            Locale.ROOT,
+            "topic rate              %.3f records/s by offsets (%d in the last %s s), %s by"
+                + " sampled timestamps%n",
+            m.topic().offsetsRate(),
+            m.topic().recordsInWindow(),
+            num(m.topic().windowSeconds()),
+            Double.isFinite(m.topic().sampleTimestampsRate())
+                ? String.format(Locale.ROOT, "%.3f", m.topic().sampleTimestampsRate())
+                : "n/a");
       }
     }
-    out.printf(Locale.ROOT, "rate                    %s records/s (%s)%n", num(in.rate), in.rateSource);
     out.printf(
-        Locale.ROOT, "rate per writer/part.   %.3f records/s (%s records/s over %d writer(s) x %d partition(s))%n",
-        plan.recordsPerSecondPerWriterPartition(), num(rate), writers, partitionsPerCommit);
+        Locale.ROOT, "rate                    %s records/s (%s)%n", num(in.rate), in.rateSource);
+    out.printf(
+        Locale.ROOT,
+        "rate per writer/part.   %.3f records/s (%s records/s over %d writer(s) x %d partition(s))%n",
+        plan.recordsPerSecondPerWriterPartition(),
+        num(rate),
+        writers,
+        partitionsPerCommit);
     out.printf(Locale.ROOT, "rows by memory          %d%n", plan.rowsByMemory());
     out.printf(Locale.ROOT, "rows by file size       %d%n", plan.rowsByFile());
     out.printf(Locale.ROOT, "rows by latency         %d%n", plan.rowsByTime());
     out.printf(
-        Locale.ROOT, "rows per batch          %d  <- %s binds%n", plan.rowsPerBatch(), plan.bindingConstraint().jsonName());
+        Locale.ROOT,
+        "rows per batch          %d  <- %s binds%n",
+        plan.rowsPerBatch(),
+        plan.bindingConstraint().jsonName());
     out.printf(Locale.ROOT, "commit interval         %s s%n", num(plan.commitIntervalSeconds()));
     out.printf(Locale.ROOT, "expected file size      %.3f MB%n", plan.expectedFileMb());
     out.printf(Locale.ROOT, "files per day           %d%n", Math.round(plan.filesPerDay()));
@@ -431,12 +525,26 @@ public final class PlanCommand implements Callable<Integer> {
     inputs.put("memoryBytes", plan.bounds().memoryBytes());
     inputs.put("targetFileBytes", plan.bounds().targetFileBytes());
     putNumber(inputs, "maxLatencySeconds", plan.bounds().maxLatency().toMillis() / 1000.0);
-    putNumber(inputs, "checkpointIntervalSeconds", plan.bounds().checkpointInterval().toMillis() / 1000.0);
+    putNumber(
+        inputs,
+        "checkpointIntervalSeconds",
+        plan.bounds().checkpointInterval().toMillis() / 1000.0);
     inputs.put("writers", writers);
     inputs.put("partitionsPerCommit", partitionsPerCommit);
     ObjectNode outputs = d.putObject("outputs");
-    for (String f : new String[] {"rowsByMemory", "rowsByFile", "rowsByTime", "rowsPerBatch",
-        "commitIntervalSeconds", "expectedFileMb", "bindingConstraint", "filesPerDay", "advice", "config"}) {
+    for (String f :
+        new String[] {
+          "rowsByMemory",
+          "rowsByFile",
+          "rowsByTime",
+          "rowsPerBatch",
+          "commitIntervalSeconds",
+          "expectedFileMb",
+          "bindingConstraint",
+          "filesPerDay",
+          "advice",
+          "config"
+        }) {
       outputs.set(f, result.get(f));
     }
     mapper.writeValue(derivationDir.resolve("derivation.json").toFile(), d);
@@ -455,7 +563,9 @@ public final class PlanCommand implements Callable<Integer> {
   }
 
   private static String num(double v) {
-    return v == Math.rint(v) && Math.abs(v) < 1e15 ? Long.toString((long) v) : String.format(Locale.ROOT, "%.3f", v);
+    return v == Math.rint(v) && Math.abs(v) < 1e15
+        ? Long.toString((long) v)
+        : String.format(Locale.ROOT, "%.3f", v);
   }
 
   private static ObjectMapper mapper() {

@@ -14,9 +14,9 @@ import org.spatialingest.tools.RecordSampleMeasurer;
 import org.spatialingest.tools.SampleFile;
 
 /**
- * The sample paths of {@code plan}. Kept out of {@link PlanCommand} so that {@code plan --bytes-per-record} never
- * loads Flink, Iceberg or Kafka classes: this class (and through it the {@code tools} package) is only loaded when a
- * sample is measured.
+ * The sample paths of {@code plan}. Kept out of {@link PlanCommand} so that {@code plan
+ * --bytes-per-record} never loads Flink, Iceberg or Kafka classes: this class (and through it the
+ * {@code tools} package) is only loaded when a sample is measured.
  */
 final class PlanSampling {
   private PlanSampling() {}
@@ -35,39 +35,91 @@ final class PlanSampling {
       Topic topic) {}
 
   /** Topic-only figures. */
-  record Topic(int partitions, Map<Integer, Integer> perPartition, double windowSeconds, long recordsInWindow,
-      double offsetsRate, double sampleTimestampsRate) {}
+  record Topic(
+      int partitions,
+      Map<Integer, Integer> perPartition,
+      double windowSeconds,
+      long recordsInWindow,
+      double offsetsRate,
+      double sampleTimestampsRate) {}
 
-  /** Measures the records of {@code file} as the job configured by {@code job} parses, buffers and writes them. */
+  /**
+   * Measures the records of {@code file} as the job configured by {@code job} parses, buffers and
+   * writes them.
+   */
   static Measured fromFile(Path file, boolean encode, JobConfig job) throws IOException {
     List<RawRecord> records = SampleFile.read(file);
     return measure("file:" + file, records, encode, null, job);
   }
 
-  /** Measures the newest records of {@code topic} as the job configured by {@code job} parses, buffers and writes them. */
-  static Measured fromTopic(String bootstrap, String topic, int n, Duration window, Map<String, String> properties,
-      boolean encode, JobConfig job) throws IOException {
-    KafkaSampler.TopicSample s = KafkaSampler.sample(bootstrap, topic, n, window, properties, Duration.ofSeconds(60),
-        Clock.systemUTC());
+  /**
+   * Measures the newest records of {@code topic} as the job configured by {@code job} parses,
+   * buffers and writes them.
+   */
+  static Measured fromTopic(
+      String bootstrap,
+      String topic,
+      int n,
+      Duration window,
+      Map<String, String> properties,
+      boolean encode,
+      JobConfig job)
+      throws IOException {
+    KafkaSampler.TopicSample s =
+        KafkaSampler.sample(
+            bootstrap, topic, n, window, properties, Duration.ofSeconds(60), Clock.systemUTC());
     if (s.records().isEmpty()) {
       throw new IllegalArgumentException("topic '" + topic + "' holds no records to sample");
     }
     KafkaSampler.RateEstimate r = s.rate();
-    return measure("kafka:" + topic, s.records(), encode, new Topic(s.partitions(), s.perPartition(),
-        r.windowSeconds(), r.recordsInWindow(), r.offsetsRate(), r.sampleTimestampsRate()), job);
+    return measure(
+        "kafka:" + topic,
+        s.records(),
+        encode,
+        new Topic(
+            s.partitions(),
+            s.perPartition(),
+            r.windowSeconds(),
+            r.recordsInWindow(),
+            r.offsetsRate(),
+            r.sampleTimestampsRate()),
+        job);
   }
 
-  private static Measured measure(String source, List<RawRecord> records, boolean encode, Topic topic, JobConfig job)
+  private static Measured measure(
+      String source, List<RawRecord> records, boolean encode, Topic topic, JobConfig job)
       throws IOException {
     RecordSampleMeasurer.Result m = RecordSampleMeasurer.measure(records, encode, job);
     if (m.parsed() == 0) {
       StringBuilder why = new StringBuilder();
-      m.rejectsByReason().forEach((reason, n) -> why.append(why.length() == 0 ? "" : "; ").append(reason)
-          .append(" x").append(n).append(" (first: ").append(m.firstRejectByReason().get(reason)).append(')'));
-      throw new IllegalArgumentException("none of the " + m.recordsRead() + " records of " + source
-          + " parse as telemetry records: " + why);
+      m.rejectsByReason()
+          .forEach(
+              (reason, n) ->
+                  why.append(why.length() == 0 ? "" : "; ")
+                      .append(reason)
+                      .append(" x")
+                      .append(n)
+                      .append(" (first: ")
+                      .append(m.firstRejectByReason().get(reason))
+                      .append(')'));
+      throw new IllegalArgumentException(
+          "none of the "
+              + m.recordsRead()
+              + " records of "
+              + source
+              + " parse as telemetry records: "
+              + why);
     }
-    return new Measured(source, m.recordsRead(), m.parsed(), m.rejectsByReason(), m.firstRejectByReason(),
-        m.bufferedBytesPerRecord(), m.encodedBytesPerRecord(), m.encodedFileBytes(), m.encodedFiles(), topic);
+    return new Measured(
+        source,
+        m.recordsRead(),
+        m.parsed(),
+        m.rejectsByReason(),
+        m.firstRejectByReason(),
+        m.bufferedBytesPerRecord(),
+        m.encodedBytesPerRecord(),
+        m.encodedFileBytes(),
+        m.encodedFiles(),
+        topic);
   }
 }

@@ -19,28 +19,38 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * Submits the job to whatever environment launched it: {@code flink run}, the Kubernetes Operator, or, started by
- * {@code java -jar}, a local Flink cluster with checkpoints in a local directory and {@code --flink} options
- * ({@link RunEnvironment}).
+ * Submits the job to whatever environment launched it: {@code flink run}, the Kubernetes Operator,
+ * or, started by {@code java -jar}, a local Flink cluster with checkpoints in a local directory and
+ * {@code --flink} options ({@link RunEnvironment}).
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
-    description = "Run the ingest job: Kafka -> geometry transform -> bounded Iceberg sink. Started by java -jar, it "
-        + "runs on a local Flink cluster and prints where its checkpoints and its log file are.")
+@Command(
+    name = "run",
+    mixinStandardHelpOptions = true,
+    description =
+        "Run the ingest job: Kafka -> geometry transform -> bounded Iceberg sink. Started by java -jar, it "
+            + "runs on a local Flink cluster and prints where its checkpoints and its log file are.")
 final class RunCommand implements Callable<Integer> {
-  @Option(names = "--config", paramLabel = "FILE", description = "Job configuration YAML (see README: Configuration).")
+  @Option(
+      names = "--config",
+      paramLabel = "FILE",
+      description = "Job configuration YAML (see README: Configuration).")
   Path config;
 
-  @Option(names = "--set", paramLabel = "KEY=VALUE", description = "Override one configuration key; repeatable.")
+  @Option(
+      names = "--set",
+      paramLabel = "KEY=VALUE",
+      description = "Override one configuration key; repeatable.")
   List<String> overrides = new ArrayList<>();
 
-  @Option(names = "--bounded", description = "Stop at the offsets that are latest when the job starts (backfill).")
+  @Option(
+      names = "--bounded",
+      description = "Stop at the offsets that are latest when the job starts (backfill).")
   boolean bounded;
 
   @Option(names = "--print-config", description = "Print the effective configuration and exit.")
   boolean printConfig;
 
-  @Mixin
-  FlinkOptionsMixin flink;
+  @Mixin FlinkOptionsMixin flink;
 
   @Override
   public Integer call() throws Exception {
@@ -58,8 +68,14 @@ final class RunCommand implements Callable<Integer> {
     if ((bounded || jobConfig.input().fileSource()) && result.isJobExecutionResult()) {
       Long skipped = result.getAccumulatorResult(ResumeFilter.SKIPPED_ACCUMULATOR);
       try (TableAccess tables = TableAccess.open(jobConfig)) {
-        System.out.println(RunSummary.of(tables.table(), tables.rejects(), result.getJobID().toHexString(), start,
-            skipped == null ? 0 : skipped).line());
+        System.out.println(
+            RunSummary.of(
+                    tables.table(),
+                    tables.rejects(),
+                    result.getJobID().toHexString(),
+                    start,
+                    skipped == null ? 0 : skipped)
+                .line());
       }
     }
     return Main.EXIT_OK;

@@ -9,20 +9,25 @@ import org.spatialingest.config.ConfigException;
 import org.spatialingest.local.LocalFlink;
 
 /**
- * The environment {@code run} submits to: the one {@code flink run} or the Kubernetes Operator provides, or, started
- * by {@code java -jar}, a local cluster configured by {@link LocalFlink} whose checkpoint directory and log file are
- * printed. A class of its own, so that loading {@link RunCommand} (as picocli does for every command) loads no Flink
- * class.
+ * The environment {@code run} submits to: the one {@code flink run} or the Kubernetes Operator
+ * provides, or, started by {@code java -jar}, a local cluster configured by {@link LocalFlink}
+ * whose checkpoint directory and log file are printed. A class of its own, so that loading {@link
+ * RunCommand} (as picocli does for every command) loads no Flink class.
  */
 final class RunEnvironment {
   private RunEnvironment() {}
 
-  /** @param flinkOptions validated {@code --flink} options: local runs only, refused under {@code flink run} */
-  static StreamExecutionEnvironment create(Map<String, String> flinkOptions, PrintStream out) throws IOException {
+  /**
+   * @param flinkOptions validated {@code --flink} options: local runs only, refused under {@code
+   *     flink run}
+   */
+  static StreamExecutionEnvironment create(Map<String, String> flinkOptions, PrintStream out)
+      throws IOException {
     if (!StreamExecutionEnvironment.areExplicitEnvironmentsAllowed()) { // flink run, the operator
       if (!flinkOptions.isEmpty()) {
-        throw new ConfigException("--flink configures the local cluster of java -jar; under flink run pass "
-            + "-D<key>=<value> to flink run instead");
+        throw new ConfigException(
+            "--flink configures the local cluster of java -jar; under flink run pass "
+                + "-D<key>=<value> to flink run instead");
       }
       return StreamExecutionEnvironment.getExecutionEnvironment();
     }

@@ -35,16 +35,26 @@ import picocli.CommandLine.Spec;
           + " summaries (spatial-ingest.closed.<reason>)."
     },
     exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {"0:median within tolerance", "1:median outside tolerance",
-        "2:bad flag, bad config, no such table or no sink files in the partition", "3:runtime failure"})
+    exitCodeList = {
+      "0:median within tolerance",
+      "1:median outside tolerance",
+      "2:bad flag, bad config, no such table or no sink files in the partition",
+      "3:runtime failure"
+    })
 final class VerifyCommand implements Callable<Integer> {
 
   static final class Expected {
-    @Option(names = "--expected-mb", paramLabel = "MB", description = "Planned file size, decimal MB.")
+    @Option(
+        names = "--expected-mb",
+        paramLabel = "MB",
+        description = "Planned file size, decimal MB.")
     Double expectedMb;
 
-    @Option(names = "--plan", paramLabel = "DIR",
-        description = "Directory written by `plan --write-derivation` (or its derivation.json): expectedFileMb.")
+    @Option(
+        names = "--plan",
+        paramLabel = "DIR",
+        description =
+            "Directory written by `plan --write-derivation` (or its derivation.json): expectedFileMb.")
     Path plan;
   }
 
@@ -52,17 +62,26 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Mixin CatalogOptions catalog;
 
-  @Option(names = "--table", paramLabel = "NS.TABLE", description = "Table; default table.namespace.table.name.")
+  @Option(
+      names = "--table",
+      paramLabel = "NS.TABLE",
+      description = "Table; default table.namespace.table.name.")
   String table;
 
-  @Option(names = "--partition", paramLabel = "KEY=VALUE",
-      description = "day=2026-11-29, hour=2026-11-29-10 or FIELD=VALUE. Default: the newest partition.")
+  @Option(
+      names = "--partition",
+      paramLabel = "KEY=VALUE",
+      description =
+          "day=2026-11-29, hour=2026-11-29-10 or FIELD=VALUE. Default: the newest partition.")
   String partition;
 
   @ArgGroup(exclusive = true, multiplicity = "1")
   Expected expected;
 
-  @Option(names = "--tolerance", paramLabel = "X", defaultValue = "2",
+  @Option(
+      names = "--tolerance",
+      paramLabel = "X",
+      defaultValue = "2",
       description = "Within when expected/X <= median <= expected*X. Default: ${DEFAULT-VALUE}.")
   double tolerance;
 
@@ -77,9 +96,13 @@ final class VerifyCommand implements Callable<Integer> {
     double expectedMb;
     String expectedSource;
     if (expected.plan != null) {
-      Path file = Files.isDirectory(expected.plan) ? expected.plan.resolve("derivation.json") : expected.plan;
+      Path file =
+          Files.isDirectory(expected.plan)
+              ? expected.plan.resolve("derivation.json")
+              : expected.plan;
       if (!Files.isRegularFile(file)) {
-        throw usage("--plan: " + file + " does not exist (write it with plan --write-derivation DIR)");
+        throw usage(
+            "--plan: " + file + " does not exist (write it with plan --write-derivation DIR)");
       }
       JsonNode d;
       try {
@@ -104,13 +127,21 @@ final class VerifyCommand implements Callable<Integer> {
     JobConfig config = catalog.jobConfig(table);
     PartitionVerification.Report report;
     try (TableAccess access = TableAccess.open(config)) {
-      report = PartitionVerification.verify(access.table(), access.id().toString(), filter,
-          Math.round(expectedMb * 1e6), expectedSource, tolerance);
+      report =
+          PartitionVerification.verify(
+              access.table(),
+              access.id().toString(),
+              filter,
+              Math.round(expectedMb * 1e6),
+              expectedSource,
+              tolerance);
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
-          .setSerializationInclusion(JsonInclude.Include.NON_NULL);
+      ObjectMapper mapper =
+          new ObjectMapper()
+              .enable(SerializationFeature.INDENT_OUTPUT)
+              .setSerializationInclusion(JsonInclude.Include.NON_NULL);
       ObjectNode node = mapper.valueToTree(report);
       out.println(mapper.writeValueAsString(node));
     } else {
@@ -122,17 +153,32 @@ final class VerifyCommand implements Callable<Integer> {
 
   private static void print(PrintWriter out, PartitionVerification.Report r) {
     out.printf(Locale.ROOT, "table                %s%n", r.table());
-    out.printf(Locale.ROOT, "partition            %s (%s)%n", r.partition(), r.partitionSelection());
-    out.printf(Locale.ROOT, "files                %d (%d rows, %d bytes), from %d sink commits%n", r.files(), r.rows(),
-        r.bytes(), r.sinkCommits());
+    out.printf(
+        Locale.ROOT, "partition            %s (%s)%n", r.partition(), r.partitionSelection());
+    out.printf(
+        Locale.ROOT,
+        "files                %d (%d rows, %d bytes), from %d sink commits%n",
+        r.files(),
+        r.rows(),
+        r.bytes(),
+        r.sinkCommits());
     out.printf(Locale.ROOT, "median file          %.3f MB%n", r.medianFileMb());
-    out.printf(Locale.ROOT, "expected file        %.3f MB (%s)%n", r.expectedFileMb(), r.expectedSource());
-    out.printf(Locale.ROOT, "ratio                %.3g (tolerance %sx) -> %s%n", r.ratio(), fmt(r.tolerance()),
+    out.printf(
+        Locale.ROOT, "expected file        %.3f MB (%s)%n", r.expectedFileMb(), r.expectedSource());
+    out.printf(
+        Locale.ROOT,
+        "ratio                %.3g (tolerance %sx) -> %s%n",
+        r.ratio(),
+        fmt(r.tolerance()),
         r.withinTolerance() ? "OK" : "OUTSIDE TOLERANCE");
     out.println("size histogram (x expected):");
     for (PartitionVerification.Bucket b : r.histogram()) {
-      out.printf(Locale.ROOT, "  %-14s %-26s %d%n", b.range(),
-          "[" + mb(b.fromBytes()) + ", " + (b.toBytes() == null ? "inf" : mb(b.toBytes())) + ")", b.files());
+      out.printf(
+          Locale.ROOT,
+          "  %-14s %-26s %d%n",
+          b.range(),
+          "[" + mb(b.fromBytes()) + ", " + (b.toBytes() == null ? "inf" : mb(b.toBytes())) + ")",
+          b.files());
     }
     out.printf(Locale.ROOT, "snapshots per hour   %.3f%n", r.snapshotsPerHour());
     r.snapshotsByHour().forEach((h, n) -> out.printf(Locale.ROOT, "  %s  %d%n", h, n));

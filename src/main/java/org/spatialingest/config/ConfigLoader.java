@@ -12,8 +12,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads a job configuration: a YAML file (nested or flat dotted keys, both allowed) flattened to dotted keys, then
- * {@code key=value} overrides applied in order, then validated into a {@link JobConfig}.
+ * Reads a job configuration: a YAML file (nested or flat dotted keys, both allowed) flattened to
+ * dotted keys, then {@code key=value} overrides applied in order, then validated into a {@link
+ * JobConfig}.
  */
 public final class ConfigLoader {
   private ConfigLoader() {}
@@ -36,7 +37,8 @@ public final class ConfigLoader {
       Map<String, String> flat = new LinkedHashMap<>();
       if (root != null && !root.isNull() && !root.isMissingNode()) {
         if (!root.isObject()) {
-          throw new ConfigException("config file " + yaml + " must hold a mapping of keys to values");
+          throw new ConfigException(
+              "config file " + yaml + " must hold a mapping of keys to values");
         }
         flatten("", root, flat);
       }
@@ -54,7 +56,8 @@ public final class ConfigLoader {
     for (String override : overrides) {
       int eq = override.indexOf('=');
       if (eq <= 0) {
-        throw new ConfigException("override '" + override + "' must look like key=value, e.g. sink.max-latency=60s");
+        throw new ConfigException(
+            "override '" + override + "' must look like key=value, e.g. sink.max-latency=60s");
       }
       flat.put(override.substring(0, eq).trim(), override.substring(eq + 1).trim());
     }
@@ -66,10 +69,14 @@ public final class ConfigLoader {
       Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
       while (fields.hasNext()) {
         Map.Entry<String, JsonNode> field = fields.next();
-        flatten(prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey(), field.getValue(), out);
+        flatten(
+            prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey(),
+            field.getValue(),
+            out);
       }
     } else if (node.isArray()) {
-      throw new ConfigException("key '" + prefix + "' holds a list; only scalar values are allowed");
+      throw new ConfigException(
+          "key '" + prefix + "' holds a list; only scalar values are allowed");
     } else if (!node.isNull()) {
       out.put(prefix, node.asText());
     }

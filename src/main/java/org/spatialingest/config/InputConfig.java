@@ -9,8 +9,8 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * How records are read: where from ({@code source}), the geometry encoding ({@code input.format}) and which
- * {@code properties} become typed columns ({@code input.typed-properties}).
+ * How records are read: where from ({@code source}), the geometry encoding ({@code input.format})
+ * and which {@code properties} become typed columns ({@code input.typed-properties}).
  *
  * @param filePath null for Kafka, the file or directory for {@code source: file:<path>}
  */
@@ -19,7 +19,10 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
 
   /** The encoding of a record's geometry. */
   public enum InputFormat {
-    /** JSON record, {@code geometry} a GeoJSON geometry object (a WKT string is also accepted, as before). */
+    /**
+     * JSON record, {@code geometry} a GeoJSON geometry object (a WKT string is also accepted, as
+     * before).
+     */
     GEOJSON,
     /** JSON record, {@code geometry} a WKT string. */
     WKT,
@@ -27,22 +30,48 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
     WKB_HEX,
     /** JSON record, {@code geometry} a base64 string of WKB. */
     WKB_BASE64,
-    /** A GeoJSON {@code Feature}: top-level {@code id}, {@code geometry}, {@code properties.event_time}. */
+    /**
+     * A GeoJSON {@code Feature}: top-level {@code id}, {@code geometry}, {@code
+     * properties.event_time}.
+     */
     FEATURE
   }
 
   /** Column types a property can be declared as. */
-  public enum PropertyType { STRING, LONG, DOUBLE, BOOLEAN }
+  public enum PropertyType {
+    STRING,
+    LONG,
+    DOUBLE,
+    BOOLEAN
+  }
 
-  /** One property promoted to a typed, optional column, appended to the table schema in declared order. */
+  /**
+   * One property promoted to a typed, optional column, appended to the table schema in declared
+   * order.
+   */
   public record TypedProperty(String name, PropertyType type) implements Serializable {}
 
   /**
-   * Column names the telemetry table already has; a typed property cannot reuse one (xmin..ymax: the bbox columns of
-   * tables created before the bbox struct, kept in those tables).
+   * Column names the telemetry table already has; a typed property cannot reuse one (xmin..ymax:
+   * the bbox columns of tables created before the bbox struct, kept in those tables).
    */
-  public static final Set<String> RESERVED = Set.of("id", "event_time", "ingest_time", "geometry", "geometry_type",
-      "bbox", "xmin", "ymin", "xmax", "ymax", "hilbert", "properties", "region", "source", "source_offset");
+  public static final Set<String> RESERVED =
+      Set.of(
+          "id",
+          "event_time",
+          "ingest_time",
+          "geometry",
+          "geometry_type",
+          "bbox",
+          "xmin",
+          "ymin",
+          "xmax",
+          "ymax",
+          "hilbert",
+          "properties",
+          "region",
+          "source",
+          "source_offset");
 
   private static final Pattern NAME = Pattern.compile("[a-z_][a-z0-9_]*");
 
@@ -54,7 +83,10 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
     return sourceSpec(filePath);
   }
 
-  /** The {@code source} value for a file path, null meaning Kafka; {@link #parseSource} reads it back. */
+  /**
+   * The {@code source} value for a file path, null meaning Kafka; {@link #parseSource} reads it
+   * back.
+   */
   static String sourceSpec(String filePath) {
     return filePath == null ? "kafka" : "file:" + filePath;
   }
@@ -69,7 +101,10 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
     throw new IllegalArgumentException("must be 'kafka' or 'file:<path>'");
   }
 
-  /** Parses {@code speed:double,vehicle:string}; names are lower-case identifiers, unique, not a base column. */
+  /**
+   * Parses {@code speed:double,vehicle:string}; names are lower-case identifiers, unique, not a
+   * base column.
+   */
   static List<TypedProperty> parseTyped(String value) {
     List<TypedProperty> out = new ArrayList<>();
     if (value.isBlank()) {
@@ -95,15 +130,22 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
       try {
         type = PropertyType.valueOf(parts[1].trim().toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("type '" + parts[1].trim() + "' of '" + name
-            + "' is not one of string, long, double, boolean");
+        throw new IllegalArgumentException(
+            "type '"
+                + parts[1].trim()
+                + "' of '"
+                + name
+                + "' is not one of string, long, double, boolean");
       }
       out.add(new TypedProperty(name, type));
     }
     return List.copyOf(out);
   }
 
-  /** The {@code input.typed-properties} value {@link #parseTyped} reads back as {@code typedProperties}. */
+  /**
+   * The {@code input.typed-properties} value {@link #parseTyped} reads back as {@code
+   * typedProperties}.
+   */
   static String typedSpec(List<TypedProperty> typedProperties) {
     List<String> parts = new ArrayList<>();
     for (TypedProperty p : typedProperties) {

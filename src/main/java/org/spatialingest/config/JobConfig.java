@@ -15,22 +15,6 @@ import static org.spatialingest.config.JobOptions.KAFKA_GROUP_ID;
 import static org.spatialingest.config.JobOptions.KAFKA_PROPERTIES;
 import static org.spatialingest.config.JobOptions.KAFKA_STARTING_OFFSETS;
 import static org.spatialingest.config.JobOptions.KAFKA_TOPIC;
-import static org.spatialingest.config.JobOptions.PARALLELISM_SINK;
-import static org.spatialingest.config.JobOptions.PARALLELISM_SOURCE;
-import static org.spatialingest.config.JobOptions.PARALLELISM_TRANSFORM;
-import static org.spatialingest.config.JobOptions.REGIONS_BOOTSTRAP;
-import static org.spatialingest.config.JobOptions.REGIONS_NAME_PROPERTY;
-import static org.spatialingest.config.JobOptions.REGIONS_PARTITION;
-import static org.spatialingest.config.JobOptions.REGIONS_REFRESH_KIND;
-import static org.spatialingest.config.JobOptions.REJECTS_DEAD_LETTER_TOPIC;
-import static org.spatialingest.config.JobOptions.SINK_CLOSE_POLICY;
-import static org.spatialingest.config.JobOptions.SINK_MAX_LATENCY;
-import static org.spatialingest.config.JobOptions.SINK_MAX_OPEN_PARTITIONS;
-import static org.spatialingest.config.JobOptions.SINK_MEMORY_BUDGET;
-import static org.spatialingest.config.JobOptions.SINK_TARGET_FILE_SIZE;
-import static org.spatialingest.config.JobOptions.SOURCE;
-import static org.spatialingest.config.JobOptions.SOURCE_SKIP_COMMITTED;
-import static org.spatialingest.config.JobOptions.SINK_DISTRIBUTION;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_DELETE_ORPHANS;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_ENABLED;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_EXPIRE_EVERY_COMMITS;
@@ -40,6 +24,22 @@ import static org.spatialingest.config.JobOptions.MAINTENANCE_LOCK_JDBC_URI;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_ORPHAN_INTERVAL;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_ORPHAN_MIN_AGE;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_RATE_LIMIT;
+import static org.spatialingest.config.JobOptions.PARALLELISM_SINK;
+import static org.spatialingest.config.JobOptions.PARALLELISM_SOURCE;
+import static org.spatialingest.config.JobOptions.PARALLELISM_TRANSFORM;
+import static org.spatialingest.config.JobOptions.REGIONS_BOOTSTRAP;
+import static org.spatialingest.config.JobOptions.REGIONS_NAME_PROPERTY;
+import static org.spatialingest.config.JobOptions.REGIONS_PARTITION;
+import static org.spatialingest.config.JobOptions.REGIONS_REFRESH_KIND;
+import static org.spatialingest.config.JobOptions.REJECTS_DEAD_LETTER_TOPIC;
+import static org.spatialingest.config.JobOptions.SINK_CLOSE_POLICY;
+import static org.spatialingest.config.JobOptions.SINK_DISTRIBUTION;
+import static org.spatialingest.config.JobOptions.SINK_MAX_LATENCY;
+import static org.spatialingest.config.JobOptions.SINK_MAX_OPEN_PARTITIONS;
+import static org.spatialingest.config.JobOptions.SINK_MEMORY_BUDGET;
+import static org.spatialingest.config.JobOptions.SINK_TARGET_FILE_SIZE;
+import static org.spatialingest.config.JobOptions.SOURCE;
+import static org.spatialingest.config.JobOptions.SOURCE_SKIP_COMMITTED;
 import static org.spatialingest.config.JobOptions.TABLE_NAME;
 import static org.spatialingest.config.JobOptions.TABLE_NAMESPACE;
 import static org.spatialingest.config.JobOptions.TABLE_PARTITIONING;
@@ -61,15 +61,15 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.spatialingest.sizing.SizingBounds;
 
 /**
- * The typed, validated job configuration. Built only through {@link #fromMap}, which rejects unknown keys and bad
- * values with a message naming the key and what is allowed. Every key is declared once, in {@link JobOptions}.
+ * The typed, validated job configuration. Built only through {@link #fromMap}, which rejects
+ * unknown keys and bad values with a message naming the key and what is allowed. Every key is
+ * declared once, in {@link JobOptions}.
  */
 public record JobConfig(
     String bootstrapServers,
@@ -106,24 +106,51 @@ public record JobConfig(
     implements Serializable {
 
   /**
-   * Where a start without Flink state begins reading: {@code table}, the positions recorded in the table (earliest
-   * for partitions it has none for); {@code committed}, the group's offsets (earliest if none); or earliest/latest.
+   * Where a start without Flink state begins reading: {@code table}, the positions recorded in the
+   * table (earliest for partitions it has none for); {@code committed}, the group's offsets
+   * (earliest if none); or earliest/latest.
    */
-  public enum StartingOffsets { TABLE, COMMITTED, EARLIEST, LATEST }
+  public enum StartingOffsets {
+    TABLE,
+    COMMITTED,
+    EARLIEST,
+    LATEST
+  }
 
-  public enum CatalogType { HADOOP, JDBC, REST }
-
-  /** Time-only partitioning of {@code event_time}; spatial locality comes from the Hilbert sort inside files. */
-  public enum TimePartitioning { DAY, HOUR }
-
-  /** {@code bounded}: close by bytes, latency or memory. {@code every-checkpoint}: close all files at every barrier. */
-  public enum ClosePolicyKind { BOUNDED, EVERY_CHECKPOINT }
+  public enum CatalogType {
+    HADOOP,
+    JDBC,
+    REST
+  }
 
   /**
-   * How rows reach the writers: {@code range}, by time partition and Hilbert-key ranges sized by bytes; {@code hash},
-   * by time partition (one writer per partition); {@code none}, each writer takes what its upstream subtask sends.
+   * Time-only partitioning of {@code event_time}; spatial locality comes from the Hilbert sort
+   * inside files.
    */
-  public enum DistributionMode { NONE, HASH, RANGE }
+  public enum TimePartitioning {
+    DAY,
+    HOUR
+  }
+
+  /**
+   * {@code bounded}: close by bytes, latency or memory. {@code every-checkpoint}: close all files
+   * at every barrier.
+   */
+  public enum ClosePolicyKind {
+    BOUNDED,
+    EVERY_CHECKPOINT
+  }
+
+  /**
+   * How rows reach the writers: {@code range}, by time partition and Hilbert-key ranges sized by
+   * bytes; {@code hash}, by time partition (one writer per partition); {@code none}, each writer
+   * takes what its upstream subtask sends.
+   */
+  public enum DistributionMode {
+    NONE,
+    HASH,
+    RANGE
+  }
 
   /** Every accepted key, as declared in {@link JobOptions}, by name. */
   public static final Map<String, JobOption<?>> KEYS;
@@ -152,14 +179,16 @@ public record JobConfig(
   public static JobConfig fromMap(Map<String, String> raw) {
     for (String key : raw.keySet()) {
       if (!KEYS.containsKey(key) && !isPassThrough(key)) {
-        throw new ConfigException("unknown configuration key '" + key + "'; allowed keys: " + allowedKeys());
+        throw new ConfigException(
+            "unknown configuration key '" + key + "'; allowed keys: " + allowedKeys());
       }
     }
     Reader r = new Reader(raw);
     CatalogType catalogType = r.get(CATALOG_TYPE);
     String catalogUri = r.get(CATALOG_URI);
     if (catalogType != CatalogType.HADOOP && catalogUri.isEmpty()) {
-      throw new ConfigException("catalog.uri is required when catalog.type is " + lower(catalogType.name()));
+      throw new ConfigException(
+          "catalog.uri is required when catalog.type is " + lower(catalogType.name()));
     }
     return new JobConfig(
         r.get(KAFKA_BOOTSTRAP_SERVERS),
@@ -195,39 +224,64 @@ public record JobConfig(
         maintenance(r, catalogType, catalogUri));
   }
 
-  private static MaintenanceConfig maintenance(Reader r, CatalogType catalogType, String catalogUri) {
+  private static MaintenanceConfig maintenance(
+      Reader r, CatalogType catalogType, String catalogUri) {
     boolean enabled = r.get(MAINTENANCE_ENABLED);
     String lockUri = r.get(MAINTENANCE_LOCK_JDBC_URI);
     if (enabled && lockUri.isEmpty() && catalogType != CatalogType.JDBC) {
-      throw new ConfigException("maintenance.enabled needs maintenance.lock.jdbc-uri (a JDBC database for Iceberg's "
-          + "maintenance lock) unless catalog.type is jdbc");
+      throw new ConfigException(
+          "maintenance.enabled needs maintenance.lock.jdbc-uri (a JDBC database for Iceberg's "
+              + "maintenance lock) unless catalog.type is jdbc");
     }
     Duration maxAge = r.get(MAINTENANCE_EXPIRE_MAX_AGE);
     Duration commitWindow = r.get(SINK_MAX_LATENCY).plus(r.get(CHECKPOINT_INTERVAL));
     if (enabled && maxAge.compareTo(commitWindow) < 0) {
-      throw new ConfigException("maintenance.expire-snapshots.max-age (" + maxAge + ") must be at least "
-          + "sink.max-latency + checkpoint.interval (" + commitWindow + "): the sink looks up its batches in the "
-          + "snapshots of that window before every commit");
+      throw new ConfigException(
+          "maintenance.expire-snapshots.max-age ("
+              + maxAge
+              + ") must be at least "
+              + "sink.max-latency + checkpoint.interval ("
+              + commitWindow
+              + "): the sink looks up its batches in the "
+              + "snapshots of that window before every commit");
     }
     Duration orphanMinAge = r.get(MAINTENANCE_ORPHAN_MIN_AGE);
     boolean deleteOrphans = r.get(MAINTENANCE_DELETE_ORPHANS);
     if (enabled && deleteOrphans && orphanMinAge.compareTo(maxAge) < 0) {
-      throw new ConfigException("maintenance.delete-orphan-files.min-age (" + orphanMinAge + ") must be at least "
-          + "maintenance.expire-snapshots.max-age (" + maxAge + "): a state that old may still commit its files");
+      throw new ConfigException(
+          "maintenance.delete-orphan-files.min-age ("
+              + orphanMinAge
+              + ") must be at least "
+              + "maintenance.expire-snapshots.max-age ("
+              + maxAge
+              + "): a state that old may still commit its files");
     }
-    return new MaintenanceConfig(enabled, lockUri.isEmpty() ? catalogUri : lockUri, r.get(MAINTENANCE_RATE_LIMIT),
-        maxAge, r.get(MAINTENANCE_EXPIRE_RETAIN_LAST), r.get(MAINTENANCE_EXPIRE_EVERY_COMMITS), deleteOrphans,
-        orphanMinAge, r.get(MAINTENANCE_ORPHAN_INTERVAL));
+    return new MaintenanceConfig(
+        enabled,
+        lockUri.isEmpty() ? catalogUri : lockUri,
+        r.get(MAINTENANCE_RATE_LIMIT),
+        maxAge,
+        r.get(MAINTENANCE_EXPIRE_RETAIN_LAST),
+        r.get(MAINTENANCE_EXPIRE_EVERY_COMMITS),
+        deleteOrphans,
+        orphanMinAge,
+        r.get(MAINTENANCE_ORPHAN_INTERVAL));
   }
 
   private static RegionsConfig regions(Reader r) {
-    RegionsConfig regions = new RegionsConfig(r.get(REGIONS_REFRESH_KIND), r.get(REGIONS_NAME_PROPERTY),
-        r.get(REGIONS_PARTITION), r.get(REGIONS_BOOTSTRAP));
+    RegionsConfig regions =
+        new RegionsConfig(
+            r.get(REGIONS_REFRESH_KIND),
+            r.get(REGIONS_NAME_PROPERTY),
+            r.get(REGIONS_PARTITION),
+            r.get(REGIONS_BOOTSTRAP));
     if (!regions.bootstrap().isEmpty() && !regions.enabled()) {
-      throw new ConfigException("regions.bootstrap needs regions.refresh-kind (it names which records are refreshes)");
+      throw new ConfigException(
+          "regions.bootstrap needs regions.refresh-kind (it names which records are refreshes)");
     }
     if (regions.partition() && !regions.enabled()) {
-      throw new ConfigException("regions.partition needs regions.refresh-kind (without refreshes every region is null)");
+      throw new ConfigException(
+          "regions.partition needs regions.refresh-kind (without refreshes every region is null)");
     }
     return regions;
   }
@@ -236,7 +290,8 @@ public record JobConfig(
     boolean validate = r.get(TRANSFORM_VALIDATE);
     boolean repair = r.get(TRANSFORM_REPAIR);
     if (repair && !validate) {
-      throw new ConfigException("transform.repair needs transform.validate: true (only invalid geometries are repaired)");
+      throw new ConfigException(
+          "transform.repair needs transform.validate: true (only invalid geometries are repaired)");
     }
     return new TransformConfig(
         r.get(TRANSFORM_REPROJECT_FROM),
@@ -254,14 +309,26 @@ public record JobConfig(
     long pairTests = r.get(TRANSFORM_BUDGET_PAIR_TESTS);
     long repairPairTests = r.get(TRANSFORM_BUDGET_REPAIR_PAIR_TESTS);
     if (repairPairTests > pairTests) {
-      throw new ConfigException("transform.budget-repair-pair-tests (" + repairPairTests + ") must be at most "
-          + "transform.budget-pair-tests (" + pairTests + ")");
+      throw new ConfigException(
+          "transform.budget-repair-pair-tests ("
+              + repairPairTests
+              + ") must be at most "
+              + "transform.budget-pair-tests ("
+              + pairTests
+              + ")");
     }
-    return new TransformConfig.Budget(r.get(TRANSFORM_BUDGET_VERTICES), pairTests,
-        r.get(TRANSFORM_BUDGET_REPAIR_SIZE), repairPairTests, r.get(TRANSFORM_BUDGET_TIME).toMillis());
+    return new TransformConfig.Budget(
+        r.get(TRANSFORM_BUDGET_VERTICES),
+        pairTests,
+        r.get(TRANSFORM_BUDGET_REPAIR_SIZE),
+        repairPairTests,
+        r.get(TRANSFORM_BUDGET_TIME).toMillis());
   }
 
-  /** The configuration as flat keys, the inverse of {@link #fromMap}: every declared key, written by its type. */
+  /**
+   * The configuration as flat keys, the inverse of {@link #fromMap}: every declared key, written by
+   * its type.
+   */
   public Map<String, String> toMap() {
     Map<String, String> m = new TreeMap<>();
     JobOptions.ALL.forEach(option -> option.write(this, m));

@@ -12,11 +12,12 @@ import java.util.function.Predicate;
 import org.spatialingest.sizing.Units;
 
 /**
- * One job configuration key: its name, its default as written in YAML ({@code ""} = unset), its description (README's
- * configuration table shows it verbatim; ConfigDocsTest checks), its {@link Type} (how the text is read and written
- * back, and what is allowed, quoted in every error) and where {@link JobConfig} keeps the value. Every key is declared
- * once, in {@link JobOptions}; {@link JobConfig#fromMap}, {@link JobConfig#toMap} and {@link JobConfig#KEYS} follow
- * from the declarations. A key ending in {@code .*} passes every key below its prefix through as a map.
+ * One job configuration key: its name, its default as written in YAML ({@code ""} = unset), its
+ * description (README's configuration table shows it verbatim; ConfigDocsTest checks), its {@link
+ * Type} (how the text is read and written back, and what is allowed, quoted in every error) and
+ * where {@link JobConfig} keeps the value. Every key is declared once, in {@link JobOptions};
+ * {@link JobConfig#fromMap}, {@link JobConfig#toMap} and {@link JobConfig#KEYS} follow from the
+ * declarations. A key ending in {@code .*} passes every key below its prefix through as a map.
  */
 public final class JobOption<T> {
   private final String key;
@@ -25,7 +26,12 @@ public final class JobOption<T> {
   private final Function<JobConfig, T> value;
   private final String description;
 
-  JobOption(String key, String defaultValue, Type<T> type, Function<JobConfig, T> value, String description) {
+  JobOption(
+      String key,
+      String defaultValue,
+      Type<T> type,
+      Function<JobConfig, T> value,
+      String description) {
     this.key = key;
     this.defaultValue = defaultValue;
     this.type = type;
@@ -56,26 +62,34 @@ public final class JobOption<T> {
     return key.endsWith(".*");
   }
 
-  /** True if {@code name} is a key below this prefix key ({@code kafka.properties.x} for {@code kafka.properties.*}). */
+  /**
+   * True if {@code name} is a key below this prefix key ({@code kafka.properties.x} for {@code
+   * kafka.properties.*}).
+   */
   boolean covers(String name) {
     String prefix = prefix();
     return isPrefix() && name.startsWith(prefix) && name.length() > prefix.length();
   }
 
-  /** The value of this key in {@code raw}, or of its default; a bad value throws a {@link ConfigException} naming it. */
+  /**
+   * The value of this key in {@code raw}, or of its default; a bad value throws a {@link
+   * ConfigException} naming it.
+   */
   @SuppressWarnings("unchecked")
   T read(Map<String, String> raw) {
     if (isPrefix()) {
       Map<String, String> out = new TreeMap<>();
-      raw.forEach((k, v) -> {
-        if (covers(k)) {
-          out.put(k.substring(prefix().length()), v);
-        }
-      });
+      raw.forEach(
+          (k, v) -> {
+            if (covers(k)) {
+              out.put(k.substring(prefix().length()), v);
+            }
+          });
       return (T) Collections.unmodifiableMap(out);
     }
     String text = raw.get(key);
-    return type.read().apply(new Text(key, text == null ? defaultValue : text.trim(), type.allowed()));
+    return type.read()
+        .apply(new Text(key, text == null ? defaultValue : text.trim(), type.allowed()));
   }
 
   /** Writes this key's value in {@code config} as {@link #read} reads it back. */
@@ -106,7 +120,8 @@ public final class JobOption<T> {
       try {
         return parser.apply(value);
       } catch (RuntimeException e) {
-        throw new ConfigException(key + " has value '" + value + "': " + e.getMessage() + "; allowed: " + allowed, e);
+        throw new ConfigException(
+            key + " has value '" + value + "': " + e.getMessage() + "; allowed: " + allowed, e);
       }
     }
   }
@@ -126,12 +141,15 @@ public final class JobOption<T> {
 
     /** Any non-empty text, trimmed. */
     public static Type<String> nonEmpty(String allowed) {
-      return new Type<>(allowed, t -> {
-        if (t.value().isEmpty()) {
-          throw t.must("not be empty");
-        }
-        return t.value();
-      }, Function.identity());
+      return new Type<>(
+          allowed,
+          t -> {
+            if (t.value().isEmpty()) {
+              throw t.must("not be empty");
+            }
+            return t.value();
+          },
+          Function.identity());
     }
 
     /** A constant of {@code type}, written lower-case with {@code -} for {@code _}, in any case. */
@@ -140,70 +158,114 @@ public final class JobOption<T> {
       for (E constant : type.getEnumConstants()) {
         names.add(constant.name().toLowerCase(Locale.ROOT).replace('_', '-'));
       }
-      return new Type<>(String.join(", ", names), t -> {
-        String normalized = t.value().toUpperCase(Locale.ROOT).replace('-', '_');
-        for (E constant : type.getEnumConstants()) {
-          if (constant.name().equals(normalized)) {
-            return constant;
-          }
-        }
-        throw t.notAllowed();
-      }, e -> e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
+      return new Type<>(
+          String.join(", ", names),
+          t -> {
+            String normalized = t.value().toUpperCase(Locale.ROOT).replace('-', '_');
+            for (E constant : type.getEnumConstants()) {
+              if (constant.name().equals(normalized)) {
+                return constant;
+              }
+            }
+            throw t.notAllowed();
+          },
+          e -> e.name().toLowerCase(Locale.ROOT).replace('_', '-'));
     }
 
     /** A value {@code parser} reads (throwing on bad text) and {@code writer} writes back. */
-    public static <T> Type<T> parsed(String allowed, Function<String, T> parser, Function<T, String> writer) {
+    public static <T> Type<T> parsed(
+        String allowed, Function<String, T> parser, Function<T, String> writer) {
       return new Type<>(allowed, t -> t.parse(parser), writer);
     }
 
-    public static final Type<Boolean> BOOLEAN = new Type<>("true, false", t ->
-        switch (t.value().toLowerCase(Locale.ROOT)) {
-          case "true" -> true;
-          case "false" -> false;
-          default -> throw t.notAllowed();
-        }, b -> Boolean.toString(b));
+    public static final Type<Boolean> BOOLEAN =
+        new Type<>(
+            "true, false",
+            t ->
+                switch (t.value().toLowerCase(Locale.ROOT)) {
+                  case "true" -> true;
+                  case "false" -> false;
+                  default -> throw t.notAllowed();
+                },
+            b -> Boolean.toString(b));
 
     /**
-     * A value {@code parser} reads and {@code ok} accepts; one it does not is refused with {@code failure}
-     * ({@code "must <failure>"}), or as not allowed when that is null.
+     * A value {@code parser} reads and {@code ok} accepts; one it does not is refused with {@code
+     * failure} ({@code "must <failure>"}), or as not allowed when that is null.
      */
-    static <T> Type<T> checked(String allowed, Function<String, T> parser, Predicate<T> ok, String failure,
+    static <T> Type<T> checked(
+        String allowed,
+        Function<String, T> parser,
+        Predicate<T> ok,
+        String failure,
         Function<T, String> writer) {
-      return new Type<>(allowed, t -> {
-        T v = t.parse(parser);
-        if (!ok.test(v)) {
-          throw failure == null ? t.notAllowed() : t.must(failure);
-        }
-        return v;
-      }, writer);
+      return new Type<>(
+          allowed,
+          t -> {
+            T v = t.parse(parser);
+            if (!ok.test(v)) {
+              throw failure == null ? t.notAllowed() : t.must(failure);
+            }
+            return v;
+          },
+          writer);
     }
 
-    public static final Type<Long> POSITIVE_BYTES = checked("size > 0, e.g. 128MB, 64MiB", Units::parseBytes,
-        b -> b > 0, "be > 0", b -> Long.toString(b));
+    public static final Type<Long> POSITIVE_BYTES =
+        checked(
+            "size > 0, e.g. 128MB, 64MiB",
+            Units::parseBytes,
+            b -> b > 0,
+            "be > 0",
+            b -> Long.toString(b));
 
-    public static final Type<Long> NON_NEGATIVE_BYTES = checked("size >= 0, e.g. 5MB; 0 = no cap", Units::parseBytes,
-        b -> b >= 0, null, b -> Long.toString(b));
+    public static final Type<Long> NON_NEGATIVE_BYTES =
+        checked(
+            "size >= 0, e.g. 5MB; 0 = no cap",
+            Units::parseBytes,
+            b -> b >= 0,
+            null,
+            b -> Long.toString(b));
 
-    public static final Type<Duration> POSITIVE_DURATION = checked("duration > 0, e.g. 10s", Units::parseDuration,
-        d -> !d.isZero() && !d.isNegative(), "be > 0", d -> d.toMillis() + "ms");
+    public static final Type<Duration> POSITIVE_DURATION =
+        checked(
+            "duration > 0, e.g. 10s",
+            Units::parseDuration,
+            d -> !d.isZero() && !d.isNegative(),
+            "be > 0",
+            d -> d.toMillis() + "ms");
 
-    public static final Type<Double> NON_NEGATIVE_DOUBLE = checked("finite number >= 0", Double::parseDouble,
-        v -> v >= 0 && !Double.isInfinite(v), null, v -> Double.toString(v));
+    public static final Type<Double> NON_NEGATIVE_DOUBLE =
+        checked(
+            "finite number >= 0",
+            Double::parseDouble,
+            v -> v >= 0 && !Double.isInfinite(v),
+            null,
+            v -> Double.toString(v));
 
-    public static final Type<Integer> POSITIVE_INT = checked("positive integer", Integer::parseInt, v -> v > 0, null,
-        v -> Integer.toString(v));
+    public static final Type<Integer> POSITIVE_INT =
+        checked("positive integer", Integer::parseInt, v -> v > 0, null, v -> Integer.toString(v));
 
-    public static final Type<Long> POSITIVE_LONG = checked("positive integer", Long::parseLong, v -> v > 0, null,
-        v -> Long.toString(v));
+    public static final Type<Long> POSITIVE_LONG =
+        checked("positive integer", Long::parseLong, v -> v > 0, null, v -> Long.toString(v));
 
-    public static final Type<Integer> PARALLELISM = checked("0 (environment default) or a positive integer",
-        Integer::parseInt, v -> v >= 0, null, v -> Integer.toString(v));
+    public static final Type<Integer> PARALLELISM =
+        checked(
+            "0 (environment default) or a positive integer",
+            Integer::parseInt,
+            v -> v >= 0,
+            null,
+            v -> Integer.toString(v));
 
     /** The keys below a prefix key ({@code kafka.properties.*}), passed through as they are. */
-    public static final Type<Map<String, String>> PASS_THROUGH = new Type<>("any key below the prefix", t -> {
-      throw new IllegalStateException("a prefix key is read by JobOption.read");
-    }, m -> {
-      throw new IllegalStateException("a prefix key is written by JobOption.write");
-    });
+    public static final Type<Map<String, String>> PASS_THROUGH =
+        new Type<>(
+            "any key below the prefix",
+            t -> {
+              throw new IllegalStateException("a prefix key is read by JobOption.read");
+            },
+            m -> {
+              throw new IllegalStateException("a prefix key is written by JobOption.write");
+            });
   }
 }

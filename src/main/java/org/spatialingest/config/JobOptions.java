@@ -22,232 +22,453 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Every job configuration key, each declared once: name, default, type and the description README's configuration
- * table shows (ConfigDocsTest checks the table against these declarations, row by row). To add a key: declare it here
- * with {@link #option}, give {@link JobConfig} (or one of its parts) the field its getter reads, read it in
- * {@link JobConfig#fromMap} with {@code r.get(KEY)}, and add its row to README's table.
+ * Every job configuration key, each declared once: name, default, type and the description README's
+ * configuration table shows (ConfigDocsTest checks the table against these declarations, row by
+ * row). To add a key: declare it here with {@link #option}, give {@link JobConfig} (or one of its
+ * parts) the field its getter reads, read it in {@link JobConfig#fromMap} with {@code r.get(KEY)},
+ * and add its row to README's table.
  */
 public final class JobOptions {
   private static final List<JobOption<?>> DECLARED = new ArrayList<>();
 
-  public static final JobOption<String> KAFKA_BOOTSTRAP_SERVERS = option("kafka.bootstrap-servers", "localhost:9092",
-      nonEmpty("host:port[,host:port...]"), JobConfig::bootstrapServers,
-      "host:port list");
-  public static final JobOption<String> KAFKA_TOPIC = option("kafka.topic", "telemetry",
-      nonEmpty("topic name"), JobConfig::topic,
-      "");
-  public static final JobOption<String> KAFKA_GROUP_ID = option("kafka.group-id", "spatial-ingest",
-      nonEmpty("consumer group id"), JobConfig::groupId,
-      "after every commit the sink sets the group's offsets to the table's positions, so the group's lag is what the "
-          + "table still misses (the source's own offset commits are off); the job restores from its checkpoints");
-  public static final JobOption<JobConfig.StartingOffsets> KAFKA_STARTING_OFFSETS = option("kafka.starting-offsets",
-      "table", oneOf(JobConfig.StartingOffsets.class), JobConfig::startingOffsets,
-      "only for a start without state: `table` (the positions the table records; earliest where it has none), "
-          + "`committed` (the group's offsets; earliest if none), `earliest`, `latest`");
-  public static final JobOption<Map<String, String>> KAFKA_PROPERTIES = option("kafka.properties.*", "",
-      PASS_THROUGH, JobConfig::kafkaProperties,
-      "any consumer property, e.g. `kafka.properties.security.protocol: SASL_SSL`");
-  public static final JobOption<JobConfig.CatalogType> CATALOG_TYPE = option("catalog.type", "hadoop",
-      oneOf(JobConfig.CatalogType.class), JobConfig::catalogType,
-      "`hadoop`, `jdbc`, `rest`");
-  public static final JobOption<String> CATALOG_NAME = option("catalog.name", "spatial",
-      nonEmpty("catalog name"), JobConfig::catalogName,
-      "");
-  public static final JobOption<String> CATALOG_WAREHOUSE = option("catalog.warehouse", "./warehouse",
-      nonEmpty("path or URI of the warehouse"), JobConfig::warehouse,
-      "path or URI");
-  public static final JobOption<String> CATALOG_URI = option("catalog.uri", "",
-      text(),
-      JobConfig::catalogUri,
-      "JDBC URL (e.g. `jdbc:sqlite:/path/catalog.db`) or REST endpoint; required for `jdbc`, `rest`");
-  public static final JobOption<Map<String, String>> CATALOG_PROPERTIES = option("catalog.properties.*", "",
-      PASS_THROUGH, JobConfig::catalogProperties,
-      "any Iceberg catalog property (`io-impl`, `s3.endpoint`, ...)");
-  public static final JobOption<String> TABLE_NAMESPACE = option("table.namespace", "spatial",
-      nonEmpty("namespace"), JobConfig::namespace,
-      "created if missing");
-  public static final JobOption<String> TABLE_NAME = option("table.name", "telemetry",
-      nonEmpty("table name"), JobConfig::table,
-      "created if missing");
-  public static final JobOption<JobConfig.TimePartitioning> TABLE_PARTITIONING = option("table.partitioning", "day",
-      oneOf(JobConfig.TimePartitioning.class), JobConfig::partitioning,
-      "`day`, `hour` (of `event_time`)");
-  public static final JobOption<Duration> CHECKPOINT_INTERVAL = option("checkpoint.interval", "10s",
-      POSITIVE_DURATION, JobConfig::checkpointInterval,
-      "C: for recovery; commits follow bytes and time");
-  public static final JobOption<Integer> PARALLELISM_SOURCE = option("parallelism.source", "0",
-      PARALLELISM, JobConfig::sourceParallelism,
-      "0 = environment default");
-  public static final JobOption<Integer> PARALLELISM_TRANSFORM = option("parallelism.transform", "0",
-      PARALLELISM, JobConfig::transformParallelism,
-      "0 = environment default");
-  public static final JobOption<Integer> PARALLELISM_SINK = option("parallelism.sink", "0",
-      PARALLELISM, JobConfig::sinkParallelism,
-      "0 = environment default");
-  public static final JobOption<JobConfig.ClosePolicyKind> SINK_CLOSE_POLICY = option("sink.close-policy", "bounded",
-      oneOf(JobConfig.ClosePolicyKind.class), JobConfig::closePolicy,
-      "`bounded`, `every-checkpoint` (what Iceberg's own sink does; for comparison)");
-  public static final JobOption<Long> SINK_MEMORY_BUDGET = option("sink.memory-budget", "128MB",
-      POSITIVE_BYTES, JobConfig::memoryBudgetBytes,
-      "M per writer subtask (`KB MB GB` = 10^n, `KiB MiB GiB` = 2^n)");
-  public static final JobOption<Long> SINK_TARGET_FILE_SIZE = option("sink.target-file-size", "128MB",
-      POSITIVE_BYTES, JobConfig::targetFileBytes,
-      "T, size of the committed Parquet file");
-  public static final JobOption<Duration> SINK_MAX_LATENCY = option("sink.max-latency", "120s",
-      POSITIVE_DURATION, JobConfig::maxLatency,
-      "L; every row is committed within L + C of its Kafka timestamp");
-  public static final JobOption<Integer> SINK_MAX_OPEN_PARTITIONS = option("sink.max-open-partitions", "8",
-      POSITIVE_INT, JobConfig::maxOpenPartitions,
-      "open partition buffers per writer; the least recently written closes first");
-  public static final JobOption<JobConfig.DistributionMode> SINK_DISTRIBUTION = option("sink.distribution", "range",
-      oneOf(JobConfig.DistributionMode.class), JobConfig::distribution,
-      "`range`: rows reach the writers by time partition and Hilbert-key range, as many ranges as the "
-          + "bytes per L fill files of T (boundaries from the keys seen), so files follow bytes / T, not the "
-          + "writer count, and each covers a compact area; `hash`: by time partition only; `none`: no exchange, "
-          + "every writer writes every partition (files × writers)");
-  public static final JobOption<Boolean> MAINTENANCE_ENABLED = option("maintenance.enabled", "false",
-      BOOLEAN, c -> c.maintenance().enabled(),
-      "`true`, `false`: expire snapshots (and, with `maintenance.delete-orphan-files`, delete orphan "
-          + "files) of the telemetry and rejects tables inside the job, with Iceberg's Flink `TableMaintenance` "
-          + "under its JDBC lock; Kafka source only (a bounded run gets none). See "
-          + "[operations](src/site/markdown/operations.md#table-maintenance-in-the-job-maintenance)");
-  public static final JobOption<String> MAINTENANCE_LOCK_JDBC_URI = option("maintenance.lock.jdbc-uri", "",
-      text(), c -> c.maintenance().lockJdbcUri(),
-      "JDBC URL of the maintenance lock database (Iceberg's `JdbcLockFactory`; its table is created if missing), e.g. "
-          + "`jdbc:sqlite:/data/locks.db`; empty = `catalog.uri` when `catalog.type` is `jdbc`. Required otherwise "
-          + "when maintenance is on");
-  public static final JobOption<Duration> MAINTENANCE_RATE_LIMIT = option("maintenance.rate-limit", "60s",
-      POSITIVE_DURATION, c -> c.maintenance().rateLimit(),
-      "least time between two runs of a maintenance task; also how often the tables are polled for new "
-          + "commits");
-  public static final JobOption<Duration> MAINTENANCE_EXPIRE_MAX_AGE = option("maintenance.expire-snapshots.max-age", "24h",
-      POSITIVE_DURATION, c -> c.maintenance().expireMaxAge(),
-      "snapshots older than this are expired; at least `sink.max-latency` + `checkpoint.interval`; keep it "
-          + "above the age of the oldest savepoint or retained checkpoint the job may be restored from (the sink "
-          + "refuses such a restore rather than guess)");
-  public static final JobOption<Integer> MAINTENANCE_EXPIRE_RETAIN_LAST = option("maintenance.expire-snapshots.retain-last", "10",
-      POSITIVE_INT, c -> c.maintenance().expireRetainLast(),
-      "snapshots never expired, however old");
-  public static final JobOption<Integer> MAINTENANCE_EXPIRE_EVERY_COMMITS = option("maintenance.expire-snapshots.every-commits", "100",
-      POSITIVE_INT, c -> c.maintenance().expireEveryCommits(),
-      "expire after this many new commits (commits only, never time: a restart's recommit comes first)");
-  public static final JobOption<Boolean> MAINTENANCE_DELETE_ORPHANS = option("maintenance.delete-orphan-files", "false",
-      BOOLEAN, c -> c.maintenance().deleteOrphans(),
-      "`true`, `false`: also delete files in the tables' data directories (`<location>/data`) that no "
-          + "snapshot references; only when that directory is the sink's own (refused for `write.data.path` / "
-          + "object-storage layouts)");
-  public static final JobOption<Duration> MAINTENANCE_ORPHAN_MIN_AGE = option("maintenance.delete-orphan-files.min-age", "72h",
-      POSITIVE_DURATION, c -> c.maintenance().orphanMinAge(),
-      "only files older than this are deleted; at least `maintenance.expire-snapshots.max-age`");
-  public static final JobOption<Duration> MAINTENANCE_ORPHAN_INTERVAL = option("maintenance.delete-orphan-files.interval", "24h",
-      POSITIVE_DURATION, c -> c.maintenance().orphanInterval(),
-      "how often orphan files are looked for");
-  public static final JobOption<Double> ADMISSION_MAX_RECORDS_PER_SECOND = option("admission.max-records-per-second",
-      "0", NON_NEGATIVE_DOUBLE, JobConfig::maxRecordsPerSecond,
-      "records/s per source subtask; 0 = no cap (see [Freshness, admission](src/site/markdown/freshness.md))");
-  public static final JobOption<Long> ADMISSION_MAX_BYTES_PER_SECOND = option("admission.max-bytes-per-second", "0",
-      NON_NEGATIVE_BYTES, JobConfig::maxBytesPerSecond,
-      "Kafka value bytes/s per source subtask (e.g. `5MB`); 0 = no cap");
+  public static final JobOption<String> KAFKA_BOOTSTRAP_SERVERS =
+      option(
+          "kafka.bootstrap-servers",
+          "localhost:9092",
+          nonEmpty("host:port[,host:port...]"),
+          JobConfig::bootstrapServers,
+          "host:port list");
+  public static final JobOption<String> KAFKA_TOPIC =
+      option("kafka.topic", "telemetry", nonEmpty("topic name"), JobConfig::topic, "");
+  public static final JobOption<String> KAFKA_GROUP_ID =
+      option(
+          "kafka.group-id",
+          "spatial-ingest",
+          nonEmpty("consumer group id"),
+          JobConfig::groupId,
+          "after every commit the sink sets the group's offsets to the table's positions, so the group's lag is what the "
+              + "table still misses (the source's own offset commits are off); the job restores from its checkpoints");
+  public static final JobOption<JobConfig.StartingOffsets> KAFKA_STARTING_OFFSETS =
+      option(
+          "kafka.starting-offsets",
+          "table",
+          oneOf(JobConfig.StartingOffsets.class),
+          JobConfig::startingOffsets,
+          "only for a start without state: `table` (the positions the table records; earliest where it has none), "
+              + "`committed` (the group's offsets; earliest if none), `earliest`, `latest`");
+  public static final JobOption<Map<String, String>> KAFKA_PROPERTIES =
+      option(
+          "kafka.properties.*",
+          "",
+          PASS_THROUGH,
+          JobConfig::kafkaProperties,
+          "any consumer property, e.g. `kafka.properties.security.protocol: SASL_SSL`");
+  public static final JobOption<JobConfig.CatalogType> CATALOG_TYPE =
+      option(
+          "catalog.type",
+          "hadoop",
+          oneOf(JobConfig.CatalogType.class),
+          JobConfig::catalogType,
+          "`hadoop`, `jdbc`, `rest`");
+  public static final JobOption<String> CATALOG_NAME =
+      option("catalog.name", "spatial", nonEmpty("catalog name"), JobConfig::catalogName, "");
+  public static final JobOption<String> CATALOG_WAREHOUSE =
+      option(
+          "catalog.warehouse",
+          "./warehouse",
+          nonEmpty("path or URI of the warehouse"),
+          JobConfig::warehouse,
+          "path or URI");
+  public static final JobOption<String> CATALOG_URI =
+      option(
+          "catalog.uri",
+          "",
+          text(),
+          JobConfig::catalogUri,
+          "JDBC URL (e.g. `jdbc:sqlite:/path/catalog.db`) or REST endpoint; required for `jdbc`, `rest`");
+  public static final JobOption<Map<String, String>> CATALOG_PROPERTIES =
+      option(
+          "catalog.properties.*",
+          "",
+          PASS_THROUGH,
+          JobConfig::catalogProperties,
+          "any Iceberg catalog property (`io-impl`, `s3.endpoint`, ...)");
+  public static final JobOption<String> TABLE_NAMESPACE =
+      option(
+          "table.namespace",
+          "spatial",
+          nonEmpty("namespace"),
+          JobConfig::namespace,
+          "created if missing");
+  public static final JobOption<String> TABLE_NAME =
+      option(
+          "table.name",
+          "telemetry",
+          nonEmpty("table name"),
+          JobConfig::table,
+          "created if missing");
+  public static final JobOption<JobConfig.TimePartitioning> TABLE_PARTITIONING =
+      option(
+          "table.partitioning",
+          "day",
+          oneOf(JobConfig.TimePartitioning.class),
+          JobConfig::partitioning,
+          "`day`, `hour` (of `event_time`)");
+  public static final JobOption<Duration> CHECKPOINT_INTERVAL =
+      option(
+          "checkpoint.interval",
+          "10s",
+          POSITIVE_DURATION,
+          JobConfig::checkpointInterval,
+          "C: for recovery; commits follow bytes and time");
+  public static final JobOption<Integer> PARALLELISM_SOURCE =
+      option(
+          "parallelism.source",
+          "0",
+          PARALLELISM,
+          JobConfig::sourceParallelism,
+          "0 = environment default");
+  public static final JobOption<Integer> PARALLELISM_TRANSFORM =
+      option(
+          "parallelism.transform",
+          "0",
+          PARALLELISM,
+          JobConfig::transformParallelism,
+          "0 = environment default");
+  public static final JobOption<Integer> PARALLELISM_SINK =
+      option(
+          "parallelism.sink",
+          "0",
+          PARALLELISM,
+          JobConfig::sinkParallelism,
+          "0 = environment default");
+  public static final JobOption<JobConfig.ClosePolicyKind> SINK_CLOSE_POLICY =
+      option(
+          "sink.close-policy",
+          "bounded",
+          oneOf(JobConfig.ClosePolicyKind.class),
+          JobConfig::closePolicy,
+          "`bounded`, `every-checkpoint` (what Iceberg's own sink does; for comparison)");
+  public static final JobOption<Long> SINK_MEMORY_BUDGET =
+      option(
+          "sink.memory-budget",
+          "128MB",
+          POSITIVE_BYTES,
+          JobConfig::memoryBudgetBytes,
+          "M per writer subtask (`KB MB GB` = 10^n, `KiB MiB GiB` = 2^n)");
+  public static final JobOption<Long> SINK_TARGET_FILE_SIZE =
+      option(
+          "sink.target-file-size",
+          "128MB",
+          POSITIVE_BYTES,
+          JobConfig::targetFileBytes,
+          "T, size of the committed Parquet file");
+  public static final JobOption<Duration> SINK_MAX_LATENCY =
+      option(
+          "sink.max-latency",
+          "120s",
+          POSITIVE_DURATION,
+          JobConfig::maxLatency,
+          "L; every row is committed within L + C of its Kafka timestamp");
+  public static final JobOption<Integer> SINK_MAX_OPEN_PARTITIONS =
+      option(
+          "sink.max-open-partitions",
+          "8",
+          POSITIVE_INT,
+          JobConfig::maxOpenPartitions,
+          "open partition buffers per writer; the least recently written closes first");
+  public static final JobOption<JobConfig.DistributionMode> SINK_DISTRIBUTION =
+      option(
+          "sink.distribution",
+          "range",
+          oneOf(JobConfig.DistributionMode.class),
+          JobConfig::distribution,
+          "`range`: rows reach the writers by time partition and Hilbert-key range, as many ranges as the "
+              + "bytes per L fill files of T (boundaries from the keys seen), so files follow bytes / T, not the "
+              + "writer count, and each covers a compact area; `hash`: by time partition only; `none`: no exchange, "
+              + "every writer writes every partition (files × writers)");
+  public static final JobOption<Boolean> MAINTENANCE_ENABLED =
+      option(
+          "maintenance.enabled",
+          "false",
+          BOOLEAN,
+          c -> c.maintenance().enabled(),
+          "`true`, `false`: expire snapshots (and, with `maintenance.delete-orphan-files`, delete orphan "
+              + "files) of the telemetry and rejects tables inside the job, with Iceberg's Flink `TableMaintenance` "
+              + "under its JDBC lock; Kafka source only (a bounded run gets none). See "
+              + "[operations](src/site/markdown/operations.md#table-maintenance-in-the-job-maintenance)");
+  public static final JobOption<String> MAINTENANCE_LOCK_JDBC_URI =
+      option(
+          "maintenance.lock.jdbc-uri",
+          "",
+          text(),
+          c -> c.maintenance().lockJdbcUri(),
+          "JDBC URL of the maintenance lock database (Iceberg's `JdbcLockFactory`; its table is created if missing), e.g. "
+              + "`jdbc:sqlite:/data/locks.db`; empty = `catalog.uri` when `catalog.type` is `jdbc`. Required otherwise "
+              + "when maintenance is on");
+  public static final JobOption<Duration> MAINTENANCE_RATE_LIMIT =
+      option(
+          "maintenance.rate-limit",
+          "60s",
+          POSITIVE_DURATION,
+          c -> c.maintenance().rateLimit(),
+          "least time between two runs of a maintenance task; also how often the tables are polled for new "
+              + "commits");
+  public static final JobOption<Duration> MAINTENANCE_EXPIRE_MAX_AGE =
+      option(
+          "maintenance.expire-snapshots.max-age",
+          "24h",
+          POSITIVE_DURATION,
+          c -> c.maintenance().expireMaxAge(),
+          "snapshots older than this are expired; at least `sink.max-latency` + `checkpoint.interval`; keep it "
+              + "above the age of the oldest savepoint or retained checkpoint the job may be restored from (the sink "
+              + "refuses such a restore rather than guess)");
+  public static final JobOption<Integer> MAINTENANCE_EXPIRE_RETAIN_LAST =
+      option(
+          "maintenance.expire-snapshots.retain-last",
+          "10",
+          POSITIVE_INT,
+          c -> c.maintenance().expireRetainLast(),
+          "snapshots never expired, however old");
+  public static final JobOption<Integer> MAINTENANCE_EXPIRE_EVERY_COMMITS =
+      option(
+          "maintenance.expire-snapshots.every-commits",
+          "100",
+          POSITIVE_INT,
+          c -> c.maintenance().expireEveryCommits(),
+          "expire after this many new commits (commits only, never time: a restart's recommit comes first)");
+  public static final JobOption<Boolean> MAINTENANCE_DELETE_ORPHANS =
+      option(
+          "maintenance.delete-orphan-files",
+          "false",
+          BOOLEAN,
+          c -> c.maintenance().deleteOrphans(),
+          "`true`, `false`: also delete files in the tables' data directories (`<location>/data`) that no "
+              + "snapshot references; only when that directory is the sink's own (refused for `write.data.path` / "
+              + "object-storage layouts)");
+  public static final JobOption<Duration> MAINTENANCE_ORPHAN_MIN_AGE =
+      option(
+          "maintenance.delete-orphan-files.min-age",
+          "72h",
+          POSITIVE_DURATION,
+          c -> c.maintenance().orphanMinAge(),
+          "only files older than this are deleted; at least `maintenance.expire-snapshots.max-age`");
+  public static final JobOption<Duration> MAINTENANCE_ORPHAN_INTERVAL =
+      option(
+          "maintenance.delete-orphan-files.interval",
+          "24h",
+          POSITIVE_DURATION,
+          c -> c.maintenance().orphanInterval(),
+          "how often orphan files are looked for");
+  public static final JobOption<Double> ADMISSION_MAX_RECORDS_PER_SECOND =
+      option(
+          "admission.max-records-per-second",
+          "0",
+          NON_NEGATIVE_DOUBLE,
+          JobConfig::maxRecordsPerSecond,
+          "records/s per source subtask; 0 = no cap (see [Freshness, admission](src/site/markdown/freshness.md))");
+  public static final JobOption<Long> ADMISSION_MAX_BYTES_PER_SECOND =
+      option(
+          "admission.max-bytes-per-second",
+          "0",
+          NON_NEGATIVE_BYTES,
+          JobConfig::maxBytesPerSecond,
+          "Kafka value bytes/s per source subtask (e.g. `5MB`); 0 = no cap");
+
   /** The file path of a file source, null for Kafka. */
-  public static final JobOption<String> SOURCE = option("source", "kafka",
-      parsed("kafka, file:<path> (a file or a directory of newline-delimited records; bounded)",
-          InputConfig::parseSource, InputConfig::sourceSpec),
-      c -> c.input().filePath(),
-      "`kafka`, `file:<path>`: a file or a directory (read recursively, files starting with `.` or `_` skipped) of "
-          + "newline-delimited records; bounded: the job ends when all are read. `\\r\\n` accepted, blank lines are "
-          + "not records");
-  public static final JobOption<Boolean> SOURCE_SKIP_COMMITTED = option("source.skip-committed", "true",
-      BOOLEAN, JobConfig::skipCommitted,
-      "`true`, `false`: on a start without state, skip records the tables already hold (by the positions the table "
-          + "records, its `source`/`source_offset` columns and the rejects table's origin columns; operator "
-          + "`resume-filter`); `false` re-appends them");
-  public static final JobOption<InputConfig.InputFormat> INPUT_FORMAT = option("input.format", "geojson",
-      oneOf(InputConfig.InputFormat.class), c -> c.input().format(),
-      "`geojson`, `wkt`, `wkb-hex`, `wkb-base64`, `feature`");
-  public static final JobOption<List<InputConfig.TypedProperty>> INPUT_TYPED_PROPERTIES = option(
-      "input.typed-properties", "",
-      parsed("name:type list (types string, long, double, boolean), e.g. speed:double,vehicle:string",
-          InputConfig::parseTyped, InputConfig::typedSpec),
-      c -> c.input().typedProperties(),
-      "`name:type,...` with types `string`, `long`, `double`, `boolean`, e.g. `speed:double,vehicle:string`; "
-          + "lower-case identifiers, not a base column name; appended to the schema in declared order");
+  public static final JobOption<String> SOURCE =
+      option(
+          "source",
+          "kafka",
+          parsed(
+              "kafka, file:<path> (a file or a directory of newline-delimited records; bounded)",
+              InputConfig::parseSource,
+              InputConfig::sourceSpec),
+          c -> c.input().filePath(),
+          "`kafka`, `file:<path>`: a file or a directory (read recursively, files starting with `.` or `_` skipped) of "
+              + "newline-delimited records; bounded: the job ends when all are read. `\\r\\n` accepted, blank lines are "
+              + "not records");
+
+  public static final JobOption<Boolean> SOURCE_SKIP_COMMITTED =
+      option(
+          "source.skip-committed",
+          "true",
+          BOOLEAN,
+          JobConfig::skipCommitted,
+          "`true`, `false`: on a start without state, skip records the tables already hold (by the positions the table "
+              + "records, its `source`/`source_offset` columns and the rejects table's origin columns; operator "
+              + "`resume-filter`); `false` re-appends them");
+  public static final JobOption<InputConfig.InputFormat> INPUT_FORMAT =
+      option(
+          "input.format",
+          "geojson",
+          oneOf(InputConfig.InputFormat.class),
+          c -> c.input().format(),
+          "`geojson`, `wkt`, `wkb-hex`, `wkb-base64`, `feature`");
+  public static final JobOption<List<InputConfig.TypedProperty>> INPUT_TYPED_PROPERTIES =
+      option(
+          "input.typed-properties",
+          "",
+          parsed(
+              "name:type list (types string, long, double, boolean), e.g. speed:double,vehicle:string",
+              InputConfig::parseTyped,
+              InputConfig::typedSpec),
+          c -> c.input().typedProperties(),
+          "`name:type,...` with types `string`, `long`, `double`, `boolean`, e.g. `speed:double,vehicle:string`; "
+              + "lower-case identifiers, not a base column name; appended to the schema in declared order");
+
   /** The EPSG code, null when the input is CRS84 already. */
-  public static final JobOption<String> TRANSFORM_REPROJECT_FROM = option("transform.reproject-from", "",
-      parsed("EPSG code of the input coordinates, e.g. EPSG:3857; empty = already CRS84",
-          TransformConfig::parseEpsg, code -> code == null ? "" : code),
-      c -> c.transform().reprojectFrom(),
-      "EPSG code of the input coordinates (`EPSG:3035` or `3035`; must be known to proj4j-epsg); empty = already "
-          + "CRS84");
-  public static final JobOption<Boolean> TRANSFORM_VALIDATE = option("transform.validate", "true",
-      BOOLEAN, c -> c.transform().validate(),
-      "`true`, `false`: `IsValidOp` on every non-point geometry");
-  public static final JobOption<Boolean> TRANSFORM_REPAIR = option("transform.repair", "true",
-      BOOLEAN, c -> c.transform().repair(),
-      "`true`, `false`: `GeometryFixer` on invalid geometries only (needs `transform.validate: true`)");
-  public static final JobOption<Double> TRANSFORM_SIMPLIFY_TOLERANCE = option("transform.simplify-tolerance", "0",
-      NON_NEGATIVE_DOUBLE, c -> c.transform().simplifyTolerance(),
-      "≥ 0, in degrees; 0 = no simplification");
-  public static final JobOption<Integer> TRANSFORM_SIMPLIFY_MIN_VERTICES = option("transform.simplify-min-vertices",
-      "1000", POSITIVE_INT, c -> c.transform().simplifyMinVertices(),
-      "simplify only geometries with more vertices");
-  public static final JobOption<TransformConfig.SimplifyMethod> TRANSFORM_SIMPLIFY_METHOD = option(
-      "transform.simplify-method", "topology",
-      oneOf(TransformConfig.SimplifyMethod.class), c -> c.transform().simplifyMethod(),
-      "`topology` (TopologyPreservingSimplifier), `douglas-peucker` (faster, may change topology)");
-  public static final JobOption<Integer> TRANSFORM_MAX_VERTICES = option("transform.max-vertices", "1000000",
-      POSITIVE_INT, c -> c.transform().maxVertices(),
-      "positive integer");
-  public static final JobOption<Long> TRANSFORM_MAX_RECORD_BYTES = option("transform.max-record-bytes", "16MiB",
-      POSITIVE_BYTES, c -> c.transform().maxRecordBytes(),
-      "size > 0");
-  public static final JobOption<Integer> TRANSFORM_BUDGET_VERTICES = option("transform.budget-vertices", "500000",
-      POSITIVE_INT, c -> c.transform().budget().vertices(),
-      "positive integer: most vertices validation, repair and simplification run on (over it: "
-          + "`geometry_too_complex`)");
-  public static final JobOption<Long> TRANSFORM_BUDGET_PAIR_TESTS = option("transform.budget-pair-tests", "20000000",
-      POSITIVE_LONG, c -> c.transform().budget().pairTests(),
-      "positive integer: most edge-pair tests validation (and vertex × ring tests topology-preserving "
-          + "simplification) may need");
-  public static final JobOption<Integer> TRANSFORM_BUDGET_REPAIR_SIZE = option("transform.budget-repair-size", "1000",
-      POSITIVE_INT, c -> c.transform().budget().repairSize(),
-      "positive integer: most rings, and most crossings, repair may handle");
-  public static final JobOption<Long> TRANSFORM_BUDGET_REPAIR_PAIR_TESTS = option(
-      "transform.budget-repair-pair-tests", "5000000",
-      POSITIVE_LONG, c -> c.transform().budget().repairPairTests(),
-      "positive integer, ≤ `transform.budget-pair-tests`: most edge-pair tests repair may need");
-  public static final JobOption<Duration> TRANSFORM_BUDGET_TIME = option("transform.budget-time", "2s",
-      POSITIVE_DURATION, c -> Duration.ofMillis(c.transform().budget().millis()),
-      "duration > 0: a geometry step starts only while the record has used less (a backstop: a started step runs to "
-          + "its end)");
-  public static final JobOption<String> REJECTS_DEAD_LETTER_TOPIC = option("rejects.dead-letter-topic", "",
-      text(), JobConfig::deadLetterTopic,
-      "Kafka topic that also receives every reject (at-least-once, same brokers and `kafka.properties`); empty = "
-          + "rejects table only");
-  public static final JobOption<String> REGIONS_REFRESH_KIND = option("regions.refresh-kind", "",
-      text(),
-      c -> c.regions().refreshKind(),
-      "`properties.kind` value of boundary refresh records; empty = no region enrichment (no extra operator)");
-  public static final JobOption<String> REGIONS_NAME_PROPERTY = option("regions.name-property", "region",
-      nonEmpty("property holding a refresh's region name"), c -> c.regions().nameProperty(),
-      "property holding a refresh's region name");
-  public static final JobOption<String> REGIONS_BOOTSTRAP = option("regions.bootstrap", "",
-      text(), c -> c.regions().bootstrap(),
-      "path of a file of boundary refresh records (the job's input format, one per line), read where the job is "
-          + "built (the `flink run` client), so the first rows already get their region; refreshes from the stream "
-          + "replace them when newer. Empty = none");
-  public static final JobOption<Boolean> REGIONS_PARTITION = option("regions.partition", "false",
-      BOOLEAN, c -> c.regions().partition(),
-      "`true`, `false`: also partition the table by `region` (identity, after the time; needs "
-          + "`regions.refresh-kind`). Only for a handful of regions: each open (time, region) pair is a buffer of "
-          + "its own, so raise `sink.max-open-partitions` to days/hours open × regions (+1 for null)");
+  public static final JobOption<String> TRANSFORM_REPROJECT_FROM =
+      option(
+          "transform.reproject-from",
+          "",
+          parsed(
+              "EPSG code of the input coordinates, e.g. EPSG:3857; empty = already CRS84",
+              TransformConfig::parseEpsg,
+              code -> code == null ? "" : code),
+          c -> c.transform().reprojectFrom(),
+          "EPSG code of the input coordinates (`EPSG:3035` or `3035`; must be known to proj4j-epsg); empty = already "
+              + "CRS84");
+
+  public static final JobOption<Boolean> TRANSFORM_VALIDATE =
+      option(
+          "transform.validate",
+          "true",
+          BOOLEAN,
+          c -> c.transform().validate(),
+          "`true`, `false`: `IsValidOp` on every non-point geometry");
+  public static final JobOption<Boolean> TRANSFORM_REPAIR =
+      option(
+          "transform.repair",
+          "true",
+          BOOLEAN,
+          c -> c.transform().repair(),
+          "`true`, `false`: `GeometryFixer` on invalid geometries only (needs `transform.validate: true`)");
+  public static final JobOption<Double> TRANSFORM_SIMPLIFY_TOLERANCE =
+      option(
+          "transform.simplify-tolerance",
+          "0",
+          NON_NEGATIVE_DOUBLE,
+          c -> c.transform().simplifyTolerance(),
+          "≥ 0, in degrees; 0 = no simplification");
+  public static final JobOption<Integer> TRANSFORM_SIMPLIFY_MIN_VERTICES =
+      option(
+          "transform.simplify-min-vertices",
+          "1000",
+          POSITIVE_INT,
+          c -> c.transform().simplifyMinVertices(),
+          "simplify only geometries with more vertices");
+  public static final JobOption<TransformConfig.SimplifyMethod> TRANSFORM_SIMPLIFY_METHOD =
+      option(
+          "transform.simplify-method",
+          "topology",
+          oneOf(TransformConfig.SimplifyMethod.class),
+          c -> c.transform().simplifyMethod(),
+          "`topology` (TopologyPreservingSimplifier), `douglas-peucker` (faster, may change topology)");
+  public static final JobOption<Integer> TRANSFORM_MAX_VERTICES =
+      option(
+          "transform.max-vertices",
+          "1000000",
+          POSITIVE_INT,
+          c -> c.transform().maxVertices(),
+          "positive integer");
+  public static final JobOption<Long> TRANSFORM_MAX_RECORD_BYTES =
+      option(
+          "transform.max-record-bytes",
+          "16MiB",
+          POSITIVE_BYTES,
+          c -> c.transform().maxRecordBytes(),
+          "size > 0");
+  public static final JobOption<Integer> TRANSFORM_BUDGET_VERTICES =
+      option(
+          "transform.budget-vertices",
+          "500000",
+          POSITIVE_INT,
+          c -> c.transform().budget().vertices(),
+          "positive integer: most vertices validation, repair and simplification run on (over it: "
+              + "`geometry_too_complex`)");
+  public static final JobOption<Long> TRANSFORM_BUDGET_PAIR_TESTS =
+      option(
+          "transform.budget-pair-tests",
+          "20000000",
+          POSITIVE_LONG,
+          c -> c.transform().budget().pairTests(),
+          "positive integer: most edge-pair tests validation (and vertex × ring tests topology-preserving "
+              + "simplification) may need");
+  public static final JobOption<Integer> TRANSFORM_BUDGET_REPAIR_SIZE =
+      option(
+          "transform.budget-repair-size",
+          "1000",
+          POSITIVE_INT,
+          c -> c.transform().budget().repairSize(),
+          "positive integer: most rings, and most crossings, repair may handle");
+  public static final JobOption<Long> TRANSFORM_BUDGET_REPAIR_PAIR_TESTS =
+      option(
+          "transform.budget-repair-pair-tests",
+          "5000000",
+          POSITIVE_LONG,
+          c -> c.transform().budget().repairPairTests(),
+          "positive integer, ≤ `transform.budget-pair-tests`: most edge-pair tests repair may need");
+  public static final JobOption<Duration> TRANSFORM_BUDGET_TIME =
+      option(
+          "transform.budget-time",
+          "2s",
+          POSITIVE_DURATION,
+          c -> Duration.ofMillis(c.transform().budget().millis()),
+          "duration > 0: a geometry step starts only while the record has used less (a backstop: a started step runs to "
+              + "its end)");
+  public static final JobOption<String> REJECTS_DEAD_LETTER_TOPIC =
+      option(
+          "rejects.dead-letter-topic",
+          "",
+          text(),
+          JobConfig::deadLetterTopic,
+          "Kafka topic that also receives every reject (at-least-once, same brokers and `kafka.properties`); empty = "
+              + "rejects table only");
+  public static final JobOption<String> REGIONS_REFRESH_KIND =
+      option(
+          "regions.refresh-kind",
+          "",
+          text(),
+          c -> c.regions().refreshKind(),
+          "`properties.kind` value of boundary refresh records; empty = no region enrichment (no extra operator)");
+  public static final JobOption<String> REGIONS_NAME_PROPERTY =
+      option(
+          "regions.name-property",
+          "region",
+          nonEmpty("property holding a refresh's region name"),
+          c -> c.regions().nameProperty(),
+          "property holding a refresh's region name");
+  public static final JobOption<String> REGIONS_BOOTSTRAP =
+      option(
+          "regions.bootstrap",
+          "",
+          text(),
+          c -> c.regions().bootstrap(),
+          "path of a file of boundary refresh records (the job's input format, one per line), read where the job is "
+              + "built (the `flink run` client), so the first rows already get their region; refreshes from the stream "
+              + "replace them when newer. Empty = none");
+  public static final JobOption<Boolean> REGIONS_PARTITION =
+      option(
+          "regions.partition",
+          "false",
+          BOOLEAN,
+          c -> c.regions().partition(),
+          "`true`, `false`: also partition the table by `region` (identity, after the time; needs "
+              + "`regions.refresh-kind`). Only for a handful of regions: each open (time, region) pair is a buffer of "
+              + "its own, so raise `sink.max-open-partitions` to days/hours open × regions (+1 for null)");
 
   /** Every key in declaration order (README's table order). */
   public static final List<JobOption<?>> ALL = Collections.unmodifiableList(DECLARED);
 
   private JobOptions() {}
 
-  private static <T> JobOption<T> option(String key, String defaultValue, JobOption.Type<T> type,
-      Function<JobConfig, T> value, String description) {
+  private static <T> JobOption<T> option(
+      String key,
+      String defaultValue,
+      JobOption.Type<T> type,
+      Function<JobConfig, T> value,
+      String description) {
     JobOption<T> option = new JobOption<>(key, defaultValue, type, value, description);
     DECLARED.add(option);
     return option;

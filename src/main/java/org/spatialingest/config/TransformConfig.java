@@ -5,10 +5,12 @@ import java.util.Locale;
 import org.locationtech.proj4j.CRSFactory;
 
 /**
- * The transform chain's switches, applied in this order: parse (caps on record bytes and vertices), reproject from
- * {@code reprojectFrom} to CRS84, validate and repair only invalid geometries, simplify above a vertex count.
+ * The transform chain's switches, applied in this order: parse (caps on record bytes and vertices),
+ * reproject from {@code reprojectFrom} to CRS84, validate and repair only invalid geometries,
+ * simplify above a vertex count.
  *
- * @param reprojectFrom EPSG code ({@code EPSG:3857}) of the input coordinates, or null when they are CRS84 already
+ * @param reprojectFrom EPSG code ({@code EPSG:3857}) of the input coordinates, or null when they
+ *     are CRS84 already
  * @param simplifyTolerance 0 = no simplification; in the units of the output CRS (degrees)
  */
 public record TransformConfig(
@@ -20,17 +22,26 @@ public record TransformConfig(
     SimplifyMethod simplifyMethod,
     int maxVertices,
     long maxRecordBytes,
-    Budget budget) implements Serializable {
+    Budget budget)
+    implements Serializable {
 
   /**
-   * What validation, repair and simplification may spend on one record ({@code transform.budget-*}); over budget is
-   * {@code geometry_too_complex}. See {@code geometry/GeometryBudget} for what each count predicts.
+   * What validation, repair and simplification may spend on one record ({@code
+   * transform.budget-*}); over budget is {@code geometry_too_complex}. See {@code
+   * geometry/GeometryBudget} for what each count predicts.
    */
-  public record Budget(int vertices, long pairTests, int repairSize, long repairPairTests, long millis)
+  public record Budget(
+      int vertices, long pairTests, int repairSize, long repairPairTests, long millis)
       implements Serializable {}
 
-  /** {@code topology}: TopologyPreservingSimplifier (stays valid); {@code douglas-peucker}: faster, may need repair. */
-  public enum SimplifyMethod { TOPOLOGY, DOUGLAS_PEUCKER }
+  /**
+   * {@code topology}: TopologyPreservingSimplifier (stays valid); {@code douglas-peucker}: faster,
+   * may need repair.
+   */
+  public enum SimplifyMethod {
+    TOPOLOGY,
+    DOUGLAS_PEUCKER
+  }
 
   public static TransformConfig defaults() {
     return JobConfig.defaults().transform();

@@ -9,10 +9,11 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.spatialingest.table.RejectsTable;
 
 /**
- * A rejects-table row as a dead-letter Kafka record: value = the raw bytes, cut to {@link #MAX_VALUE_BYTES} so the
- * record fits Kafka's default 1 MB limits (a larger one would fail the producer and restart the job; the rejects table
- * keeps the bytes); no key; headers {@code reason}, {@code message}, {@code raw-size} and the origin ({@code topic},
- * {@code partition}, {@code offset} or {@code file}, {@code line}) as UTF-8 text. Timestamp = the ingest time.
+ * A rejects-table row as a dead-letter Kafka record: value = the raw bytes, cut to {@link
+ * #MAX_VALUE_BYTES} so the record fits Kafka's default 1 MB limits (a larger one would fail the
+ * producer and restart the job; the rejects table keeps the bytes); no key; headers {@code reason},
+ * {@code message}, {@code raw-size} and the origin ({@code topic}, {@code partition}, {@code
+ * offset} or {@code file}, {@code line}) as UTF-8 text. Timestamp = the ingest time.
  */
 public final class DeadLetterSerializer implements KafkaRecordSerializationSchema<RowData> {
   public static final int MAX_VALUE_BYTES = 900_000;
@@ -24,7 +25,8 @@ public final class DeadLetterSerializer implements KafkaRecordSerializationSchem
   }
 
   @Override
-  public ProducerRecord<byte[], byte[]> serialize(RowData row, KafkaSinkContext context, Long timestamp) {
+  public ProducerRecord<byte[], byte[]> serialize(
+      RowData row, KafkaSinkContext context, Long timestamp) {
     RecordHeaders headers = new RecordHeaders();
     header(headers, "reason", row.getString(RejectsTable.REASON).toString());
     header(headers, "raw-size", Long.toString(row.getLong(RejectsTable.RAW_SIZE)));

@@ -21,14 +21,15 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
 /**
- * The exchange in front of the sink's writers ({@code sink.distribution}), as Iceberg's own sink offers with its
- * distribution modes, fitted to this table: {@code range} sends each row to a writer by its time partition and the
- * Hilbert-key range it falls in ({@link WriterAssigner}), so files per commit follow bytes / T rather than the writer
- * count, and each file covers a compact part of the map (its bbox statistics let a spatial filter skip it);
- * {@code hash} by time partition only; {@code none} adds no exchange (each writer writes every partition it is sent).
+ * The exchange in front of the sink's writers ({@code sink.distribution}), as Iceberg's own sink
+ * offers with its distribution modes, fitted to this table: {@code range} sends each row to a
+ * writer by its time partition and the Hilbert-key range it falls in ({@link WriterAssigner}), so
+ * files per commit follow bytes / T rather than the writer count, and each file covers a compact
+ * part of the map (its bbox statistics let a spatial filter skip it); {@code hash} by time
+ * partition only; {@code none} adds no exchange (each writer writes every partition it is sent).
  *
- * <p>Use: {@code builder(router).table(...)...build().apply(stream)}, then give the sink {@link TableRouter#ranged}
- * and {@link #writers()} as its parallelism.
+ * <p>Use: {@code builder(router).table(...)...build().apply(stream)}, then give the sink {@link
+ * TableRouter#ranged} and {@link #writers()} as its parallelism.
  *
  * @param <T> the sink's input elements
  */
@@ -49,18 +50,28 @@ public final class Distribution<T> {
   }
 
   /**
-   * The placement step (same parallelism as {@code input}, chained to it) and the exchange by the slot it chose; the
-   * sink that reads the result must run with {@link #writers()} subtasks.
+   * The placement step (same parallelism as {@code input}, chained to it) and the exchange by the
+   * slot it chose; the sink that reads the result must run with {@link #writers()} subtasks.
    */
   public DataStream<Tuple3<Integer, Integer, T>> apply(DataStream<T> input) {
-    TupleTypeInfo<Tuple3<Integer, Integer, T>> type = new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
-    SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> placed = input
-        .map(new WriterAssigner<>(settings.router, settings.placements, settings.mode, settings.bounds,
-            settings.writers, settings.maxOpenPartitions, settings.encodedPerBufferedByte, settings.rangedTable))
-        .returns(type)
-        .name("distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")")
-        .uid(settings.uid)
-        .setParallelism(input.getParallelism());
+    TupleTypeInfo<Tuple3<Integer, Integer, T>> type =
+        new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
+    SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> placed =
+        input
+            .map(
+                new WriterAssigner<>(
+                    settings.router,
+                    settings.placements,
+                    settings.mode,
+                    settings.bounds,
+                    settings.writers,
+                    settings.maxOpenPartitions,
+                    settings.encodedPerBufferedByte,
+                    settings.rangedTable))
+            .returns(type)
+            .name("distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")")
+            .uid(settings.uid)
+            .setParallelism(input.getParallelism());
     return placed.partitionCustom(new SlotPartitioner(), new AssignedSlot<>());
   }
 
@@ -80,7 +91,10 @@ public final class Distribution<T> {
     }
   }
 
-  /** Builder: tables in the sink's order, the mode, the bounds the writers close files by, the writer count. */
+  /**
+   * Builder: tables in the sink's order, the mode, the bounds the writers close files by, the
+   * writer count.
+   */
   public static final class Builder<T> {
     private final TableRouter<T> router;
     private final List<WriterAssigner.Placement> placements = new ArrayList<>();
@@ -97,19 +111,23 @@ public final class Distribution<T> {
     }
 
     /**
-     * Adds the next table of the sink (loaded once here, for its partition spec). {@code ranged}: split its
-     * partitions by sort-key range (the telemetry table; rejects are few and go by partition). The ranged table's
-     * commits tell the Parquet/buffered byte ratio the range count assumes (1 until it has one, as the writers assume).
+     * Adds the next table of the sink (loaded once here, for its partition spec). {@code ranged}:
+     * split its partitions by sort-key range (the telemetry table; rejects are few and go by
+     * partition). The ranged table's commits tell the Parquet/buffered byte ratio the range count
+     * assumes (1 until it has one, as the writers assume).
      */
     public Builder<T> table(TableLoader loader, TableLayout layout, boolean ranged) {
       try (TableLoader opened = loader.clone()) {
         opened.open();
         Table table = opened.loadTable();
-        placements.add(new WriterAssigner.Placement(layout, table.spec(), layout.writeSchema(table.schema()), ranged));
+        placements.add(
+            new WriterAssigner.Placement(
+                layout, table.spec(), layout.writeSchema(table.schema()), ranged));
         if (ranged && rangedTable == null) {
           rangedTable = loader;
           if (table.currentSnapshot() != null) {
-            encodedPerBufferedByte = SnapshotSummaryKeys.encodedPerBufferedByte(table.currentSnapshot().summary());
+            encodedPerBufferedByte =
+                SnapshotSummaryKeys.encodedPerBufferedByte(table.currentSnapshot().summary());
           }
         }
       } catch (IOException e) {
@@ -123,7 +141,10 @@ public final class Distribution<T> {
       return this;
     }
 
-    /** M, T and L of the writers, and their open-buffer limit: what one key range must fill and may hold. */
+    /**
+     * M, T and L of the writers, and their open-buffer limit: what one key range must fill and may
+     * hold.
+     */
     public Builder<T> bounds(SizingBounds bounds, int maxOpenPartitions) {
       this.bounds = bounds;
       this.maxOpenPartitions = maxOpenPartitions;
@@ -143,8 +164,9 @@ public final class Distribution<T> {
 
     public Distribution<T> build() {
       if (placements.isEmpty() || bounds == null || writers <= 0 || mode == DistributionMode.NONE) {
-        throw new IllegalStateException("a distribution needs its tables, the sink bounds, writers > 0 and a mode "
-            + "other than none (none is no exchange at all)");
+        throw new IllegalStateException(
+            "a distribution needs its tables, the sink bounds, writers > 0 and a mode "
+                + "other than none (none is no exchange at all)");
       }
       return new Distribution<>(this);
     }

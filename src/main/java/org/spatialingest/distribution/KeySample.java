@@ -3,12 +3,12 @@ package org.spatialingest.distribution;
 import java.util.Arrays;
 
 /**
- * The sort keys (Hilbert keys) one subtask saw most recently, and the boundaries that cut them into ranges of equal
- * row counts: ranges follow where the data is, so a busy city is split over several ranges while empty oceans share
- * one.
+ * The sort keys (Hilbert keys) one subtask saw most recently, and the boundaries that cut them into
+ * ranges of equal row counts: ranges follow where the data is, so a busy city is split over several
+ * ranges while empty oceans share one.
  *
- * <p>Cost: {@link #add} is an array store; {@link #refresh} sorts a copy of the sample (4,096 longs, well under a
- * millisecond), called about once a second.
+ * <p>Cost: {@link #add} is an array store; {@link #refresh} sorts a copy of the sample (4,096
+ * longs, well under a millisecond), called about once a second.
  */
 final class KeySample {
   static final int SIZE = 4096;
@@ -35,9 +35,9 @@ final class KeySample {
   }
 
   /**
-   * The {@code ranges - 1} ascending keys that cut the sample into {@code ranges} ranges of equal counts; range
-   * {@code i} holds the keys {@code k} with {@code boundaries[i - 1] <= k < boundaries[i]}. Empty for one range or
-   * before any sample.
+   * The {@code ranges - 1} ascending keys that cut the sample into {@code ranges} ranges of equal
+   * counts; range {@code i} holds the keys {@code k} with {@code boundaries[i - 1] <= k <
+   * boundaries[i]}. Empty for one range or before any sample.
    */
   long[] boundaries(int ranges) {
     if (ranges <= 1 || sorted.length == 0) {

@@ -9,12 +9,12 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
-import org.apache.flink.api.java.tuple.Tuple3;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
@@ -34,33 +34,38 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
 /**
- * Places each element on a writer: {@code f0} a writer slot (the exchange takes it modulo the writer count), {@code f1}
- * the key range of its partition, {@code f2} the element. Range {@code i} of a partition goes to slot {@code
- * hash(partition) + i}, so every subtask sends a partition's range to the same writer, and the ranges of a partition to
- * consecutive writers.
+ * Places each element on a writer: {@code f0} a writer slot (the exchange takes it modulo the
+ * writer count), {@code f1} the key range of its partition, {@code f2} the element. Range {@code i}
+ * of a partition goes to slot {@code hash(partition) + i}, so every subtask sends a partition's
+ * range to the same writer, and the ranges of a partition to consecutive writers.
  *
- * <p>Each subtask keeps its own statistics, from its own rows (no coordination; subtasks reading similar data agree
- * closely): the last {@link KeySample#SIZE} sort keys of the ranged table, and per partition the bytes routed there
- * (the sink's own {@link BufferedRowSize} measure, on a random eighth of the rows). About once a second it recomputes,
- * per partition, the range count ({@link RangeCount}; its rate times the subtask count is the partition's rate) and
- * the boundaries. The Parquet/buffered byte ratio the range count assumes is the ranged table's last commit's, re-read
- * every {@value #RATIO_REFRESH_SECONDS} s on a thread of its own. Nothing is in Flink state: statistics rebuild within seconds after a restart, and a range is only a
- * file boundary — a writer accepts any row.
+ * <p>Each subtask keeps its own statistics, from its own rows (no coordination; subtasks reading
+ * similar data agree closely): the last {@link KeySample#SIZE} sort keys of the ranged table, and
+ * per partition the bytes routed there (the sink's own {@link BufferedRowSize} measure, on a random
+ * eighth of the rows). About once a second it recomputes, per partition, the range count ({@link
+ * RangeCount}; its rate times the subtask count is the partition's rate) and the boundaries. The
+ * Parquet/buffered byte ratio the range count assumes is the ranged table's last commit's, re-read
+ * every {@value #RATIO_REFRESH_SECONDS} s on a thread of its own. Nothing is in Flink state:
+ * statistics rebuild within seconds after a restart, and a range is only a file boundary — a writer
+ * accepts any row.
  *
- * <p>Cost per row: a partition key computation and a hash lookup, a binary search over at most a few dozen
- * boundaries, and one serialization in eight.
+ * <p>Cost per row: a partition key computation and a hash lookup, a binary search over at most a
+ * few dozen boundaries, and one serialization in eight.
  *
  * @param <T> the sink's input elements
  */
 public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, Integer, T>> {
   private static final Logger LOG = LoggerFactory.getLogger(WriterAssigner.class);
+
   /** One row in this many is serialized to measure bytes. */
   private static final int SIZE_SAMPLING = 8;
+
   private static final long REFRESH_NANOS = 1_000_000_000L;
 
   /**
-   * One table of the sink: its layout, partition spec and the schema its rows are written with (the table's field
-   * ids, see {@link TableLayout#writeSchema}); {@code ranged} when its rows are split by key range.
+   * One table of the sink: its layout, partition spec and the schema its rows are written with (the
+   * table's field ids, see {@link TableLayout#writeSchema}); {@code ranged} when its rows are split
+   * by key range.
    */
   record Placement(TableLayout layout, PartitionSpec spec, Schema writeSchema, boolean ranged)
       implements Serializable {}
@@ -75,6 +80,7 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   private final int writers;
   private final int maxOpenPartitions;
   private final double seedRatio;
+
   /** the ranged table, to follow the ratio its writers learn; null when nothing is ranged */
   private final TableLoader ratioSource;
 
@@ -90,12 +96,20 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   private transient ScheduledExecutorService ratioReader;
 
   /**
-   * @param seedRatio Parquet bytes per buffered byte of the ranged table's last commit when the job was built, or 0
-   * @param ratioSource the ranged table, re-read every {@value #RATIO_REFRESH_SECONDS} s for the ratio its writers
-   *     learn (off the task thread), or {@code null}
+   * @param seedRatio Parquet bytes per buffered byte of the ranged table's last commit when the job
+   *     was built, or 0
+   * @param ratioSource the ranged table, re-read every {@value #RATIO_REFRESH_SECONDS} s for the
+   *     ratio its writers learn (off the task thread), or {@code null}
    */
-  WriterAssigner(TableRouter<T> router, List<Placement> placements, DistributionMode mode, SizingBounds bounds,
-      int writers, int maxOpenPartitions, double seedRatio, TableLoader ratioSource) {
+  WriterAssigner(
+      TableRouter<T> router,
+      List<Placement> placements,
+      DistributionMode mode,
+      SizingBounds bounds,
+      int writers,
+      int maxOpenPartitions,
+      double seedRatio,
+      TableLoader ratioSource) {
     this.router = router;
     this.placements = List.copyOf(placements);
     this.mode = mode;
@@ -118,14 +132,16 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
     ratio = seedRatio;
     rangeCount = RangeCount.of(bounds, ratio, writers, maxOpenPartitions);
     if (ratioSource != null && mode == DistributionMode.RANGE) {
-      ratioReader = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "distribution-ratio-reader");
-        t.setDaemon(true);
-        return t;
-      });
+      ratioReader =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "distribution-ratio-reader");
+                t.setDaemon(true);
+                return t;
+              });
       TableLoader loader = ratioSource.clone();
-      ratioReader.scheduleWithFixedDelay(() -> readRatio(loader), RATIO_REFRESH_SECONDS, RATIO_REFRESH_SECONDS,
-          TimeUnit.SECONDS);
+      ratioReader.scheduleWithFixedDelay(
+          () -> readRatio(loader), RATIO_REFRESH_SECONDS, RATIO_REFRESH_SECONDS, TimeUnit.SECONDS);
     }
   }
 
@@ -136,7 +152,10 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
     }
   }
 
-  /** The writers' encoded/buffered ratio, as their last commit recorded it; a failed read keeps the previous one. */
+  /**
+   * The writers' encoded/buffered ratio, as their last commit recorded it; a failed read keeps the
+   * previous one.
+   */
   private void readRatio(TableLoader loader) {
     try {
       if (!loader.isOpen()) {
@@ -144,7 +163,8 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       }
       Table table = loader.loadTable();
       Snapshot current = table.currentSnapshot();
-      double read = current == null ? 0 : SnapshotSummaryKeys.encodedPerBufferedByte(current.summary());
+      double read =
+          current == null ? 0 : SnapshotSummaryKeys.encodedPerBufferedByte(current.summary());
       if (read > 0) {
         ratio = read;
       }
@@ -156,7 +176,8 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   @Override
   public Tuple3<Integer, Integer, T> map(T element) {
     if (rows == 0) {
-      windowStart = System.nanoTime(); // the first window starts with the data, not when the operator opened
+      windowStart =
+          System.nanoTime(); // the first window starts with the data, not when the operator opened
     }
     TablePlacement table = tables.get(router.table(element));
     RowData row = router.row(element);
@@ -180,8 +201,9 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   }
 
   /**
-   * Called every 256 rows: the first refresh comes at once (a sample of 256 keys already places rows far better than
-   * one range, and a backlog needs its ranges from the start), the next ones once a second.
+   * Called every 256 rows: the first refresh comes at once (a sample of 256 keys already places
+   * rows far better than one range, and a backlog needs its ranges from the start), the next ones
+   * once a second.
    */
   private void refreshIfDue() {
     long now = System.nanoTime();

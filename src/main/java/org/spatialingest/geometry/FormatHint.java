@@ -6,56 +6,94 @@ import java.util.Locale;
 import org.spatialingest.config.InputConfig.InputFormat;
 
 /**
- * Reject messages for a geometry (or record) in another encoding than {@code input.format} expects: what it looks
- * like, what the configured format accepts, and the {@code input.format} value that would read it. Used on the
- * failure path only, so records that parse never pay for it.
+ * Reject messages for a geometry (or record) in another encoding than {@code input.format} expects:
+ * what it looks like, what the configured format accepts, and the {@code input.format} value that
+ * would read it. Used on the failure path only, so records that parse never pay for it.
  */
 final class FormatHint {
   private FormatHint() {}
 
   /**
-   * The message for a geometry string that failed to parse under {@code format}, or null when the string looks like
-   * nothing the format rejects (then the parser's own error stands, e.g. WKT cut short under {@code geojson}).
+   * The message for a geometry string that failed to parse under {@code format}, or null when the
+   * string looks like nothing the format rejects (then the parser's own error stands, e.g. WKT cut
+   * short under {@code geojson}).
    */
   static String forText(String text, InputFormat format) {
     InputFormat look = look(text);
-    if (look == null || look == format || (format == InputFormat.GEOJSON && look == InputFormat.WKT)) {
+    if (look == null
+        || look == format
+        || (format == InputFormat.GEOJSON && look == InputFormat.WKT)) {
       if (look == InputFormat.GEOJSON) { // GeoJSON as a quoted string under geojson or feature
-        return "geometry is a string holding JSON text; input.format is " + value(format) + " (accepts "
-            + accepts(format) + "): send the GeoJSON object itself, not a string";
+        return "geometry is a string holding JSON text; input.format is "
+            + value(format)
+            + " (accepts "
+            + accepts(format)
+            + "): send the GeoJSON object itself, not a string";
       }
       return null;
     }
-    return "geometry is a string that looks like " + describe(look) + "; input.format is " + value(format)
-        + " (accepts " + accepts(format) + ")" + suggestion(look, format);
+    return "geometry is a string that looks like "
+        + describe(look)
+        + "; input.format is "
+        + value(format)
+        + " (accepts "
+        + accepts(format)
+        + ")"
+        + suggestion(look, format);
   }
 
   /** The message for a geometry that is not a string under a format that needs one. */
   static String forNode(JsonNode node, InputFormat format) {
-    String what = node.isObject() && node.has("type") ? "a GeoJSON object"
-        : "a JSON " + node.getNodeType().name().toLowerCase(Locale.ROOT);
-    return "geometry is " + what + "; input.format is " + value(format) + " (accepts " + accepts(format) + ")"
+    String what =
+        node.isObject() && node.has("type")
+            ? "a GeoJSON object"
+            : "a JSON " + node.getNodeType().name().toLowerCase(Locale.ROOT);
+    return "geometry is "
+        + what
+        + "; input.format is "
+        + value(format)
+        + " (accepts "
+        + accepts(format)
+        + ")"
         + (what.startsWith("a GeoJSON") ? "; set input.format: geojson" : "");
   }
 
   /**
-   * For a record without {@code "type":"Feature"} under {@code feature}: the format its geometry suggests.
+   * For a record without {@code "type":"Feature"} under {@code feature}: the format its geometry
+   * suggests.
    */
   static String forNonFeature(JsonNode geometry) {
-    String base = "input.format is feature (accepts " + accepts(InputFormat.FEATURE) + ") but the record has no"
-        + " \"type\":\"Feature\"";
+    String base =
+        "input.format is feature (accepts "
+            + accepts(InputFormat.FEATURE)
+            + ") but the record has no"
+            + " \"type\":\"Feature\"";
     if (geometry == null) {
       return base;
     }
-    InputFormat look = geometry.isObject() ? InputFormat.GEOJSON : geometry.isTextual() ? look(geometry.asText()) : null;
-    return look == null ? base : base + "; for a record with a top-level event_time and " + describe(look)
-        + " geometry set input.format: " + value(look);
+    InputFormat look =
+        geometry.isObject()
+            ? InputFormat.GEOJSON
+            : geometry.isTextual() ? look(geometry.asText()) : null;
+    return look == null
+        ? base
+        : base
+            + "; for a record with a top-level event_time and "
+            + describe(look)
+            + " geometry set input.format: "
+            + value(look);
   }
 
-  /** For a GeoJSON Feature under a record format: {@code event_time} belongs in its properties there. */
+  /**
+   * For a GeoJSON Feature under a record format: {@code event_time} belongs in its properties
+   * there.
+   */
   static String forFeature(InputFormat format) {
     return "'event_time' is missing; the record is a GeoJSON Feature (\"type\":\"Feature\") but input.format is "
-        + value(format) + " (accepts " + accepts(format) + " in a record with a top-level event_time); set"
+        + value(format)
+        + " (accepts "
+        + accepts(format)
+        + " in a record with a top-level event_time); set"
         + " input.format: feature";
   }
 
@@ -70,7 +108,10 @@ final class FormatHint {
     };
   }
 
-  /** The config value of a format, spelled as {@code JobConfig} reads enum values (lower case, '-' for '_'). */
+  /**
+   * The config value of a format, spelled as {@code JobConfig} reads enum values (lower case, '-'
+   * for '_').
+   */
   static String value(InputFormat format) {
     return format.name().toLowerCase(Locale.ROOT).replace('_', '-');
   }
@@ -90,12 +131,16 @@ final class FormatHint {
     }
     return switch (look) {
       case WKT -> "; set input.format: wkt (or geojson, which also reads WKT)";
-      case GEOJSON, FEATURE -> "; set input.format: geojson and send the object itself, not a string";
+      case GEOJSON, FEATURE ->
+          "; set input.format: geojson and send the object itself, not a string";
       default -> "; set input.format: " + value(look);
     };
   }
 
-  /** The encoding {@code text} looks like, or null. Cheap checks first; base64 is decoded (failure path only). */
+  /**
+   * The encoding {@code text} looks like, or null. Cheap checks first; base64 is decoded (failure
+   * path only).
+   */
   static InputFormat look(String text) {
     String t = text.strip();
     if (t.startsWith("{")) {
@@ -115,7 +160,10 @@ final class FormatHint {
 
   /** Even-length hex of at least a WKB header (byte order 00 or 01, then a 4-byte type). */
   private static boolean isWkbHex(String t) {
-    if (t.length() < 10 || (t.length() & 1) != 0 || t.charAt(0) != '0' || (t.charAt(1) != '0' && t.charAt(1) != '1')) {
+    if (t.length() < 10
+        || (t.length() & 1) != 0
+        || t.charAt(0) != '0'
+        || (t.charAt(1) != '0' && t.charAt(1) != '1')) {
       return false;
     }
     for (int i = 0; i < t.length(); i++) {
@@ -126,8 +174,17 @@ final class FormatHint {
     return true;
   }
 
-  private static final String[] WKT_TAGS = {"POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING",
-      "MULTIPOLYGON", "GEOMETRYCOLLECTION", "LINEARRING", "SRID="};
+  private static final String[] WKT_TAGS = {
+    "POINT",
+    "LINESTRING",
+    "POLYGON",
+    "MULTIPOINT",
+    "MULTILINESTRING",
+    "MULTIPOLYGON",
+    "GEOMETRYCOLLECTION",
+    "LINEARRING",
+    "SRID="
+  };
 
   private static boolean isWkt(String t) {
     for (String tag : WKT_TAGS) {

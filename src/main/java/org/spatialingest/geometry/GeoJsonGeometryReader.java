@@ -13,12 +13,13 @@ import org.locationtech.jts.geom.Point;
 import org.locationtech.jts.geom.Polygon;
 
 /**
- * Reads a GeoJSON geometry object (RFC 7946) that Jackson already parsed into a tree, straight into JTS.
+ * Reads a GeoJSON geometry object (RFC 7946) that Jackson already parsed into a tree, straight into
+ * JTS.
  *
- * <p>Reading from the tree the record parser already holds avoids serializing the geometry back to text for
- * jts-io-common's reader (which also pulls in json-simple). Positions keep x and y; a third ordinate is ignored.
- * The commonest geometry, a 2D point, can also be read straight from the parser ({@link #streamedPoint}), without a
- * tree.
+ * <p>Reading from the tree the record parser already holds avoids serializing the geometry back to
+ * text for jts-io-common's reader (which also pulls in json-simple). Positions keep x and y; a
+ * third ordinate is ignored. The commonest geometry, a 2D point, can also be read straight from the
+ * parser ({@link #streamedPoint}), without a tree.
  */
 public final class GeoJsonGeometryReader {
   private final GeometryFactory factory;
@@ -32,22 +33,26 @@ public final class GeoJsonGeometryReader {
     try {
       return geometry(node);
     } catch (IllegalArgumentException e) { // JTS constructors: e.g. a LineString of one position
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON: " + e.getMessage());
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON: " + e.getMessage());
     }
   }
 
   private Geometry geometry(JsonNode node) throws RecordRejectedException {
     if (node == null || !node.isObject()) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry must be an object");
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry must be an object");
     }
     String type = node.path("type").asText("");
     if (type.isEmpty()) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
     }
     if (type.equals("GeometryCollection")) {
       JsonNode members = node.path("geometries");
       if (!members.isArray()) {
-        throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeometryCollection needs 'geometries'");
+        throw new RecordRejectedException(
+            RejectReason.UNPARSEABLE_GEOMETRY, "GeometryCollection needs 'geometries'");
       }
       Geometry[] parts = new Geometry[members.size()];
       for (int i = 0; i < parts.length; i++) {
@@ -58,12 +63,15 @@ public final class GeoJsonGeometryReader {
     JsonNode c = node.get("coordinates");
     if (c == null || !c.isArray()) {
       if (type.isEmpty()) {
-        throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
+        throw new RecordRejectedException(
+            RejectReason.UNPARSEABLE_GEOMETRY, "GeoJSON geometry has no 'type'");
       }
       if (!isKnownType(type)) {
-        throw new RecordRejectedException(RejectReason.UNKNOWN_GEOMETRY_TYPE, "unknown GeoJSON type '" + type + "'");
+        throw new RecordRejectedException(
+            RejectReason.UNKNOWN_GEOMETRY_TYPE, "unknown GeoJSON type '" + type + "'");
       }
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, type + " has no 'coordinates' array");
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, type + " has no 'coordinates' array");
     }
     return switch (type) {
       case "Point" -> point(c);
@@ -90,17 +98,19 @@ public final class GeoJsonGeometryReader {
         }
         yield factory.createMultiPolygon(polygons);
       }
-      default -> throw new RecordRejectedException(RejectReason.UNKNOWN_GEOMETRY_TYPE,
-          "unknown GeoJSON type '" + type + "'");
+      default ->
+          throw new RecordRejectedException(
+              RejectReason.UNKNOWN_GEOMETRY_TYPE, "unknown GeoJSON type '" + type + "'");
     };
   }
 
   /**
-   * The position of a GeoJSON geometry object that is exactly {@code {"type":"Point","coordinates":[x,y]}} (in either
-   * field order, x and y numbers), read from the parser without a tree: the same coordinate {@link #read} would make
-   * of that object's tree. {@code p} stands at the object's {@code START_OBJECT} and is left at its {@code END_OBJECT}
-   * either way; null when the object is anything else (then read its tree). Malformed JSON throws as reading the tree
-   * would.
+   * The position of a GeoJSON geometry object that is exactly {@code
+   * {"type":"Point","coordinates":[x,y]}} (in either field order, x and y numbers), read from the
+   * parser without a tree: the same coordinate {@link #read} would make of that object's tree.
+   * {@code p} stands at the object's {@code START_OBJECT} and is left at its {@code END_OBJECT}
+   * either way; null when the object is anything else (then read its tree). Malformed JSON throws
+   * as reading the tree would.
    */
   static Coordinate streamedPoint(JsonParser p) throws IOException {
     boolean pointType = false;
@@ -110,7 +120,10 @@ public final class GeoJsonGeometryReader {
     while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
       String name = p.currentName();
       t = p.nextToken();
-      if (name.equals("type") && !pointType && t == JsonToken.VALUE_STRING && p.getText().equals("Point")) {
+      if (name.equals("type")
+          && !pointType
+          && t == JsonToken.VALUE_STRING
+          && p.getText().equals("Point")) {
         pointType = true;
       } else if (name.equals("coordinates") && position == null && t == JsonToken.START_ARRAY) {
         depth = 2;
@@ -155,7 +168,8 @@ public final class GeoJsonGeometryReader {
 
   private static boolean isKnownType(String type) {
     return switch (type) {
-      case "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon" -> true;
+      case "Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon" ->
+          true;
       default -> false;
     };
   }
@@ -169,7 +183,8 @@ public final class GeoJsonGeometryReader {
 
   private Polygon polygon(JsonNode rings) throws RecordRejectedException {
     if (!rings.isArray()) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "Polygon rings must be an array");
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "Polygon rings must be an array");
     }
     if (rings.isEmpty()) {
       return factory.createPolygon();
@@ -186,13 +201,15 @@ public final class GeoJsonGeometryReader {
     try {
       return factory.createLinearRing(positions(positions));
     } catch (IllegalArgumentException e) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "invalid ring: " + e.getMessage());
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "invalid ring: " + e.getMessage());
     }
   }
 
   private Coordinate[] positions(JsonNode array) throws RecordRejectedException {
     if (!array.isArray()) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "expected an array of positions");
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "expected an array of positions");
     }
     Coordinate[] out = new Coordinate[array.size()];
     for (int i = 0; i < out.length; i++) {
@@ -203,7 +220,8 @@ public final class GeoJsonGeometryReader {
 
   private static Coordinate position(JsonNode p) throws RecordRejectedException {
     if (!p.isArray() || p.size() < 2 || !p.get(0).isNumber() || !p.get(1).isNumber()) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY,
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY,
           "a position must be an array of at least two numbers, got " + abbreviate(p.toString()));
     }
     return new Coordinate(p.get(0).doubleValue(), p.get(1).doubleValue());

@@ -17,13 +17,13 @@ import org.locationtech.proj4j.ProjCoordinate;
 import org.spatialingest.config.TransformConfig;
 
 /**
- * Transforms 2-4 of the chain on a parsed geometry, in order: reproject to CRS84, check the coordinate range,
- * validate and repair only invalid geometries, simplify above a vertex count. Validation, repair and simplification
- * run within a {@link GeometryBudget} (checked before each of them; over budget = {@code geometry_too_complex}).
- * Not thread-safe (one per parser).
+ * Transforms 2-4 of the chain on a parsed geometry, in order: reproject to CRS84, check the
+ * coordinate range, validate and repair only invalid geometries, simplify above a vertex count.
+ * Validation, repair and simplification run within a {@link GeometryBudget} (checked before each of
+ * them; over budget = {@code geometry_too_complex}). Not thread-safe (one per parser).
  *
- * <p>Axis order: x = easting/longitude, y = northing/latitude for every CRS, input and output, as in PROJ/proj4j
- * (the EPSG database's latitude-first axis order of geographic CRSs is not applied).
+ * <p>Axis order: x = easting/longitude, y = northing/latitude for every CRS, input and output, as
+ * in PROJ/proj4j (the EPSG database's latitude-first axis order of geographic CRSs is not applied).
  */
 final class GeometryChain {
   private final TransformConfig config;
@@ -45,7 +45,8 @@ final class GeometryChain {
   GeometryChain(TransformConfig config, GeometryBudget budget) {
     this.config = config;
     this.budget = budget;
-    this.reprojector = config.reprojectFrom() == null ? null : new Reprojector(config.reprojectFrom());
+    this.reprojector =
+        config.reprojectFrom() == null ? null : new Reprojector(config.reprojectFrom());
   }
 
   Result apply(Geometry g) throws RecordRejectedException {
@@ -56,10 +57,14 @@ final class GeometryChain {
     }
     checkRange(g);
     boolean validate = config.validate() && !(g instanceof Point); // a finite point is always valid
-    boolean topology = config.simplifyTolerance() > 0
-        && config.simplifyMethod() == TransformConfig.SimplifyMethod.TOPOLOGY;
+    boolean topology =
+        config.simplifyTolerance() > 0
+            && config.simplifyMethod() == TransformConfig.SimplifyMethod.TOPOLOGY;
     if (!validate && !simplifies(g)) {
-      return new Result(g, false, false); // points, and everything when validation and simplification are off: nothing expensive to budget
+      return new Result(
+          g, false,
+          false); // points, and everything when validation and simplification are off: nothing
+      // expensive to budget
     }
     long start = System.nanoTime();
     budget.checkSize(g, GeometryCost.linework(g, topology));
@@ -67,7 +72,8 @@ final class GeometryChain {
       budget.checkTime(start, "validation");
       if (!IsValidOp.isValid(g)) {
         if (!config.repair()) {
-          throw new RecordRejectedException(RejectReason.INVALID_GEOMETRY,
+          throw new RecordRejectedException(
+              RejectReason.INVALID_GEOMETRY,
               "invalid " + g.getGeometryType() + ": " + new IsValidOp(g).getValidationError());
         }
         budget.checkRepair(g);
@@ -76,13 +82,19 @@ final class GeometryChain {
         try {
           fixed = GeometryFixer.fix(g);
         } catch (RuntimeException e) {
-          throw new RecordRejectedException(RejectReason.UNREPAIRABLE_GEOMETRY, "GeometryFixer failed: " + e);
+          throw new RecordRejectedException(
+              RejectReason.UNREPAIRABLE_GEOMETRY, "GeometryFixer failed: " + e);
         }
         budget.checkTime(start, "validation of the repair");
         if (fixed.isEmpty() || !IsValidOp.isValid(fixed) || lostDimension(g, fixed)) {
-          throw new RecordRejectedException(RejectReason.UNREPAIRABLE_GEOMETRY,
-              "invalid " + g.getGeometryType() + " (" + new IsValidOp(g).getValidationError()
-                  + ") repairs to " + (fixed.isEmpty() ? "an empty geometry" : fixed.getGeometryType()));
+          throw new RecordRejectedException(
+              RejectReason.UNREPAIRABLE_GEOMETRY,
+              "invalid "
+                  + g.getGeometryType()
+                  + " ("
+                  + new IsValidOp(g).getValidationError()
+                  + ") repairs to "
+                  + (fixed.isEmpty() ? "an empty geometry" : fixed.getGeometryType()));
         }
         g = fixed;
         repaired = true;
@@ -93,11 +105,14 @@ final class GeometryChain {
         budget.checkTopologySimplify(g);
       }
       budget.checkTime(start, "simplification");
-      Geometry s = switch (config.simplifyMethod()) {
-        case TOPOLOGY -> TopologyPreservingSimplifier.simplify(g, config.simplifyTolerance());
-        case DOUGLAS_PEUCKER -> DouglasPeuckerSimplifier.simplify(g, config.simplifyTolerance());
-      };
-      if (!s.isEmpty()) { // a tolerance larger than the shape would erase it: keep the original then
+      Geometry s =
+          switch (config.simplifyMethod()) {
+            case TOPOLOGY -> TopologyPreservingSimplifier.simplify(g, config.simplifyTolerance());
+            case DOUGLAS_PEUCKER ->
+                DouglasPeuckerSimplifier.simplify(g, config.simplifyTolerance());
+          };
+      if (!s
+          .isEmpty()) { // a tolerance larger than the shape would erase it: keep the original then
         simplified = s.getNumPoints() < g.getNumPoints();
         g = s;
       }
@@ -109,40 +124,51 @@ final class GeometryChain {
     return config.simplifyTolerance() > 0 && g.getNumPoints() > config.simplifyMinVertices();
   }
 
-  /** A polygon whose repair is only lines or points (a zero-area ring) has not been repaired but destroyed. */
+  /**
+   * A polygon whose repair is only lines or points (a zero-area ring) has not been repaired but
+   * destroyed.
+   */
   private static boolean lostDimension(Geometry before, Geometry after) {
-    return (before instanceof Polygonal && !(after instanceof Polygonal) && after.getDimension() < 2)
+    return (before instanceof Polygonal
+            && !(after instanceof Polygonal)
+            && after.getDimension() < 2)
         || (before instanceof Lineal && after.getDimension() < 1);
   }
 
   static void checkRange(Geometry g) throws RecordRejectedException {
     double[] bad = new double[2];
     boolean[] found = new boolean[1];
-    g.apply(new CoordinateSequenceFilter() {
-      @Override
-      public void filter(CoordinateSequence seq, int i) {
-        double x = seq.getX(i);
-        double y = seq.getY(i);
-        if (x < -180 || x > 180 || y < -90 || y > 90) {
-          bad[0] = x;
-          bad[1] = y;
-          found[0] = true;
-        }
-      }
+    g.apply(
+        new CoordinateSequenceFilter() {
+          @Override
+          public void filter(CoordinateSequence seq, int i) {
+            double x = seq.getX(i);
+            double y = seq.getY(i);
+            if (x < -180 || x > 180 || y < -90 || y > 90) {
+              bad[0] = x;
+              bad[1] = y;
+              found[0] = true;
+            }
+          }
 
-      @Override
-      public boolean isDone() {
-        return found[0];
-      }
+          @Override
+          public boolean isDone() {
+            return found[0];
+          }
 
-      @Override
-      public boolean isGeometryChanged() {
-        return false;
-      }
-    });
+          @Override
+          public boolean isGeometryChanged() {
+            return false;
+          }
+        });
     if (found[0]) {
-      throw new RecordRejectedException(RejectReason.COORDINATES_OUT_OF_RANGE,
-          "coordinate (" + bad[0] + ", " + bad[1] + ") is outside CRS84 (lon -180..180, lat -90..90)");
+      throw new RecordRejectedException(
+          RejectReason.COORDINATES_OUT_OF_RANGE,
+          "coordinate ("
+              + bad[0]
+              + ", "
+              + bad[1]
+              + ") is outside CRS84 (lon -180..180, lat -90..90)");
     }
   }
 
@@ -156,43 +182,46 @@ final class GeometryChain {
     Reprojector(String epsg) {
       CRSFactory crs = new CRSFactory();
       this.from = epsg;
-      this.transform = new CoordinateTransformFactory().createTransform(crs.createFromName(epsg),
-          crs.createFromName("EPSG:4326"));
+      this.transform =
+          new CoordinateTransformFactory()
+              .createTransform(crs.createFromName(epsg), crs.createFromName("EPSG:4326"));
     }
 
     void reproject(Geometry g) throws RecordRejectedException {
       String[] failure = new String[1];
-      g.apply(new CoordinateSequenceFilter() {
-        @Override
-        public void filter(CoordinateSequence seq, int i) {
-          in.x = seq.getX(i);
-          in.y = seq.getY(i);
-          try {
-            transform.transform(in, out);
-          } catch (RuntimeException e) {
-            failure[0] = "(" + in.x + ", " + in.y + "): " + e.getMessage();
-            return;
-          }
-          if (!Double.isFinite(out.x) || !Double.isFinite(out.y)) {
-            failure[0] = "(" + in.x + ", " + in.y + ") maps to (" + out.x + ", " + out.y + ")";
-            return;
-          }
-          seq.setOrdinate(i, 0, out.x);
-          seq.setOrdinate(i, 1, out.y);
-        }
+      g.apply(
+          new CoordinateSequenceFilter() {
+            @Override
+            public void filter(CoordinateSequence seq, int i) {
+              in.x = seq.getX(i);
+              in.y = seq.getY(i);
+              try {
+                transform.transform(in, out);
+              } catch (RuntimeException e) {
+                failure[0] = "(" + in.x + ", " + in.y + "): " + e.getMessage();
+                return;
+              }
+              if (!Double.isFinite(out.x) || !Double.isFinite(out.y)) {
+                failure[0] = "(" + in.x + ", " + in.y + ") maps to (" + out.x + ", " + out.y + ")";
+                return;
+              }
+              seq.setOrdinate(i, 0, out.x);
+              seq.setOrdinate(i, 1, out.y);
+            }
 
-        @Override
-        public boolean isDone() {
-          return failure[0] != null;
-        }
+            @Override
+            public boolean isDone() {
+              return failure[0] != null;
+            }
 
-        @Override
-        public boolean isGeometryChanged() {
-          return true;
-        }
-      });
+            @Override
+            public boolean isGeometryChanged() {
+              return true;
+            }
+          });
       if (failure[0] != null) {
-        throw new RecordRejectedException(RejectReason.REPROJECTION_FAILED, from + " to CRS84 failed at " + failure[0]);
+        throw new RecordRejectedException(
+            RejectReason.REPROJECTION_FAILED, from + " to CRS84 failed at " + failure[0]);
       }
     }
   }

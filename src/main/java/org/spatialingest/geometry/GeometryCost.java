@@ -16,19 +16,22 @@ import org.locationtech.jts.index.chain.MonotoneChainOverlapAction;
 import org.locationtech.jts.index.hprtree.HPRtree;
 
 /**
- * Counts that predict the work of JTS's expensive steps before they run, so a record can be refused instead of
- * stalling the task thread. Stateless; every method allocates its own scratch.
+ * Counts that predict the work of JTS's expensive steps before they run, so a record can be refused
+ * instead of stalling the task thread. Stateless; every method allocates its own scratch.
  *
- * <p><b>Edge pairs</b> = pairs of segments whose bounding boxes overlap plus pairs of monotone chains (JTS's runs of
- * segments in one quadrant) whose boxes overlap. {@code IsValidOp} nodes the rings with monotone chains in an
- * {@code HPRtree} and tests exactly these candidates, so its time is about (vertices + edge pairs) × a constant; a
- * detailed but ordinary boundary has about 2 edge pairs per vertex, a star with deep spikes has them in the square of
- * its vertex count. {@link #edgePairsAtMost} first bounds the count from above on a uniform grid in O(n) (a few
- * percent of the cost of validation), and counts exactly, like the noder, only when the bound is over the limit.
+ * <p><b>Edge pairs</b> = pairs of segments whose bounding boxes overlap plus pairs of monotone
+ * chains (JTS's runs of segments in one quadrant) whose boxes overlap. {@code IsValidOp} nodes the
+ * rings with monotone chains in an {@code HPRtree} and tests exactly these candidates, so its time
+ * is about (vertices + edge pairs) × a constant; a detailed but ordinary boundary has about 2 edge
+ * pairs per vertex, a star with deep spikes has them in the square of its vertex count. {@link
+ * #edgePairsAtMost} first bounds the count from above on a uniform grid in O(n) (a few percent of
+ * the cost of validation), and counts exactly, like the noder, only when the bound is over the
+ * limit.
  *
- * <p><b>Crossings</b> = points where two segments that are not neighbours in one ring meet (cross or touch).
- * {@code GeometryFixer} nodes at every one of them: its time and its output grow with their number, up to the square of
- * the vertex count (a ring of 2,000 vertices whose edges all cross each other has about 2 million).
+ * <p><b>Crossings</b> = points where two segments that are not neighbours in one ring meet (cross
+ * or touch). {@code GeometryFixer} nodes at every one of them: its time and its output grow with
+ * their number, up to the square of the vertex count (a ring of 2,000 vertices whose edges all
+ * cross each other has about 2 million).
  */
 final class GeometryCost {
   /** Stands for "more than the limit" (the counting stopped). */
@@ -37,8 +40,9 @@ final class GeometryCost {
   private GeometryCost() {}
 
   /**
-   * The coordinate arrays the expensive steps work on: every ring of every polygon, and every line string too when
-   * {@code withLines} (only the topology-preserving simplifier looks at lines; validating a line is linear).
+   * The coordinate arrays the expensive steps work on: every ring of every polygon, and every line
+   * string too when {@code withLines} (only the topology-preserving simplifier looks at lines;
+   * validating a line is linear).
    */
   static List<Coordinate[]> linework(Geometry g, boolean withLines) {
     List<Coordinate[]> out = new ArrayList<>();
@@ -51,7 +55,8 @@ final class GeometryCost {
         }
       } else if (withLines && part instanceof LineString l) {
         out.add(l.getCoordinates());
-      } else if (part != g && part instanceof GeometryCollection) { // a collection inside a collection
+      } else if (part != g
+          && part instanceof GeometryCollection) { // a collection inside a collection
         out.addAll(linework(part, withLines));
       }
     }
@@ -59,8 +64,9 @@ final class GeometryCost {
   }
 
   /**
-   * The number of edge pairs of {@code linework}, or {@link #OVER} as soon as it is known to exceed {@code limit}.
-   * Cost: O(n) when the grid bound is under the limit; otherwise O(n log n + limit) for the exact count.
+   * The number of edge pairs of {@code linework}, or {@link #OVER} as soon as it is known to exceed
+   * {@code limit}. Cost: O(n) when the grid bound is under the limit; otherwise O(n log n + limit)
+   * for the exact count.
    */
   static long edgePairsAtMost(List<Coordinate[]> linework, long limit) {
     long bound = gridBound(linework);
@@ -71,21 +77,22 @@ final class GeometryCost {
   }
 
   /**
-   * The number of crossings of {@code linework}, or {@link #OVER} once above {@code limit}. Cost: one pass of JTS's
-   * noder over the edge pairs with a line intersection test each, stopped at the limit; callers bound the edge pairs
-   * first ({@link #edgePairsAtMost}).
+   * The number of crossings of {@code linework}, or {@link #OVER} once above {@code limit}. Cost:
+   * one pass of JTS's noder over the edge pairs with a line intersection test each, stopped at the
+   * limit; callers bound the edge pairs first ({@link #edgePairsAtMost}).
    */
   static long crossingsAtMost(List<Coordinate[]> linework, long limit) {
     return scan(linework, limit, new RobustLineIntersector());
   }
 
   /**
-   * An upper bound of the edge pairs: segments and monotone chains are counted into the cells of a uniform grid (cell
-   * side = 4 × the mean segment extent, occupied cells only, in a hash table) that their boxes cover; two boxes that
-   * overlap share a cell, so the sum over cells of {@code count·(count−1)/2} is at least the number of overlapping
-   * pairs. Returns {@link #OVER} when the boxes cover more than {@code 8·segments} cells or more than
-   * {@code 2·segments} distinct ones (long chains over a fine grid, e.g. a densified diagonal edge): the exact count,
-   * cheap for few long chains, decides then. Memory: at most 64 bytes per segment, ~16 for ordinary shapes.
+   * An upper bound of the edge pairs: segments and monotone chains are counted into the cells of a
+   * uniform grid (cell side = 4 × the mean segment extent, occupied cells only, in a hash table)
+   * that their boxes cover; two boxes that overlap share a cell, so the sum over cells of {@code
+   * count·(count−1)/2} is at least the number of overlapping pairs. Returns {@link #OVER} when the
+   * boxes cover more than {@code 8·segments} cells or more than {@code 2·segments} distinct ones
+   * (long chains over a fine grid, e.g. a densified diagonal edge): the exact count, cheap for few
+   * long chains, decides then. Memory: at most 64 bytes per segment, ~16 for ordinary shapes.
    */
   static long gridBound(List<Coordinate[]> linework) {
     Envelope env = new Envelope();
@@ -95,7 +102,8 @@ final class GeometryCost {
       for (int i = 0; i < line.length; i++) {
         env.expandToInclude(line[i]);
         if (i > 0) {
-          extents += Math.max(Math.abs(line[i].x - line[i - 1].x), Math.abs(line[i].y - line[i - 1].y));
+          extents +=
+              Math.max(Math.abs(line[i].x - line[i - 1].x), Math.abs(line[i].y - line[i - 1].y));
         }
       }
       segments += Math.max(0, line.length - 1);
@@ -103,7 +111,8 @@ final class GeometryCost {
     if (segments == 0) {
       return 0;
     }
-    double side = Math.max(4 * extents / segments, Math.max(env.getWidth(), env.getHeight()) / (1 << 30));
+    double side =
+        Math.max(4 * extents / segments, Math.max(env.getWidth(), env.getHeight()) / (1 << 30));
     if (!(side > 0)) { // every segment has zero length
       return segments * (segments - 1) / 2;
     }
@@ -117,8 +126,9 @@ final class GeometryCost {
   }
 
   /**
-   * Cell counters of segment boxes and of chain boxes (chains split as {@code MonotoneChainBuilder} splits them: where
-   * the quadrant of the direction changes), in one open-addressing table keyed by column and row.
+   * Cell counters of segment boxes and of chain boxes (chains split as {@code MonotoneChainBuilder}
+   * splits them: where the quadrant of the direction changes), in one open-addressing table keyed
+   * by column and row.
    */
   private static final class Grid {
     private static final long EMPTY = -1;
@@ -130,8 +140,13 @@ final class GeometryCost {
     private final long coverLimit;
     private final long cellLimit;
     private long covered;
-    /** Slot i: key at 2i, counts at 2i + 1 (segments in the high half, chains in the low half): one cache line. */
+
+    /**
+     * Slot i: key at 2i, counts at 2i + 1 (segments in the high half, chains in the low half): one
+     * cache line.
+     */
     private long[] table;
+
     private int used;
 
     Grid(double minX, double minY, double side, int segments) {
@@ -215,7 +230,10 @@ final class GeometryCost {
       return true;
     }
 
-    /** The index of {@code key} in the table, claimed if new (at most half full), or -1 past the cell limit. */
+    /**
+     * The index of {@code key} in the table, claimed if new (at most half full), or -1 past the
+     * cell limit.
+     */
     private int slot(long key) {
       int mask = table.length / 2 - 1;
       int i = (int) (key * 0x9E3779B97F4A7C15L >>> 32) & mask;
@@ -264,18 +282,24 @@ final class GeometryCost {
     }
   }
 
-  /** Thrown (preallocated, no stack trace) to leave an index query once the count is over the limit. */
-  private static final RuntimeException STOP = new RuntimeException("over the limit", null, false, false) {};
+  /**
+   * Thrown (preallocated, no stack trace) to leave an index query once the count is over the limit.
+   */
+  private static final RuntimeException STOP =
+      new RuntimeException("over the limit", null, false, false) {};
 
   /**
-   * JTS's own candidate search ({@code MonotoneChainBuilder} chains in an {@code HPRtree}, as {@code MCIndexNoder}
-   * builds it): with {@code li == null} counts edge pairs, else crossings. Stops once above {@code limit}.
+   * JTS's own candidate search ({@code MonotoneChainBuilder} chains in an {@code HPRtree}, as
+   * {@code MCIndexNoder} builds it): with {@code li == null} counts edge pairs, else crossings.
+   * Stops once above {@code limit}.
    */
   private static long scan(List<Coordinate[]> linework, long limit, LineIntersector li) {
     List<MonotoneChain> chains = new ArrayList<>();
     HPRtree tree = new HPRtree();
     for (Coordinate[] line : linework) {
-      for (Object o : MonotoneChainBuilder.getChains(line, line)) { // context: the line, to tell neighbours apart
+      for (Object o :
+          MonotoneChainBuilder.getChains(
+              line, line)) { // context: the line, to tell neighbours apart
         MonotoneChain chain = (MonotoneChain) o;
         chain.setId(chains.size());
         chains.add(chain);
@@ -286,15 +310,17 @@ final class GeometryCost {
     Counter counter = new Counter(limit, li);
     try {
       for (MonotoneChain query : chains) {
-        tree.query(query.getEnvelope(), item -> {
-          MonotoneChain test = (MonotoneChain) item;
-          if (test.getId() > query.getId()) {
-            if (li == null) {
-              counter.add();
-            }
-            query.computeOverlaps(test, counter);
-          }
-        });
+        tree.query(
+            query.getEnvelope(),
+            item -> {
+              MonotoneChain test = (MonotoneChain) item;
+              if (test.getId() > query.getId()) {
+                if (li == null) {
+                  counter.add();
+                }
+                query.computeOverlaps(test, counter);
+              }
+            });
       }
     } catch (RuntimeException e) {
       if (e != STOP) {
@@ -324,7 +350,8 @@ final class GeometryCost {
 
     @Override
     public void overlap(MonotoneChain mc1, int i, MonotoneChain mc2, int j) {
-      Coordinate[] c1 = (Coordinate[]) mc1.getContext(); // the whole line (getCoordinates() would copy the chain)
+      Coordinate[] c1 =
+          (Coordinate[]) mc1.getContext(); // the whole line (getCoordinates() would copy the chain)
       Coordinate[] c2 = (Coordinate[]) mc2.getContext();
       Coordinate p0 = c1[i];
       Coordinate p1 = c1[i + 1];
@@ -346,7 +373,10 @@ final class GeometryCost {
       }
     }
 
-    /** Segments i and j of one line share a vertex by construction (consecutive, or last and first of a ring). */
+    /**
+     * Segments i and j of one line share a vertex by construction (consecutive, or last and first
+     * of a ring).
+     */
     private static boolean neighbours(int i, int j, int segments, boolean closed) {
       int d = Math.abs(i - j);
       return d <= 1 || (closed && d == segments - 1);

@@ -3,11 +3,12 @@ package org.spatialingest.geometry;
 import java.io.Serializable;
 
 /**
- * Maps a point to its index on a Hilbert curve of order 31 over a fixed extent (CRS84 by default), so rows sorted by
- * the key are spatially clustered and the bbox min/max statistics of each row group stay tight.
+ * Maps a point to its index on a Hilbert curve of order 31 over a fixed extent (CRS84 by default),
+ * so rows sorted by the key are spatially clustered and the bbox min/max statistics of each row
+ * group stay tight.
  *
- * <p>Coordinates outside the extent are clamped to its edge; NaN maps to 0. The transform computes the key and the
- * sink sorts by it: this is the one definition of the spatial key.
+ * <p>Coordinates outside the extent are clamped to its edge; NaN maps to 0. The transform computes
+ * the key and the sink sorts by it: this is the one definition of the spatial key.
  */
 public final class HilbertCurve implements Serializable {
   private static final int ORDER = 31;
@@ -22,8 +23,8 @@ public final class HilbertCurve implements Serializable {
 
   public HilbertCurve(double minX, double minY, double maxX, double maxY) {
     if (!(maxX > minX) || !(maxY > minY)) {
-      throw new IllegalArgumentException("extent must have max > min, was " + minX + "," + minY + "," + maxX + ","
-          + maxY);
+      throw new IllegalArgumentException(
+          "extent must have max > min, was " + minX + "," + minY + "," + maxX + "," + maxY);
     }
     this.minX = minX;
     this.minY = minY;
@@ -46,16 +47,17 @@ public final class HilbertCurve implements Serializable {
   }
 
   /**
-   * Levels of the curve per table step: each step reads 4 bits of x and of y and the orientation so far, and gives 8
-   * bits of the index and the next orientation.
+   * Levels of the curve per table step: each step reads 4 bits of x and of y and the orientation so
+   * far, and gives 8 bits of the index and the next orientation.
    */
   private static final int STEP = 4;
 
   /**
-   * {@code [orientation << 8 | xBits << 4 | yBits]} → {@code indexBits << 2 | nextOrientation}, where an orientation
-   * is {@code complemented << 1 | swapped}: what the classic rotate-and-accumulate conversion (one level at a time:
-   * quadrant {@code (3 * rx) ^ ry}, then for {@code ry == 0} complement both coordinates if {@code rx == 1} and swap
-   * them) has done to the remaining bits. Built from that very rule, so the keys are the classic ones.
+   * {@code [orientation << 8 | xBits << 4 | yBits]} → {@code indexBits << 2 | nextOrientation},
+   * where an orientation is {@code complemented << 1 | swapped}: what the classic
+   * rotate-and-accumulate conversion (one level at a time: quadrant {@code (3 * rx) ^ ry}, then for
+   * {@code ry == 0} complement both coordinates if {@code rx == 1} and swap them) has done to the
+   * remaining bits. Built from that very rule, so the keys are the classic ones.
    */
   private static final short[] TABLE = new short[4 << (2 * STEP)];
 
@@ -77,22 +79,28 @@ public final class HilbertCurve implements Serializable {
               swapped ^= 1;
             }
           }
-          TABLE[orientation << (2 * STEP) | xBits << STEP | yBits] = (short) (d << 2 | complemented << 1 | swapped);
+          TABLE[orientation << (2 * STEP) | xBits << STEP | yBits] =
+              (short) (d << 2 | complemented << 1 | swapped);
         }
       }
     }
   }
 
   /**
-   * The distance along the curve of cell (x, y), 0 <= x, y < 2^31: the classic rotate-and-accumulate conversion, four
-   * levels per table look-up (8 look-ups instead of 31 branchy iterations). The 31 levels are read as 32 with a zero
-   * top level, which adds 0 to the index and swaps once: starting swapped cancels that.
+   * The distance along the curve of cell (x, y), 0 <= x, y < 2^31: the classic
+   * rotate-and-accumulate conversion, four levels per table look-up (8 look-ups instead of 31
+   * branchy iterations). The 31 levels are read as 32 with a zero top level, which adds 0 to the
+   * index and swaps once: starting swapped cancels that.
    */
   static long index(long x, long y) {
     int orientation = 1; // swapped: undone by the zero top level
     long d = 0;
     for (int shift = 32 - STEP; shift >= 0; shift -= STEP) {
-      int e = TABLE[orientation << (2 * STEP) | (int) ((x >>> shift) & 0xF) << STEP | (int) ((y >>> shift) & 0xF)];
+      int e =
+          TABLE[
+              orientation << (2 * STEP)
+                  | (int) ((x >>> shift) & 0xF) << STEP
+                  | (int) ((y >>> shift) & 0xF)];
       d = (d << (2 * STEP)) | (e >>> 2);
       orientation = e & 3;
     }

@@ -1,9 +1,9 @@
 package org.spatialingest.geometry;
 
 /**
- * The common timestamp shape {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} to epoch millis without java.time's general
- * parser (several times faster); anything else returns {@link #NOT_SIMPLE} and goes to {@code Instant.parse} /
- * {@code OffsetDateTime.parse}.
+ * The common timestamp shape {@code yyyy-MM-ddTHH:mm:ss[.fraction]Z} to epoch millis without
+ * java.time's general parser (several times faster); anything else returns {@link #NOT_SIMPLE} and
+ * goes to {@code Instant.parse} / {@code OffsetDateTime.parse}.
  */
 final class IsoTime {
   static final long NOT_SIMPLE = Long.MIN_VALUE;
@@ -12,8 +12,13 @@ final class IsoTime {
 
   static long utcMillis(String s) {
     int n = s.length();
-    if (n < 20 || s.charAt(n - 1) != 'Z' || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != 'T'
-        || s.charAt(13) != ':' || s.charAt(16) != ':') {
+    if (n < 20
+        || s.charAt(n - 1) != 'Z'
+        || s.charAt(4) != '-'
+        || s.charAt(7) != '-'
+        || s.charAt(10) != 'T'
+        || s.charAt(13) != ':'
+        || s.charAt(16) != ':') {
       return NOT_SIMPLE;
     }
     int year = digits(s, 0, 4);
@@ -22,8 +27,17 @@ final class IsoTime {
     int hour = digits(s, 11, 2);
     int minute = digits(s, 14, 2);
     int second = digits(s, 17, 2);
-    if (year < 0 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23
-        || minute < 0 || minute > 59 || second < 0 || second > 59) {
+    if (year < 0
+        || month < 1
+        || month > 12
+        || day < 1
+        || day > daysIn(year, month)
+        || hour < 0
+        || hour > 23
+        || minute < 0
+        || minute > 59
+        || second < 0
+        || second > 59) {
       return NOT_SIMPLE;
     }
     int millis = 0;

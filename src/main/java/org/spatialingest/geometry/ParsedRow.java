@@ -11,5 +11,9 @@ import org.apache.flink.table.data.GenericRowData;
  * @param repaired the geometry was invalid and {@code GeometryFixer} repaired it
  * @param simplified simplification removed vertices
  */
-public record ParsedRow(GenericRowData row, long eventMillis, String refreshRegion, boolean repaired,
+public record ParsedRow(
+    GenericRowData row,
+    long eventMillis,
+    String refreshRegion,
+    boolean repaired,
     boolean simplified) {}

@@ -7,7 +7,6 @@ import java.util.Map;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.BroadcastState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
-import org.apache.flink.api.common.state.ReadOnlyBroadcastState;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
@@ -30,21 +29,24 @@ import org.locationtech.jts.io.WKBReader;
 import org.spatialingest.table.TelemetryTable;
 
 /**
- * Sets the {@code region} column: the named reference region (from boundary refreshes, held in Flink broadcast
- * state) that contains the row's bbox centre — for a point, the point itself. Lookup: an {@link STRtree} over
- * {@link PreparedGeometry} regions, rebuilt (per subtask, not in state) after a refresh changed the state or after a
- * restore. A refresh replaces its region with one state put, so a lookup sees the old polygon or the new one, never a
- * mix; a refresh with an older event time than the region's current one is ignored. Where regions overlap, the
- * lexicographically smallest name wins (independent of arrival order). Refreshes and rows travel on different inputs,
- * so a row that arrives just after a refresh may still see the previous polygon.
+ * Sets the {@code region} column: the named reference region (from boundary refreshes, held in
+ * Flink broadcast state) that contains the row's bbox centre — for a point, the point itself.
+ * Lookup: an {@link STRtree} over {@link PreparedGeometry} regions, rebuilt (per subtask, not in
+ * state) after a refresh changed the state or after a restore. A refresh replaces its region with
+ * one state put, so a lookup sees the old polygon or the new one, never a mix; a refresh with an
+ * older event time than the region's current one is ignored. Where regions overlap, the
+ * lexicographically smallest name wins (independent of arrival order). Refreshes and rows travel on
+ * different inputs, so a row that arrives just after a refresh may still see the previous polygon.
  */
 public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRefresh, RowData> {
   public static final MapStateDescriptor<String, RegionRefresh> REGIONS =
       new MapStateDescriptor<>("regions", Types.STRING, TypeInformation.of(RegionRefresh.class));
 
   private final RowType rowType;
+
   /** regions known before the stream's first refresh ({@code regions.bootstrap}), by name */
   private final Map<String, RegionRefresh> bootstrap;
+
   private transient RowData.FieldGetter[] getters;
   private transient Index index;
   private transient Counter matched;
@@ -74,12 +76,15 @@ public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRe
   }
 
   @Override
-  public void processElement(RowData row, ReadOnlyContext ctx, Collector<RowData> out) throws Exception {
+  public void processElement(RowData row, ReadOnlyContext ctx, Collector<RowData> out)
+      throws Exception {
     if (index == null) {
       Map<String, RegionRefresh> regions = new HashMap<>(bootstrap);
       for (Map.Entry<String, RegionRefresh> e : ctx.getBroadcastState(REGIONS).immutableEntries()) {
-        regions.merge(e.getKey(), e.getValue(), (boot, streamed) -> streamed.eventMillis >= boot.eventMillis
-            ? streamed : boot);
+        regions.merge(
+            e.getKey(),
+            e.getValue(),
+            (boot, streamed) -> streamed.eventMillis >= boot.eventMillis ? streamed : boot);
       }
       index = Index.build(regions.entrySet(), factory);
     }
@@ -99,7 +104,8 @@ public class RegionEnrichment extends BroadcastProcessFunction<RowData, RegionRe
   }
 
   @Override
-  public void processBroadcastElement(RegionRefresh refresh, Context ctx, Collector<RowData> out) throws Exception {
+  public void processBroadcastElement(RegionRefresh refresh, Context ctx, Collector<RowData> out)
+      throws Exception {
     BroadcastState<String, RegionRefresh> state = ctx.getBroadcastState(REGIONS);
     RegionRefresh current = state.get(refresh.name);
     if (current == null || current.eventMillis <= refresh.eventMillis) {

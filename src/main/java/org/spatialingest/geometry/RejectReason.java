@@ -2,9 +2,14 @@ package org.spatialingest.geometry;
 
 import java.util.Locale;
 
-/** Why a record did not become a row. The lower-case name is the metric suffix and the rejects reason code. */
+/**
+ * Why a record did not become a row. The lower-case name is the metric suffix and the rejects
+ * reason code.
+ */
 public enum RejectReason {
-  /** Not JSON, or not a JSON object (or not a GeoJSON Feature for {@code input.format: feature}). */
+  /**
+   * Not JSON, or not a JSON object (or not a GeoJSON Feature for {@code input.format: feature}).
+   */
   MALFORMED_JSON,
   /** {@code id} absent, null or blank. */
   MISSING_ID,
@@ -18,7 +23,10 @@ public enum RejectReason {
   MISSING_GEOMETRY,
   /** A GeoJSON type, WKT tag or WKB type code that is not a simple-features geometry. */
   UNKNOWN_GEOMETRY_TYPE,
-  /** WKT, WKB (hex/base64) or GeoJSON that does not parse, or a geometry of the wrong JSON type for the format. */
+  /**
+   * WKT, WKB (hex/base64) or GeoJSON that does not parse, or a geometry of the wrong JSON type for
+   * the format.
+   */
   UNPARSEABLE_GEOMETRY,
   EMPTY_GEOMETRY,
   NON_FINITE_COORDINATES,
@@ -33,13 +41,17 @@ public enum RejectReason {
   /** Invalid, and GeometryFixer's result is empty or still invalid. */
   UNREPAIRABLE_GEOMETRY,
   /**
-   * Validation, repair or simplification would exceed the per-record {@link GeometryBudget}: too many vertices for
-   * them, too many edge pairs to test, too many crossings to repair, or the time budget used up before a step.
+   * Validation, repair or simplification would exceed the per-record {@link GeometryBudget}: too
+   * many vertices for them, too many edge pairs to test, too many crossings to repair, or the time
+   * budget used up before a step.
    */
   GEOMETRY_TOO_COMPLEX,
   /** proj4j failed, or produced non-finite coordinates, for {@code transform.reproject-from}. */
   REPROJECTION_FAILED,
-  /** {@code properties} not an object, a typed property of the wrong JSON type, or an unusable boundary refresh. */
+  /**
+   * {@code properties} not an object, a typed property of the wrong JSON type, or an unusable
+   * boundary refresh.
+   */
   SCHEMA_MISMATCH;
 
   public String code() {

@@ -19,11 +19,12 @@ import org.spatialingest.config.RegionsConfig;
 import org.spatialingest.table.TelemetryTable;
 
 /**
- * A record and its final geometry to a telemetry-table row: typed property columns ({@code input.typed-properties};
- * a value of the wrong JSON type is {@code schema_mismatch}), the boundary refresh it carries
- * ({@code regions.refresh-kind}; it must name a region and be polygonal), the {@code properties} text without the
- * promoted ones (and a feature's {@code event_time}), bbox, Hilbert key of the bbox centre and 2D WKB (points written
- * by hand: the general writer costs several times more for points). Not thread-safe: one per parser.
+ * A record and its final geometry to a telemetry-table row: typed property columns ({@code
+ * input.typed-properties}; a value of the wrong JSON type is {@code schema_mismatch}), the boundary
+ * refresh it carries ({@code regions.refresh-kind}; it must name a region and be polygonal), the
+ * {@code properties} text without the promoted ones (and a feature's {@code event_time}), bbox,
+ * Hilbert key of the bbox centre and 2D WKB (points written by hand: the general writer costs
+ * several times more for points). Not thread-safe: one per parser.
  */
 final class RowAssembler {
   private final ObjectMapper mapper;
@@ -33,10 +34,15 @@ final class RowAssembler {
   private final RegionsConfig regions;
   private final int fieldCount;
   private final WKBWriter wkb2d = new WKBWriter(2);
+
   /** One value for every point row (rows share it as they share a source key; encoded once). */
   private final StringData pointType = StringData.fromString("Point");
 
-  RowAssembler(ObjectMapper mapper, HilbertCurve hilbert, List<TypedProperty> typed, boolean feature,
+  RowAssembler(
+      ObjectMapper mapper,
+      HilbertCurve hilbert,
+      List<TypedProperty> typed,
+      boolean feature,
       RegionsConfig regions) {
     this.mapper = mapper;
     this.hilbert = hilbert;
@@ -53,7 +59,8 @@ final class RowAssembler {
     ObjectNode props = record.properties();
     Object[] typedValues = typed.isEmpty() ? null : typedValues(props);
     String refresh = refreshRegion(props, geometry);
-    StringData properties = record.rawProperties() == null ? null : StringData.fromString(record.rawProperties());
+    StringData properties =
+        record.rawProperties() == null ? null : StringData.fromString(record.rawProperties());
     if (props != null) {
       if (feature) {
         props.remove("event_time");
@@ -79,10 +86,12 @@ final class RowAssembler {
       Envelope env = geometry.getEnvelopeInternal();
       row.setField(TelemetryTable.GEOMETRY, wkb2d.write(geometry));
       row.setField(TelemetryTable.GEOMETRY_TYPE, StringData.fromString(geometry.getGeometryType()));
-      row.setField(TelemetryTable.BBOX, GenericRowData.of(env.getMinX(), env.getMinY(), env.getMaxX(),
-          env.getMaxY()));
-      row.setField(TelemetryTable.HILBERT, hilbert.key((env.getMinX() + env.getMaxX()) / 2,
-          (env.getMinY() + env.getMaxY()) / 2));
+      row.setField(
+          TelemetryTable.BBOX,
+          GenericRowData.of(env.getMinX(), env.getMinY(), env.getMaxX(), env.getMaxY()));
+      row.setField(
+          TelemetryTable.HILBERT,
+          hilbert.key((env.getMinX() + env.getMaxX()) / 2, (env.getMinY() + env.getMaxY()) / 2));
     }
     row.setField(TelemetryTable.PROPERTIES, properties);
     if (typedValues != null) {
@@ -90,7 +99,8 @@ final class RowAssembler {
         row.setField(TelemetryTable.FIELD_COUNT + i, typedValues[i]);
       }
     }
-    return new ParsedRow(row, record.eventMillis(), refresh, chained.repaired(), chained.simplified());
+    return new ParsedRow(
+        row, record.eventMillis(), refresh, chained.repaired(), chained.simplified());
   }
 
   private Object[] typedValues(JsonNode props) throws RecordRejectedException {
@@ -104,32 +114,46 @@ final class RowAssembler {
       if (v == null || v.isNull()) {
         continue;
       }
-      out[i] = switch (p.type()) {
-        case STRING -> v.isTextual() ? StringData.fromString(v.asText()) : null;
-        case LONG -> v.isIntegralNumber() && v.canConvertToLong() ? (Object) v.asLong() : null;
-        case DOUBLE -> v.isNumber() ? (Object) v.asDouble() : null;
-        case BOOLEAN -> v.isBoolean() ? (Object) v.asBoolean() : null;
-      };
+      out[i] =
+          switch (p.type()) {
+            case STRING -> v.isTextual() ? StringData.fromString(v.asText()) : null;
+            case LONG -> v.isIntegralNumber() && v.canConvertToLong() ? (Object) v.asLong() : null;
+            case DOUBLE -> v.isNumber() ? (Object) v.asDouble() : null;
+            case BOOLEAN -> v.isBoolean() ? (Object) v.asBoolean() : null;
+          };
       if (out[i] == null) {
-        throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH, "property '" + p.name() + "' must be "
-            + p.type().name().toLowerCase(Locale.ROOT) + ", got " + v.getNodeType());
+        throw new RecordRejectedException(
+            RejectReason.SCHEMA_MISMATCH,
+            "property '"
+                + p.name()
+                + "' must be "
+                + p.type().name().toLowerCase(Locale.ROOT)
+                + ", got "
+                + v.getNodeType());
       }
     }
     return out;
   }
 
   private String refreshRegion(JsonNode props, Geometry g) throws RecordRejectedException {
-    if (!regions.enabled() || props == null || !regions.refreshKind().equals(props.path("kind").asText(null))) {
+    if (!regions.enabled()
+        || props == null
+        || !regions.refreshKind().equals(props.path("kind").asText(null))) {
       return null;
     }
     JsonNode name = props.get(regions.nameProperty());
     if (name == null || !name.isTextual() || name.asText().isBlank()) {
-      throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH,
+      throw new RecordRejectedException(
+          RejectReason.SCHEMA_MISMATCH,
           "boundary refresh needs a non-empty string property '" + regions.nameProperty() + "'");
     }
     if (!(g instanceof Polygonal)) {
-      throw new RecordRejectedException(RejectReason.SCHEMA_MISMATCH,
-          "boundary refresh of '" + name.asText() + "' must be a Polygon or MultiPolygon, got " + g.getGeometryType());
+      throw new RecordRejectedException(
+          RejectReason.SCHEMA_MISMATCH,
+          "boundary refresh of '"
+              + name.asText()
+              + "' must be a Polygon or MultiPolygon, got "
+              + g.getGeometryType());
     }
     return name.asText();
   }
@@ -142,7 +166,10 @@ final class RowAssembler {
     }
   }
 
-  /** Little-endian 2D WKB of a point, written directly: the general writer costs several times more for points. */
+  /**
+   * Little-endian 2D WKB of a point, written directly: the general writer costs several times more
+   * for points.
+   */
   static byte[] pointWkb(Point p) {
     byte[] out = new byte[21];
     out[0] = 1; // little endian

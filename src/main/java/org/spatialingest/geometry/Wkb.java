@@ -8,9 +8,9 @@ import org.locationtech.jts.io.ParseException;
 import org.locationtech.jts.io.WKBReader;
 
 /**
- * WKB input, as hex ({@code wkb-hex}) or base64 ({@code wkb-base64}) text or as bytes: a hand-written fast path for
- * the 21-byte 2D point (byte order, type 1, two doubles), everything else through JTS's {@link WKBReader}. Not
- * thread-safe (one per parser).
+ * WKB input, as hex ({@code wkb-hex}) or base64 ({@code wkb-base64}) text or as bytes: a
+ * hand-written fast path for the 21-byte 2D point (byte order, type 1, two doubles), everything
+ * else through JTS's {@link WKBReader}. Not thread-safe (one per parser).
  */
 final class Wkb {
   private final GeometryFactory factory;
@@ -25,7 +25,8 @@ final class Wkb {
   Geometry readHex(String hex) throws RecordRejectedException {
     byte[] bytes = fromHex(hex);
     if (bytes == null) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "WKB: not an even-length hex string");
     }
     return read(bytes);
   }
@@ -36,7 +37,8 @@ final class Wkb {
     try {
       bytes = Base64.getDecoder().decode(base64);
     } catch (IllegalArgumentException e) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "WKB: " + e.getMessage());
     }
     return read(bytes);
   }
@@ -106,7 +108,10 @@ final class Wkb {
     return out;
   }
 
-  /** ASCII hex digit values (-1 for anything else), so the common case skips {@link Character#digit}. */
+  /**
+   * ASCII hex digit values (-1 for anything else), so the common case skips {@link
+   * Character#digit}.
+   */
   private static final byte[] HEX = new byte[128];
 
   static {
@@ -119,5 +124,4 @@ final class Wkb {
   private static int digit(char c) {
     return c < 128 ? HEX[c] : Character.digit(c, 16);
   }
-
 }

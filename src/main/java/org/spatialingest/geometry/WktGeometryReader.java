@@ -5,7 +5,10 @@ import org.locationtech.jts.geom.GeometryFactory;
 import org.locationtech.jts.io.ParseException;
 import org.locationtech.jts.io.WKTReader;
 
-/** WKT input through JTS's {@link WKTReader}; an unknown tag is {@code unknown_geometry_type}. Not thread-safe. */
+/**
+ * WKT input through JTS's {@link WKTReader}; an unknown tag is {@code unknown_geometry_type}. Not
+ * thread-safe.
+ */
 final class WktGeometryReader {
   private final WKTReader reader;
 
@@ -19,7 +22,8 @@ final class WktGeometryReader {
     } catch (ParseException e) {
       throw GeometryDecoder.refused("WKT", "Unknown geometry type", e);
     } catch (RuntimeException e) {
-      throw new RecordRejectedException(RejectReason.UNPARSEABLE_GEOMETRY, "WKT: " + e.getMessage());
+      throw new RecordRejectedException(
+          RejectReason.UNPARSEABLE_GEOMETRY, "WKT: " + e.getMessage());
     }
   }
 }

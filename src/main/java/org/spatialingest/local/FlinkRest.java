@@ -29,7 +29,8 @@ final class FlinkRest {
     HttpRequest request = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT).GET().build();
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() / 100 != 2) {
-      throw new IOException("GET " + path + " answered " + response.statusCode() + ": " + response.body());
+      throw new IOException(
+          "GET " + path + " answered " + response.statusCode() + ": " + response.body());
     }
     return JSON.readTree(response.body());
   }

@@ -43,12 +43,14 @@ import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * The lag lab: runs scenarios on the embedded stack (real broker, local Flink, local catalog) and follows every event
- * from ingress (Kafka timestamp) through processing start to the commit of the snapshot holding it, so one can see
- * where age accumulates — in the queue in front of the job, or in the job.
+ * The lag lab: runs scenarios on the embedded stack (real broker, local Flink, local catalog) and
+ * follows every event from ingress (Kafka timestamp) through processing start to the commit of the
+ * snapshot holding it, so one can see where age accumulates — in the queue in front of the job, or
+ * in the job.
  *
- * <p>Each scenario gets its own topic (one partition) and table, and runs the job at parallelism 1 so the admission
- * cap (per source subtask) is the job's cap. The injected per-record delay is artificial, added only by the lab.
+ * <p>Each scenario gets its own topic (one partition) and table, and runs the job at parallelism 1
+ * so the admission cap (per source subtask) is the job's cap. The injected per-record delay is
+ * artificial, added only by the lab.
  */
 public final class LagLab {
   /** Processing-start times by Kafka offset, written by the probe inside the (in-process) job. */
@@ -57,20 +59,41 @@ public final class LagLab {
   private LagLab() {}
 
   /** One scenario: an offered rate, an artificial processing delay, an admission cap (0 = none). */
-  public record Scenario(String name, double offeredRate, long injectedDelayMicros, double admissionCap,
+  public record Scenario(
+      String name,
+      double offeredRate,
+      long injectedDelayMicros,
+      double admissionCap,
       String description) {}
 
   /** What the lab measured for one event. */
   public record Event(String id, long ingressMs, long processingStartMs, long committedMs) {}
 
   /** One commit of a scenario. */
-  public record Commit(long snapshotId, long committedMs, long rows, int files, long oldestAgeMs, long batchSpanMs,
+  public record Commit(
+      long snapshotId,
+      long committedMs,
+      long rows,
+      int files,
+      long oldestAgeMs,
+      long batchSpanMs,
       Map<String, String> closedBy) {}
 
   /** What the lab measured for one scenario. */
-  public record ScenarioResult(Scenario scenario, long produced, double offeredRateActual, double admittedRate,
-      long backlogAtEndOfInput, double inputSeconds, double drainSeconds, boolean everyIdCommittedOnce,
-      long duplicates, long missing, List<Event> events, List<Commit> commits, JobHealth health) {
+  public record ScenarioResult(
+      Scenario scenario,
+      long produced,
+      double offeredRateActual,
+      double admittedRate,
+      long backlogAtEndOfInput,
+      double inputSeconds,
+      double drainSeconds,
+      boolean everyIdCommittedOnce,
+      long duplicates,
+      long missing,
+      List<Event> events,
+      List<Commit> commits,
+      JobHealth health) {
 
     /** Every id committed exactly once, the job never restarted and no checkpoint failed. */
     public boolean passed() {
@@ -78,45 +101,71 @@ public final class LagLab {
     }
   }
 
-  public static List<Scenario> defaultScenarios(double baseRate, double highRate, long delayMicros, double cap) {
+  public static List<Scenario> defaultScenarios(
+      double baseRate, double highRate, long delayMicros, double cap) {
     return List.of(
         new Scenario("baseline", baseRate, 0, 0, "low offered rate, no injected delay"),
-        new Scenario("overload", highRate, delayMicros, 0,
-            "high offered rate with an ARTIFICIAL per-record processing delay of " + delayMicros + " us"),
-        new Scenario("delay-removed", highRate, 0, cap,
+        new Scenario(
+            "overload",
+            highRate,
+            delayMicros,
+            0,
+            "high offered rate with an ARTIFICIAL per-record processing delay of "
+                + delayMicros
+                + " us"),
+        new Scenario(
+            "delay-removed",
+            highRate,
+            0,
+            cap,
             "same high rate, no injected delay, admission cap of " + cap + " records/s still on"));
   }
 
   /**
-   * Runs the scenarios one after the other, each on its own local cluster configured by {@link LocalFlink} with
-   * {@code flinkOptions} (validated Flink options); restarts and failed checkpoints are printed as they happen.
+   * Runs the scenarios one after the other, each on its own local cluster configured by {@link
+   * LocalFlink} with {@code flinkOptions} (validated Flink options); restarts and failed
+   * checkpoints are printed as they happen.
    */
-  public static List<ScenarioResult> run(List<Scenario> scenarios, double inputSeconds, Path out,
-      Map<String, String> flinkOptions, PrintStream log) throws Exception {
+  public static List<ScenarioResult> run(
+      List<Scenario> scenarios,
+      double inputSeconds,
+      Path out,
+      Map<String, String> flinkOptions,
+      PrintStream log)
+      throws Exception {
     Files.createDirectories(out);
     Configuration localhost = new Configuration();
     localhost.set(RestOptions.ADDRESS, "localhost");
     localhost.set(RestOptions.BIND_ADDRESS, "localhost");
     Configuration flinkConf = LocalFlink.configuration("lab", localhost, flinkOptions);
     log.println("checkpoints: " + LocalFlink.describeCheckpoints(flinkConf));
-    boolean userRestPort = flinkOptions.containsKey(RestOptions.PORT.key())
-        || flinkOptions.containsKey(RestOptions.BIND_PORT.key());
+    boolean userRestPort =
+        flinkOptions.containsKey(RestOptions.PORT.key())
+            || flinkOptions.containsKey(RestOptions.BIND_PORT.key());
     List<ScenarioResult> results = new ArrayList<>();
     try (EmbeddedKafka kafka = EmbeddedKafka.start(Files.createTempDirectory("lab-kafka"))) {
       for (Scenario s : scenarios) {
         log.printf("scenario %s: %s%n", s.name(), s.description());
         Configuration scenarioConf = new Configuration(flinkConf);
         if (!userRestPort) {
-          scenarioConf.set(RestOptions.PORT, freePort()); // one cluster after the other: never wait for a port
+          scenarioConf.set(
+              RestOptions.PORT, freePort()); // one cluster after the other: never wait for a port
         }
-        results.add(runScenario(kafka, s, inputSeconds, out.resolve("warehouse"), scenarioConf, log));
+        results.add(
+            runScenario(kafka, s, inputSeconds, out.resolve("warehouse"), scenarioConf, log));
       }
     }
     return results;
   }
 
-  private static ScenarioResult runScenario(EmbeddedKafka kafka, Scenario s, double inputSeconds, Path warehouse,
-      Configuration flinkConf, PrintStream log) throws Exception {
+  private static ScenarioResult runScenario(
+      EmbeddedKafka kafka,
+      Scenario s,
+      double inputSeconds,
+      Path warehouse,
+      Configuration flinkConf,
+      PrintStream log)
+      throws Exception {
     String topic = "lab-" + s.name();
     kafka.createTopic(topic, 1);
     Map<String, String> keys = new HashMap<>();
@@ -134,14 +183,19 @@ public final class LagLab {
 
     Map<Long, Long> processingStart = new ConcurrentHashMap<>();
     PROCESSING_START.put(topic, processingStart);
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, flinkConf);
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.createLocalEnvironment(1, flinkConf);
     SpatialIngestJob.configureCheckpointing(env, config);
-    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, false)
-        .map(new Probe(topic, s.injectedDelayMicros())).name("lab-probe");
-    SpatialIngestJob.Transformed transformed = SpatialIngestJob.transformWithRejects(records, config);
+    DataStream<SourceRecord> records =
+        SpatialIngestJob.source(env, config, false)
+            .map(new Probe(topic, s.injectedDelayMicros()))
+            .name("lab-probe");
+    SpatialIngestJob.Transformed transformed =
+        SpatialIngestJob.transformWithRejects(records, config);
     SpatialIngestJob.sink(transformed, config);
     JobClient job = env.executeAsync("lab " + s.name());
-    JobHealthMonitor monitor = JobHealthMonitor.start(flinkConf.get(RestOptions.PORT), job.getJobID(), log, "  ");
+    JobHealthMonitor monitor =
+        JobHealthMonitor.start(flinkConf.get(RestOptions.PORT), job.getJobID(), log, "  ");
 
     // offer input at the nominal rate; the actual rate is measured, not assumed
     Map<Long, String> idByOffset = new HashMap<>();
@@ -178,11 +232,13 @@ public final class LagLab {
       idByOffset.put(m.offset(), ids.get(i));
       ingressById.put(ids.get(i), m.timestamp());
     }
-    log.printf("  offered %d records in %.1f s (%.0f/s); backlog at end of input %d%n", produced, offeredSeconds,
-        produced / offeredSeconds, backlog);
+    log.printf(
+        "  offered %d records in %.1f s (%.0f/s); backlog at end of input %d%n",
+        produced, offeredSeconds, produced / offeredSeconds, backlog);
 
     // drain: every produced record must be committed
-    Table table = Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.tableIdentifier(config));
+    Table table =
+        Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.tableIdentifier(config));
     long drainStart = System.nanoTime();
     long deadline = System.currentTimeMillis() + 300_000;
     while (TableRows.total(table) < produced && System.currentTimeMillis() < deadline) {
@@ -206,21 +262,43 @@ public final class LagLab {
         missing++;
         continue;
       }
-      events.add(new Event(e.getValue(), ingressById.get(e.getValue()),
-          processingStart.getOrDefault(e.getKey(), -1L), committed));
+      events.add(
+          new Event(
+              e.getValue(),
+              ingressById.get(e.getValue()),
+              processingStart.getOrDefault(e.getKey(), -1L),
+              committed));
     }
     events.sort((a, b) -> Long.compare(a.ingressMs(), b.ingressMs()));
-    long admittedDuringInput = processingStart.values().stream()
-        .filter(t -> t <= startMs + (long) (offeredSeconds * 1000)).count();
+    long admittedDuringInput =
+        processingStart.values().stream()
+            .filter(t -> t <= startMs + (long) (offeredSeconds * 1000))
+            .count();
     PROCESSING_START.remove(topic);
     boolean once = duplicates == 0 && missing == 0 && committedById.size() == produced;
-    log.printf("  drained in %.1f s; committed %d of %d ids, %d duplicates, %d missing; %s%n", drainSeconds,
-        committedById.size(), produced, duplicates, missing, health.describe());
-    return new ScenarioResult(s, produced, produced / offeredSeconds, admittedDuringInput / offeredSeconds, backlog,
-        offeredSeconds, drainSeconds, once, duplicates, missing, events, commits, health);
+    log.printf(
+        "  drained in %.1f s; committed %d of %d ids, %d duplicates, %d missing; %s%n",
+        drainSeconds, committedById.size(), produced, duplicates, missing, health.describe());
+    return new ScenarioResult(
+        s,
+        produced,
+        produced / offeredSeconds,
+        admittedDuringInput / offeredSeconds,
+        backlog,
+        offeredSeconds,
+        drainSeconds,
+        once,
+        duplicates,
+        missing,
+        events,
+        commits,
+        health);
   }
 
-  /** Waits until the job is gone; the local per-job cluster shuts down with it, which also means gone. */
+  /**
+   * Waits until the job is gone; the local per-job cluster shuts down with it, which also means
+   * gone.
+   */
   private static void awaitGone(JobClient job) throws InterruptedException {
     try {
       while (!job.getJobStatus().get().isGloballyTerminalState()) {
@@ -238,8 +316,8 @@ public final class LagLab {
   }
 
   /** Reads which snapshot committed each id; returns how many ids were committed more than once. */
-  private static long readCommits(Table table, List<Commit> commits, Map<String, Long> committedById)
-      throws Exception {
+  private static long readCommits(
+      Table table, List<Commit> commits, Map<String, Long> committedById) throws Exception {
     table.refresh();
     Schema idOnly = table.schema().select("id");
     long duplicates = 0;
@@ -252,21 +330,30 @@ public final class LagLab {
         continue;
       }
       Map<String, String> closedBy = new HashMap<>();
-      summary.forEach((k, v) -> {
-        if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
-          closedBy.put(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()), v);
-        }
-      });
+      summary.forEach(
+          (k, v) -> {
+            if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
+              closedBy.put(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()), v);
+            }
+          });
       long minIngest = Long.parseLong(summary.get(SnapshotSummaryKeys.MIN_INGEST_MS));
       long maxIngest = Long.parseLong(summary.get(SnapshotSummaryKeys.MAX_INGEST_MS));
-      commits.add(new Commit(s.snapshotId(), s.timestampMillis(), Long.parseLong(summary.get(SnapshotSummaryKeys.ROWS)),
-          Integer.parseInt(summary.get(SnapshotSummaryKeys.FILES)), s.timestampMillis() - minIngest,
-          maxIngest - minIngest, closedBy));
+      commits.add(
+          new Commit(
+              s.snapshotId(),
+              s.timestampMillis(),
+              Long.parseLong(summary.get(SnapshotSummaryKeys.ROWS)),
+              Integer.parseInt(summary.get(SnapshotSummaryKeys.FILES)),
+              s.timestampMillis() - minIngest,
+              maxIngest - minIngest,
+              closedBy));
       for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
-        try (CloseableIterable<Record> rows = Parquet.read(table.io().newInputFile(f.location()))
-            .project(idOnly)
-            .createReaderFunc(fileSchema -> GenericParquetReaders.buildReader(idOnly, fileSchema))
-            .build()) {
+        try (CloseableIterable<Record> rows =
+            Parquet.read(table.io().newInputFile(f.location()))
+                .project(idOnly)
+                .createReaderFunc(
+                    fileSchema -> GenericParquetReaders.buildReader(idOnly, fileSchema))
+                .build()) {
           for (Record r : rows) {
             if (committedById.put((String) r.getField("id"), s.timestampMillis()) != null) {
               duplicates++;

@@ -32,18 +32,21 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.table.Catalogs;
 
 /**
- * The embedded default stack for the {@code demo} command: a KRaft broker in this JVM, a generator thread producing
- * mixed telemetry at a fixed rate, the job on a local Flink cluster with the web UI (checkpoints in a local directory,
- * {@link LocalFlink}), and a local Hadoop-catalog warehouse. While it runs, every restart and failed checkpoint is
- * printed as Flink reports it ({@link JobHealthMonitor}). Stopping (duration reached or Ctrl-C) stops the generator,
- * waits (bounded) until the job has read every produced record ({@link KafkaBacklog}), drains the job
- * (stop-with-savepoint with drain), and prints as its last line the {@link DemoResult} counted from the tables and the
- * broker. Ctrl-C is a stop request ({@link StopSignal}); a kill (SIGTERM) skips the wait and drains at once. Another
- * writer to the same tables during the demo would be counted as this run's rows.
+ * The embedded default stack for the {@code demo} command: a KRaft broker in this JVM, a generator
+ * thread producing mixed telemetry at a fixed rate, the job on a local Flink cluster with the web
+ * UI (checkpoints in a local directory, {@link LocalFlink}), and a local Hadoop-catalog warehouse.
+ * While it runs, every restart and failed checkpoint is printed as Flink reports it ({@link
+ * JobHealthMonitor}). Stopping (duration reached or Ctrl-C) stops the generator, waits (bounded)
+ * until the job has read every produced record ({@link KafkaBacklog}), drains the job
+ * (stop-with-savepoint with drain), and prints as its last line the {@link DemoResult} counted from
+ * the tables and the broker. Ctrl-C is a stop request ({@link StopSignal}); a kill (SIGTERM) skips
+ * the wait and drains at once. Another writer to the same tables during the demo would be counted
+ * as this run's rows.
  */
 public final class LocalStack {
   /** Exit codes of {@link #run}. */
   public static final int OK = 0;
+
   public static final int RESULT_FAILED = 1;
   public static final int CANNOT_START = 2;
 
@@ -53,28 +56,48 @@ public final class LocalStack {
   private LocalStack() {}
 
   /**
-   * What the demo runs; {@code config} and {@code overrides} are flat job-configuration keys, {@code flinkOptions}
-   * validated Flink options, {@code catchUp} the longest wait for the job to read everything before the drain,
-   * {@code logFile} this run's log file (null: not known).
+   * What the demo runs; {@code config} and {@code overrides} are flat job-configuration keys,
+   * {@code flinkOptions} validated Flink options, {@code catchUp} the longest wait for the job to
+   * read everything before the drain, {@code logFile} this run's log file (null: not known).
    */
-  public record Options(Duration duration, int rate, int vehicles, int polygonEvery, int polygonVertices,
-      Path warehouse, int uiPort, int parallelism, Map<String, String> config, Map<String, String> overrides,
-      Map<String, String> flinkOptions, Duration catchUp, Path logFile) {}
+  public record Options(
+      Duration duration,
+      int rate,
+      int vehicles,
+      int polygonEvery,
+      int polygonVertices,
+      Path warehouse,
+      int uiPort,
+      int parallelism,
+      Map<String, String> config,
+      Map<String, String> overrides,
+      Map<String, String> flinkOptions,
+      Duration catchUp,
+      Path logFile) {}
 
-  /** Runs the demo; returns {@link #OK}, {@link #RESULT_FAILED} (the last line says why) or {@link #CANNOT_START}. */
+  /**
+   * Runs the demo; returns {@link #OK}, {@link #RESULT_FAILED} (the last line says why) or {@link
+   * #CANNOT_START}.
+   */
   public static int run(Options o, PrintStream out) throws Exception {
     if (!portFree(o.uiPort())) {
-      out.println("error: port " + o.uiPort() + " (Flink web UI) is already in use; stop what holds it or pass "
-          + "--ui-port <free port>");
+      out.println(
+          "error: port "
+              + o.uiPort()
+              + " (Flink web UI) is already in use; stop what holds it or pass "
+              + "--ui-port <free port>");
       return CANNOT_START;
     }
     Path kafkaDir = Files.createTempDirectory("spatial-ingest-kafka");
     out.println("Starting Kafka (KRaft) ...");
-    try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaDir); Admin admin = Admin.create(kafka.adminProperties())) {
+    try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaDir);
+        Admin admin = Admin.create(kafka.adminProperties())) {
       kafka.createTopic(TOPIC, 3);
       JobConfig config = jobConfig(o, kafka.bootstrapServers());
-      Configuration flinkConf = LocalFlink.configuration("demo", webUi(o.uiPort()), o.flinkOptions());
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flinkConf);
+      Configuration flinkConf =
+          LocalFlink.configuration("demo", webUi(o.uiPort()), o.flinkOptions());
+      StreamExecutionEnvironment env =
+          StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flinkConf);
       env.setParallelism(o.parallelism());
       SpatialIngestJob.build(env, config, false);
 
@@ -87,52 +110,87 @@ public final class LocalStack {
 
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong produced = new AtomicLong();
-      Thread generator = new Thread(() -> generate(kafka.bootstrapServers(), o, stop, produced, out), "generator");
+      Thread generator =
+          new Thread(() -> generate(kafka.bootstrapServers(), o, stop, produced, out), "generator");
       generator.setDaemon(true);
       JobClient job = env.executeAsync("spatial-ingest demo");
       generator.start();
       int restPort = flinkConf.get(RestOptions.PORT);
       out.println("Kafka broker:  " + kafka.bootstrapServers() + " (topic " + TOPIC + ")");
       out.println("Flink web UI:  http://localhost:" + restPort + "  (job " + job.getJobID() + ")");
-      out.println("Iceberg table: " + config.namespace() + "." + config.table() + " (rejects: "
-          + Catalogs.rejectsTableIdentifier(config) + ") in " + catalog.name() + " at " + config.warehouse());
+      out.println(
+          "Iceberg table: "
+              + config.namespace()
+              + "."
+              + config.table()
+              + " (rejects: "
+              + Catalogs.rejectsTableIdentifier(config)
+              + ") in "
+              + catalog.name()
+              + " at "
+              + config.warehouse());
       out.println("Checkpoints:   " + LocalFlink.describeCheckpoints(flinkConf));
-      out.println("Logs:          " + (o.logFile() == null ? "as configured for log4j" : o.logFile()));
-      out.println("Generating " + o.rate() + " records/s; one in " + o.polygonEvery() + " is a "
-          + o.polygonVertices() + "-vertex polygon. " + (o.duration().isZero() ? "Ctrl-C stops."
-          : "Stops after " + o.duration().toSeconds() + " s."));
+      out.println(
+          "Logs:          " + (o.logFile() == null ? "as configured for log4j" : o.logFile()));
+      out.println(
+          "Generating "
+              + o.rate()
+              + " records/s; one in "
+              + o.polygonEvery()
+              + " is a "
+              + o.polygonVertices()
+              + "-vertex polygon. "
+              + (o.duration().isZero()
+                  ? "Ctrl-C stops."
+                  : "Stops after " + o.duration().toSeconds() + " s."));
 
       CountDownLatch finished = new CountDownLatch(1);
       AtomicBoolean exiting = new AtomicBoolean();
-      Thread hook = new Thread(() -> { // kill (SIGTERM): the JVM exits anyway; drain at once, best effort
-        exiting.set(true);
-        stop.set(true);
-        try {
-          finished.await((o.catchUp() == null ? 600 : o.catchUp().toSeconds()) + 180, TimeUnit.SECONDS);
-        } catch (InterruptedException ignored) {
-          Thread.currentThread().interrupt();
-        }
-      }, "demo-shutdown");
+      Thread hook =
+          new Thread(
+              () -> { // kill (SIGTERM): the JVM exits anyway; drain at once, best effort
+                exiting.set(true);
+                stop.set(true);
+                try {
+                  finished.await(
+                      (o.catchUp() == null ? 600 : o.catchUp().toSeconds()) + 180,
+                      TimeUnit.SECONDS);
+                } catch (InterruptedException ignored) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "demo-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
 
-      Progress progress = new Progress(out, produced, table, rejects, rowsBefore, rejectsBefore, startedMs);
-      long deadline = o.duration().isZero() ? Long.MAX_VALUE : System.currentTimeMillis() + o.duration().toMillis();
+      Progress progress =
+          new Progress(out, produced, table, rejects, rowsBefore, rejectsBefore, startedMs);
+      long deadline =
+          o.duration().isZero()
+              ? Long.MAX_VALUE
+              : System.currentTimeMillis() + o.duration().toMillis();
       try (StopSignal ctrlC = StopSignal.install(stop, out)) {
         JobHealth health;
         CatchUp caughtUp;
         String drainFailure;
         try (JobHealthMonitor monitor = JobHealthMonitor.start(restPort, job.getJobID(), out, "")) {
-          while (!stop.get() && System.currentTimeMillis() < deadline
+          while (!stop.get()
+              && System.currentTimeMillis() < deadline
               && !job.getJobStatus().get().isTerminalState()) {
             sleepUpTo(PROGRESS_EVERY_MS, stop, deadline);
             progress.print();
           }
           stop.set(true);
           generator.join(10_000);
-          Duration limit = o.catchUp() != null ? o.catchUp()
-              : config.maxLatency().plus(config.checkpointInterval().multipliedBy(2)).plusSeconds(60);
+          Duration limit =
+              o.catchUp() != null
+                  ? o.catchUp()
+                  : config
+                      .maxLatency()
+                      .plus(config.checkpointInterval().multipliedBy(2))
+                      .plusSeconds(60);
           Duration wait = exiting.get() ? Duration.ZERO : limit;
-          out.printf("Stopping: %,d records produced; waiting (at most %d s) until the tables hold them all ...%n",
+          out.printf(
+              "Stopping: %,d records produced; waiting (at most %d s) until the tables hold them all ...%n",
               produced.get(), wait.toSeconds());
           caughtUp = catchUp(admin, config.groupId(), wait, job, out);
           out.println("Draining the job (stop-with-savepoint, drain) ...");
@@ -141,12 +199,24 @@ public final class LocalStack {
           health = monitor.health();
         }
         progress.print();
-        DemoResult result = new DemoResult(KafkaBacklog.read(admin, TOPIC, config.groupId()).records(),
-            TableRows.total(table) - rowsBefore, TableRows.total(rejects) - rejectsBefore,
-            config.namespace() + "." + config.table(), Catalogs.rejectsTableIdentifier(config).toString(), health,
-            caughtUp.unread(), caughtUp.waited(), drainFailure);
-        out.println("Read the table with any Iceberg engine at " + config.warehouse()
-            + (result.ok() ? "" : "; what went wrong is in the log" + (o.logFile() == null ? "" : " " + o.logFile())));
+        DemoResult result =
+            new DemoResult(
+                KafkaBacklog.read(admin, TOPIC, config.groupId()).records(),
+                TableRows.total(table) - rowsBefore,
+                TableRows.total(rejects) - rejectsBefore,
+                config.namespace() + "." + config.table(),
+                Catalogs.rejectsTableIdentifier(config).toString(),
+                health,
+                caughtUp.unread(),
+                caughtUp.waited(),
+                drainFailure);
+        out.println(
+            "Read the table with any Iceberg engine at "
+                + config.warehouse()
+                + (result.ok()
+                    ? ""
+                    : "; what went wrong is in the log"
+                        + (o.logFile() == null ? "" : " " + o.logFile())));
         out.println(result.line());
         return result.ok() ? OK : RESULT_FAILED;
       } finally {
@@ -183,11 +253,12 @@ public final class LocalStack {
   private record CatchUp(long unread, Duration waited) {}
 
   /**
-   * Waits until the job's consumer group covers every record in the topic — the sink sets the group's offsets to the
-   * table's positions, so that is when every record is committed — at most {@code limit} (and no longer than the job
-   * runs); prints progress every 5 s.
+   * Waits until the job's consumer group covers every record in the topic — the sink sets the
+   * group's offsets to the table's positions, so that is when every record is committed — at most
+   * {@code limit} (and no longer than the job runs); prints progress every 5 s.
    */
-  private static CatchUp catchUp(Admin admin, String groupId, Duration limit, JobClient job, PrintStream out)
+  private static CatchUp catchUp(
+      Admin admin, String groupId, Duration limit, JobClient job, PrintStream out)
       throws Exception {
     long start = System.currentTimeMillis();
     long lastPrinted = start;
@@ -195,17 +266,21 @@ public final class LocalStack {
       KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, TOPIC, groupId);
       long waited = System.currentTimeMillis() - start;
       if (offsets.unread() == 0) {
-        out.printf("Caught up after %d s: the tables hold all %,d records.%n", waited / 1000, offsets.records());
+        out.printf(
+            "Caught up after %d s: the tables hold all %,d records.%n",
+            waited / 1000, offsets.records());
         return new CatchUp(0, Duration.ofMillis(waited));
       }
       if (waited >= limit.toMillis() || job.getJobStatus().get().isTerminalState()) {
-        out.printf("Not caught up after %d s: %,d of %,d records not yet committed.%n", waited / 1000,
-            offsets.unread(), offsets.records());
+        out.printf(
+            "Not caught up after %d s: %,d of %,d records not yet committed.%n",
+            waited / 1000, offsets.unread(), offsets.records());
         return new CatchUp(offsets.unread(), Duration.ofMillis(waited));
       }
       if (System.currentTimeMillis() - lastPrinted >= PROGRESS_EVERY_MS) {
-        out.printf("catching up: %,d of %,d records not yet committed (waited %d s of at most %d s)%n", offsets.unread(),
-            offsets.records(), waited / 1000, limit.toSeconds());
+        out.printf(
+            "catching up: %,d of %,d records not yet committed (waited %d s of at most %d s)%n",
+            offsets.unread(), offsets.records(), waited / 1000, limit.toSeconds());
         lastPrinted = System.currentTimeMillis();
       }
       Thread.sleep(500);
@@ -213,8 +288,9 @@ public final class LocalStack {
   }
 
   /**
-   * Stop-with-savepoint with drain into the configured savepoint directory; returns why it failed, or null. A job that
-   * could not be drained is polled once more (it may be restarting) and cancelled.
+   * Stop-with-savepoint with drain into the configured savepoint directory; returns why it failed,
+   * or null. A job that could not be drained is polled once more (it may be restarting) and
+   * cancelled.
    */
   private static String drain(JobClient job, JobHealthMonitor monitor) {
     try {
@@ -236,15 +312,16 @@ public final class LocalStack {
     }
   }
 
-  private static void generate(String bootstrap, Options o, AtomicBoolean stop, AtomicLong produced,
-      PrintStream out) {
+  private static void generate(
+      String bootstrap, Options o, AtomicBoolean stop, AtomicLong produced, PrintStream out) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
     p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(8 << 20));
-    TelemetryGenerator gen = new TelemetryGenerator(System.nanoTime(), o.vehicles(), o.polygonEvery(),
-        o.polygonVertices());
+    TelemetryGenerator gen =
+        new TelemetryGenerator(
+            System.nanoTime(), o.vehicles(), o.polygonEvery(), o.polygonVertices());
     long start = System.nanoTime();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
@@ -263,9 +340,18 @@ public final class LocalStack {
     }
   }
 
-  /** The progress line: this run's committed rows and rejects, its snapshots, the table's files, the last commit. */
-  private record Progress(PrintStream out, AtomicLong produced, Table table, Table rejects, long rowsBefore,
-      long rejectsBefore, long startedMs) {
+  /**
+   * The progress line: this run's committed rows and rejects, its snapshots, the table's files, the
+   * last commit.
+   */
+  private record Progress(
+      PrintStream out,
+      AtomicLong produced,
+      Table table,
+      Table rejects,
+      long rowsBefore,
+      long rejectsBefore,
+      long startedMs) {
     void print() {
       long rows = TableRows.total(table) - rowsBefore;
       long rejected = TableRows.total(rejects) - rejectsBefore;
@@ -274,15 +360,21 @@ public final class LocalStack {
       for (Snapshot s : table.snapshots()) {
         snapshots += s.timestampMillis() >= startedMs ? 1 : 0;
       }
-      String files = current == null ? "0" : current.summary().getOrDefault("total-data-files", "0");
-      String age = current == null || current.timestampMillis() < startedMs ? "-"
-          : ((System.currentTimeMillis() - current.timestampMillis()) / 1000) + " s";
-      out.printf("produced %,d | committed %,d rows + %,d rejects | snapshots %d | data files %s | last commit %s "
-          + "ago%n", produced.get(), rows, rejected, snapshots, files, age);
+      String files =
+          current == null ? "0" : current.summary().getOrDefault("total-data-files", "0");
+      String age =
+          current == null || current.timestampMillis() < startedMs
+              ? "-"
+              : ((System.currentTimeMillis() - current.timestampMillis()) / 1000) + " s";
+      out.printf(
+          "produced %,d | committed %,d rows + %,d rejects | snapshots %d | data files %s | last commit %s "
+              + "ago%n",
+          produced.get(), rows, rejected, snapshots, files, age);
     }
   }
 
-  private static void sleepUpTo(long millis, AtomicBoolean stop, long deadline) throws InterruptedException {
+  private static void sleepUpTo(long millis, AtomicBoolean stop, long deadline)
+      throws InterruptedException {
     long until = Math.min(deadline, System.currentTimeMillis() + millis);
     while (!stop.get() && System.currentTimeMillis() < until) {
       Thread.sleep(100);
@@ -290,8 +382,8 @@ public final class LocalStack {
   }
 
   /**
-   * Whether a server could listen on the port now. With SO_REUSEADDR, as the REST server binds: connections of an
-   * earlier run still in TIME_WAIT do not hold the port.
+   * Whether a server could listen on the port now. With SO_REUSEADDR, as the REST server binds:
+   * connections of an earlier run still in TIME_WAIT do not hold the port.
    */
   private static boolean portFree(int port) {
     try (ServerSocket socket = new ServerSocket()) {

@@ -6,9 +6,9 @@ import java.util.Locale;
 import java.util.Random;
 
 /**
- * Makes mixed telemetry records of the documented contract: points from a few moving vehicles and, every so often,
- * a polygon "boundary refresh" of thousands of vertices (a star-shaped ring, so it is valid and wide).
- * Deterministic for a seed, so tests can regenerate what they sent.
+ * Makes mixed telemetry records of the documented contract: points from a few moving vehicles and,
+ * every so often, a polygon "boundary refresh" of thousands of vertices (a star-shaped ring, so it
+ * is valid and wide). Deterministic for a seed, so tests can regenerate what they sent.
  */
 public final class TelemetryGenerator {
   private final Random random;
@@ -20,14 +20,22 @@ public final class TelemetryGenerator {
   private long sequence;
 
   /**
-   * Where the vehicles start: uniformly in a lon/lat box, except a share of them within 0.1 degrees of a hot spot.
+   * Where the vehicles start: uniformly in a lon/lat box, except a share of them within 0.1 degrees
+   * of a hot spot.
    *
    * @param hotShare share of the vehicles (so of the point records) at the hot spot, 0 to 1
    */
-  public record Area(double west, double south, double east, double north, double hotShare, double hotLon,
+  public record Area(
+      double west,
+      double south,
+      double east,
+      double north,
+      double hotShare,
+      double hotLon,
       double hotLat) {
     /** Europe-ish, no hot spot: the default. */
     public static final Area EUROPE = new Area(-10, 35, 30, 60, 0, 0, 0);
+
     /** The inhabited latitudes of the whole globe, no hot spot. */
     public static final Area WORLD = new Area(-179, -60, 179, 75, 0, 0, 0);
 
@@ -46,7 +54,8 @@ public final class TelemetryGenerator {
   }
 
   /** As the four-argument constructor, with the vehicles starting in {@code area}. */
-  public TelemetryGenerator(long seed, int vehicles, int polygonEvery, int polygonVertices, Area area) {
+  public TelemetryGenerator(
+      long seed, int vehicles, int polygonEvery, int polygonVertices, Area area) {
     this.random = new Random(seed);
     this.vehicles = vehicles;
     this.polygonEvery = polygonEvery;
@@ -74,17 +83,32 @@ public final class TelemetryGenerator {
     String time = Instant.ofEpochMilli(eventTimeMillis).toString();
     if (polygonEvery > 0 && n % polygonEvery == polygonEvery - 1) {
       int v = random.nextInt(vehicles);
-      String json = "{\"id\":\"" + id + "\",\"event_time\":\"" + time + "\",\"geometry\":"
-          + starPolygon(lon[v], lat[v]) + ",\"properties\":{\"kind\":\"boundary_refresh\",\"region\":\"r" + v + "\"}}";
+      String json =
+          "{\"id\":\""
+              + id
+              + "\",\"event_time\":\""
+              + time
+              + "\",\"geometry\":"
+              + starPolygon(lon[v], lat[v])
+              + ",\"properties\":{\"kind\":\"boundary_refresh\",\"region\":\"r"
+              + v
+              + "\"}}";
       return new Record(id, json.getBytes(StandardCharsets.UTF_8), true, lon[v], lat[v]);
     }
     int v = (int) (n % vehicles);
     lon[v] = clamp(lon[v] + (random.nextDouble() - 0.5) * 0.01, -179.9, 179.9);
     lat[v] = clamp(lat[v] + (random.nextDouble() - 0.5) * 0.01, -89.9, 89.9);
-    String json = String.format(Locale.ROOT,
-        "{\"id\":\"%s\",\"event_time\":\"%s\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[%.7f,%.7f]},"
-            + "\"properties\":{\"vehicle\":\"v%d\",\"speed_kmh\":%.1f}}",
-        id, time, lon[v], lat[v], v, random.nextDouble() * 120);
+    String json =
+        String.format(
+            Locale.ROOT,
+            "{\"id\":\"%s\",\"event_time\":\"%s\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[%.7f,%.7f]},"
+                + "\"properties\":{\"vehicle\":\"v%d\",\"speed_kmh\":%.1f}}",
+            id,
+            time,
+            lon[v],
+            lat[v],
+            v,
+            random.nextDouble() * 120);
     return new Record(id, json.getBytes(StandardCharsets.UTF_8), false, lon[v], lat[v]);
   }
 
@@ -95,8 +119,12 @@ public final class TelemetryGenerator {
     for (int i = 0; i < polygonVertices; i++) {
       double angle = 2 * Math.PI * i / polygonVertices;
       double r = (i % 2 == 0 ? 0.2 : 0.12) * (0.9 + 0.1 * random.nextDouble());
-      String vertex = String.format(Locale.ROOT, "[%.7f,%.7f]",
-          clamp(cx + r * Math.cos(angle), -180, 180), clamp(cy + r * Math.sin(angle), -90, 90));
+      String vertex =
+          String.format(
+              Locale.ROOT,
+              "[%.7f,%.7f]",
+              clamp(cx + r * Math.cos(angle), -180, 180),
+              clamp(cy + r * Math.sin(angle), -90, 90));
       if (firstVertex == null) {
         firstVertex = vertex;
       }

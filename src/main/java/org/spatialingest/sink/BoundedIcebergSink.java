@@ -18,19 +18,19 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
-import org.spatialingest.table.PositionsListener;
 import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.TableLayout;
 
 /**
- * The byte-and-time bounded, checkpoint-aligned Iceberg sink, for one table or several committed together (the
- * telemetry table and its rejects table).
+ * The byte-and-time bounded, checkpoint-aligned Iceberg sink, for one table or several committed
+ * together (the telemetry table and its rejects table).
  *
- * <p>Data path: {@link BufferingWriter} (parallel; buffers rows per table and partition, stages new rows at each
- * barrier, closes files when the {@link ClosePolicy} says so) → {@link FileBatchAggregator} (parallelism 1; one batch
- * per checkpoint, with source positions) → {@link IcebergBatchCommitter} (after the checkpoint completes: one snapshot
- * per table, the primary table last, with the positions). Build it with {@link #builder()} or
- * {@link #builder(TableRouter)}.
+ * <p>Data path: {@link BufferingWriter} (parallel; buffers rows per table and partition, stages new
+ * rows at each barrier, closes files when the {@link ClosePolicy} says so) → {@link
+ * FileBatchAggregator} (parallelism 1; one batch per checkpoint, with source positions) → {@link
+ * IcebergBatchCommitter} (after the checkpoint completes: one snapshot per table, the primary table
+ * last, with the positions). Build it with {@link #builder()} or {@link #builder(TableRouter)}.
  *
  * @param <T> input elements; a {@link TableRouter} maps each to a table and a row
  */
@@ -60,7 +60,10 @@ public final class BoundedIcebergSink<T>
     return new Builder<>(TableRouter.single());
   }
 
-  /** A sink of elements into the tables the router picks (added in order with {@link Builder#table}). */
+  /**
+   * A sink of elements into the tables the router picks (added in order with {@link
+   * Builder#table}).
+   */
   public static <T> Builder<T> builder(TableRouter<T> router) {
     return new Builder<>(router);
   }
@@ -71,9 +74,10 @@ public final class BoundedIcebergSink<T>
   }
 
   @Override
-  public StatefulSinkWriter<T, WriterState> restoreWriter(WriterInitContext context,
-      Collection<WriterState> recoveredState) throws IOException {
-    return new BufferingWriter<>(tables, router, policy, maxOpenPartitions, uidPrefix, context, recoveredState);
+  public StatefulSinkWriter<T, WriterState> restoreWriter(
+      WriterInitContext context, Collection<WriterState> recoveredState) throws IOException {
+    return new BufferingWriter<>(
+        tables, router, policy, maxOpenPartitions, uidPrefix, context, recoveredState);
   }
 
   @Override
@@ -96,7 +100,9 @@ public final class BoundedIcebergSink<T>
       DataStream<CommittableMessage<WriterReport>> reports) {
     return reports
         .global()
-        .transform(uidPrefix + "-aggregator", CommittableMessageTypeInfo.of(FileBatchSerializer::new),
+        .transform(
+            uidPrefix + "-aggregator",
+            CommittableMessageTypeInfo.of(FileBatchSerializer::new),
             new FileBatchAggregator(tables, uidPrefix))
         .uid(uidPrefix + "-aggregator")
         .setParallelism(1)
@@ -110,7 +116,10 @@ public final class BoundedIcebergSink<T>
     return new WriterReportSerializer();
   }
 
-  /** Builder; at least one table and the close policy are required. The first table is the primary one. */
+  /**
+   * Builder; at least one table and the close policy are required. The first table is the primary
+   * one.
+   */
   public static final class Builder<T> {
     private final TableRouter<T> router;
     private final List<SinkTable> tables = new ArrayList<>();
@@ -124,8 +133,8 @@ public final class BoundedIcebergSink<T>
     }
 
     /**
-     * Adds a table (its index is the number of tables added before it). The first table is the primary one: its
-     * snapshots record the source positions of all tables' rows.
+     * Adds a table (its index is the number of tables added before it). The first table is the
+     * primary one: its snapshots record the source positions of all tables' rows.
      */
     public Builder<T> table(TableLoader loader, TableLayout layout) {
       tables.add(new SinkTable(loader, layout));
@@ -146,13 +155,19 @@ public final class BoundedIcebergSink<T>
       return this;
     }
 
-    /** Prefix of the uids of the sink's own operators and of its file names; keep it stable across upgrades. */
+    /**
+     * Prefix of the uids of the sink's own operators and of its file names; keep it stable across
+     * upgrades.
+     */
     public Builder<T> uidPrefix(String uidPrefix) {
       this.uidPrefix = uidPrefix;
       return this;
     }
 
-    /** Told the positions after every commit of the primary table (e.g. to publish them as consumer offsets). */
+    /**
+     * Told the positions after every commit of the primary table (e.g. to publish them as consumer
+     * offsets).
+     */
     public Builder<T> positionsListener(PositionsListener listener) {
       this.listener = listener;
       return this;
@@ -160,7 +175,8 @@ public final class BoundedIcebergSink<T>
 
     public BoundedIcebergSink<T> build() {
       if (tables.isEmpty() || policy == null) {
-        throw new IllegalStateException("at least one table (loader and layout) and a closePolicy are required");
+        throw new IllegalStateException(
+            "at least one table (loader and layout) and a closePolicy are required");
       }
       return new BoundedIcebergSink<>(this);
     }

@@ -8,10 +8,11 @@ import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TelemetryTable;
 
 /**
- * The one definition of what a buffered row costs the sink: its {@link RowDataSerializer} bytes plus
- * {@link PartitionBuffer#ROW_OVERHEAD_BYTES}. {@link BufferingWriter} serializes every row through an instance of this
- * class and {@link PartitionBuffer} accounts it with {@link #accountedBytes(byte[])}; {@code plan} measures samples
- * with {@link #measure(RowData)}, so the sizing tool and the memory bound count the same bytes.
+ * The one definition of what a buffered row costs the sink: its {@link RowDataSerializer} bytes
+ * plus {@link PartitionBuffer#ROW_OVERHEAD_BYTES}. {@link BufferingWriter} serializes every row
+ * through an instance of this class and {@link PartitionBuffer} accounts it with {@link
+ * #accountedBytes(byte[])}; {@code plan} measures samples with {@link #measure(RowData)}, so the
+ * sizing tool and the memory bound count the same bytes.
  *
  * <p>Not thread-safe (it reuses one output buffer): one instance per writer or measuring thread.
  */
@@ -24,7 +25,10 @@ public final class BufferedRowSize {
     this(new RowDataSerializer(TelemetryTable.ROW_TYPE));
   }
 
-  /** Measures rows of {@code layout} (typed property columns included), as the writer of that table does. */
+  /**
+   * Measures rows of {@code layout} (typed property columns included), as the writer of that table
+   * does.
+   */
   public BufferedRowSize(TableLayout layout) {
     this(new RowDataSerializer(layout.rowType()));
   }
@@ -40,8 +44,8 @@ public final class BufferedRowSize {
   }
 
   /**
-   * Serializes the row into this instance's reused buffer ({@link #sharedBuffer()}) and returns its length: the
-   * writer copies it straight into its arena, with no intermediate array per row.
+   * Serializes the row into this instance's reused buffer ({@link #sharedBuffer()}) and returns its
+   * length: the writer copies it straight into its arena, with no intermediate array per row.
    */
   int serializeShared(RowData row) throws IOException {
     out.clear();

@@ -20,17 +20,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A writer subtask of the bounded sink. Rows are buffered per table and time partition as serialized bytes, measured
- * as they arrive; the {@link ClosePolicy} decides at each barrier which partitions become data files, and between
- * barriers whether a buffer reached T or the memory budget forces one out. Files closed in an interval go downstream
- * in the {@link WriterReport} of the next barrier, with the source positions the writer has received and still buffers.
+ * A writer subtask of the bounded sink. Rows are buffered per table and time partition as
+ * serialized bytes, measured as they arrive; the {@link ClosePolicy} decides at each barrier which
+ * partitions become data files, and between barriers whether a buffer reached T or the memory
+ * budget forces one out. Files closed in an interval go downstream in the {@link WriterReport} of
+ * the next barrier, with the source positions the writer has received and still buffers.
  *
- * <p>Checkpoint cost follows arrivals, not the buffer: at each barrier only the rows that arrived since the previous
- * one are written, once, to a staging run ({@link StagingArea}); the state holds the runs' paths. The data file is
- * still written from memory when the buffer closes; its runs are deleted once it is committed.
+ * <p>Checkpoint cost follows arrivals, not the buffer: at each barrier only the rows that arrived
+ * since the previous one are written, once, to a staging run ({@link StagingArea}); the state holds
+ * the runs' paths. The data file is still written from memory when the buffer closes; its runs are
+ * deleted once it is committed.
  *
- * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's credit-based flow
- * control pauses the source and the backlog stays in Kafka.
+ * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's
+ * credit-based flow control pauses the source and the backlog stays in Kafka.
  */
 final class BufferingWriter<T>
     implements CommittingSinkWriter<T, WriterReport>, StatefulSinkWriter<T, WriterState> {
@@ -41,18 +43,28 @@ final class BufferingWriter<T>
   private final int maxOpenPartitions;
   private final String token = SinkFileNames.newToken();
   private final List<TableWriter> tables = new ArrayList<>();
+
   /** highest source position received per key, across tables */
   private final SourceMarks received = SourceMarks.highest();
+
   /** files closed since the last barrier */
   private final List<ClosedFile> closed = new ArrayList<>();
+
   private int stagingSequence;
   private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
   private Counter stagedBytes;
   private Counter stagedRuns;
   private volatile long lastStagingMs;
 
-  BufferingWriter(List<SinkTable> sinkTables, TableRouter<T> router, ClosePolicy policy, int maxOpenPartitions,
-      String uid, WriterInitContext context, Collection<WriterState> restored) throws IOException {
+  BufferingWriter(
+      List<SinkTable> sinkTables,
+      TableRouter<T> router,
+      ClosePolicy policy,
+      int maxOpenPartitions,
+      String uid,
+      WriterInitContext context,
+      Collection<WriterState> restored)
+      throws IOException {
     this.router = router;
     this.policy = policy;
     this.maxOpenPartitions = maxOpenPartitions;
@@ -60,7 +72,9 @@ final class BufferingWriter<T>
     int attempt = context.getTaskInfo().getAttemptNumber();
     for (int i = 0; i < sinkTables.size(); i++) {
       SinkTable t = sinkTables.get(i);
-      tables.add(new TableWriter(i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
+      tables.add(
+          new TableWriter(
+              i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
     }
     registerMetrics(context.metricGroup().addGroup("spatialSink"));
     restore(restored);
@@ -97,8 +111,10 @@ final class BufferingWriter<T>
     long now = System.currentTimeMillis();
     for (TableWriter table : tables) {
       for (PartitionBuffer buffer : table.buffers.all()) {
-        // the age the oldest row will have once the file is written (the write delays the barrier and the commit)
-        long oldestAge = now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
+        // the age the oldest row will have once the file is written (the write delays the barrier
+        // and the commit)
+        long oldestAge =
+            now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
         CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
         if (reason != null) {
           close(table, buffer, reason);
@@ -118,7 +134,10 @@ final class BufferingWriter<T>
     return List.of(report);
   }
 
-  /** Stages the rows that arrived since the previous barrier; the state is the list of every open buffer's runs. */
+  /**
+   * Stages the rows that arrived since the previous barrier; the state is the list of every open
+   * buffer's runs.
+   */
   @Override
   public List<WriterState> snapshotState(long checkpointId) throws IOException {
     long start = System.currentTimeMillis();
@@ -127,17 +146,21 @@ final class BufferingWriter<T>
       for (PartitionBuffer buffer : table.buffers.all()) {
         int from = buffer.stagedRows();
         if (from < buffer.size()) {
-          StagingArea.Written run = table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
+          StagingArea.Written run =
+              table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
           buffer.staged(run.path());
           stagedBytes.inc(run.bytes());
           stagedRuns.inc();
         }
-        // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on restore
+        // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on
+        // restore
         int previous = 0;
         List<String> paths = buffer.stagedRuns();
         for (int i = 0; i < paths.size(); i++) {
           int upTo = buffer.runEnd(i);
-          runs.add(new WriterState.StagedRun(table.index, buffer.range(), paths.get(i), upTo - previous));
+          runs.add(
+              new WriterState.StagedRun(
+                  table.index, buffer.range(), paths.get(i), upTo - previous));
           previous = upTo;
         }
       }
@@ -161,7 +184,8 @@ final class BufferingWriter<T>
       for (WriterState.StagedRun run : state.runs()) {
         TableWriter table = tables.get(run.table());
         List<PartitionBuffer> touched = new ArrayList<>(1);
-        table.staging.read(run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
+        table.staging.read(
+            run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
         if (!touched.isEmpty()) {
           // a run holds rows of one partition buffer: they all landed in the same buffer again
           touched.get(touched.size() - 1).staged(run.path());
@@ -184,14 +208,17 @@ final class BufferingWriter<T>
     enforceMemoryBudget();
   }
 
-  private PartitionBuffer rebuffer(TableWriter table, int range, DataInputDeserializer in, byte[] bytes)
-      throws IOException {
+  private PartitionBuffer rebuffer(
+      TableWriter table, int range, DataInputDeserializer in, byte[] bytes) throws IOException {
     in.setBuffer(bytes);
     RowData row = table.serializer.deserialize(new BinaryRowData(table.layout.fieldCount()), in);
     return table.buffers.add(row, range, bytes, bytes.length);
   }
 
-  /** Memory wins over file size: write the largest buffers (of any table) until the writer is under its budget. */
+  /**
+   * Memory wins over file size: write the largest buffers (of any table) until the writer is under
+   * its budget.
+   */
   private void enforceMemoryBudget() throws IOException {
     while (policy.memoryFull(bufferedBytes())) {
       TableWriter largestTable = null;
@@ -219,13 +246,28 @@ final class BufferingWriter<T>
     return bytes;
   }
 
-  private void close(TableWriter table, PartitionBuffer buffer, CloseReason reason) throws IOException {
+  private void close(TableWriter table, PartitionBuffer buffer, CloseReason reason)
+      throws IOException {
     DataFile file = table.write(buffer);
-    closed.add(new ClosedFile(table.index, file, reason, buffer.bytes(), buffer.minIngestMillis(),
-        buffer.maxIngestMillis(), System.currentTimeMillis(), buffer.ingestTimes().toMap(), buffer.stagedRuns()));
+    closed.add(
+        new ClosedFile(
+            table.index,
+            file,
+            reason,
+            buffer.bytes(),
+            buffer.minIngestMillis(),
+            buffer.maxIngestMillis(),
+            System.currentTimeMillis(),
+            buffer.ingestTimes().toMap(),
+            buffer.stagedRuns()));
     filesClosed.get(reason).inc();
-    LOG.debug("Closed {} ({} rows, {} buffered bytes -> {} file bytes) by {}", file.location(), file.recordCount(),
-        buffer.bytes(), file.fileSizeInBytes(), reason.code());
+    LOG.debug(
+        "Closed {} ({} rows, {} buffered bytes -> {} file bytes) by {}",
+        file.location(),
+        file.recordCount(),
+        buffer.bytes(),
+        file.fileSizeInBytes(),
+        reason.code());
     SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
   }
 
@@ -234,10 +276,16 @@ final class BufferingWriter<T>
     group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers.rows()).sum());
     group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers.size()).sum());
     group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
-    group.gauge("oldestBufferedAgeMs", () -> {
-      long oldest = tables.stream().mapToLong(t -> t.buffers.oldestIngestMillis()).min().orElse(Long.MAX_VALUE);
-      return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
-    });
+    group.gauge(
+        "oldestBufferedAgeMs",
+        () -> {
+          long oldest =
+              tables.stream()
+                  .mapToLong(t -> t.buffers.oldestIngestMillis())
+                  .min()
+                  .orElse(Long.MAX_VALUE);
+          return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
+        });
     group.gauge("lastStagingMs", () -> lastStagingMs);
     stagedBytes = group.counter("stagedBytes");
     stagedRuns = group.counter("stagedRuns");

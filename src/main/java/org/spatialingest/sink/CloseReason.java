@@ -2,7 +2,10 @@ package org.spatialingest.sink;
 
 import java.util.Locale;
 
-/** Why a writer closed a data file. The lower-case name is the metric suffix and the snapshot-summary key. */
+/**
+ * Why a writer closed a data file. The lower-case name is the metric suffix and the
+ * snapshot-summary key.
+ */
 public enum CloseReason {
   /** buffered rows would encode to about the target file size T */
   BYTES,

@@ -5,16 +5,19 @@ import java.util.Map;
 import org.apache.iceberg.DataFile;
 
 /**
- * One data file a writer closed, with what the commit and its snapshot summary need to know about it.
+ * One data file a writer closed, with what the commit and its snapshot summary need to know about
+ * it.
  *
  * @param table index of the sink table the file belongs to
  * @param file the data file
  * @param reason why it closed
- * @param bufferedBytes serialized bytes of its rows as they were buffered (to learn the encoding ratio)
+ * @param bufferedBytes serialized bytes of its rows as they were buffered (to learn the encoding
+ *     ratio)
  * @param minIngestMillis oldest ingest (Kafka) timestamp of its rows
  * @param maxIngestMillis newest ingest timestamp of its rows
  * @param closedAtMillis when it was closed; bounds the duplicate check on recommit
- * @param ingestSecondCounts rows per ingest second (epoch seconds), for the row-age-at-commit histogram
+ * @param ingestSecondCounts rows per ingest second (epoch seconds), for the row-age-at-commit
+ *     histogram
  * @param consumedStaging staging runs that held its rows; deleted once the file is committed
  */
 public record ClosedFile(

@@ -11,10 +11,10 @@ import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.DataFile;
 
 /**
- * Binary form of {@link ClosedFile}s and string-to-long maps, shared by the sink's versioned serializers. The
- * {@link DataFile} travels in Java serialization, as in Iceberg's own Flink sink: complete by construction, so no
- * field of a data file can be lost on an Iceberg upgrade (what could break there is a changed serialVersionUID,
- * which fails loudly on restore).
+ * Binary form of {@link ClosedFile}s and string-to-long maps, shared by the sink's versioned
+ * serializers. The {@link DataFile} travels in Java serialization, as in Iceberg's own Flink sink:
+ * complete by construction, so no field of a data file can be lost on an Iceberg upgrade (what
+ * could break there is a changed serialVersionUID, which fails loudly on restore).
  */
 final class ClosedFileCodec {
   private ClosedFileCodec() {}
@@ -52,7 +52,9 @@ final class ClosedFileCodec {
       in.readFully(bytes);
       DataFile file;
       try {
-        file = InstantiationUtil.deserializeObject(bytes, Thread.currentThread().getContextClassLoader());
+        file =
+            InstantiationUtil.deserializeObject(
+                bytes, Thread.currentThread().getContextClassLoader());
       } catch (ClassNotFoundException e) {
         throw new IOException("cannot read a data file of the sink's state", e);
       }
@@ -71,8 +73,17 @@ final class ClosedFileCodec {
       for (int s = 0; s < staged; s++) {
         consumed.add(in.readUTF());
       }
-      files.add(new ClosedFile(table, file, reason, buffered, minIngest, maxIngest, closedAt, ingestSeconds,
-          consumed));
+      files.add(
+          new ClosedFile(
+              table,
+              file,
+              reason,
+              buffered,
+              minIngest,
+              maxIngest,
+              closedAt,
+              ingestSeconds,
+              consumed));
     }
     return files;
   }

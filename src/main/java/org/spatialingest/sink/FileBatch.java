@@ -9,15 +9,18 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The committable: the data files all writers closed for one checkpoint, committed together (one snapshot per table
- * that has files, the primary table last), with the source positions the primary table's snapshot records.
+ * The committable: the data files all writers closed for one checkpoint, committed together (one
+ * snapshot per table that has files, the primary table last), with the source positions the primary
+ * table's snapshot records.
  *
  * @param checkpointId the checkpoint whose barrier released the batch at the aggregator
  * @param lineage the sink lineage that produced the batch (see {@link RestoreReconciler})
  * @param files the closed files, of every table
- * @param positions per source key, the position below which every record is committed once this batch is
+ * @param positions per source key, the position below which every record is committed once this
+ *     batch is
  */
-public record FileBatch(long checkpointId, String lineage, List<ClosedFile> files, Map<String, Long> positions) {
+public record FileBatch(
+    long checkpointId, String lineage, List<ClosedFile> files, Map<String, Long> positions) {
 
   public FileBatch {
     files = List.copyOf(files);
@@ -40,14 +43,21 @@ public record FileBatch(long checkpointId, String lineage, List<ClosedFile> file
     return files.stream().mapToLong(ClosedFile::maxIngestMillis).max().orElse(Long.MIN_VALUE);
   }
 
-  /** When the oldest file of the batch was closed: the duplicate check on recommit looks back from there. */
+  /**
+   * When the oldest file of the batch was closed: the duplicate check on recommit looks back from
+   * there.
+   */
   public long createdAtMillis() {
-    return files.stream().mapToLong(ClosedFile::closedAtMillis).min().orElse(System.currentTimeMillis());
+    return files.stream()
+        .mapToLong(ClosedFile::closedAtMillis)
+        .min()
+        .orElse(System.currentTimeMillis());
   }
 
   /**
-   * The batch's identity: a digest of its sorted file paths. File names carry a per-writer-instance token, so no two
-   * batches share an id; the committer's duplicate check and the restore reconciliation rely on that.
+   * The batch's identity: a digest of its sorted file paths. File names carry a per-writer-instance
+   * token, so no two batches share an id; the committer's duplicate check and the restore
+   * reconciliation rely on that.
    */
   public String batchId() {
     List<String> paths = new ArrayList<>();

@@ -28,51 +28,76 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
- * Pre-commit step with parallelism 1: turns the {@link WriterReport}s of all writer subtasks into one
- * {@link FileBatch} per checkpoint (so the committer makes one snapshot per table per checkpoint), and computes the
- * source positions that batch records.
+ * Pre-commit step with parallelism 1: turns the {@link WriterReport}s of all writer subtasks into
+ * one {@link FileBatch} per checkpoint (so the committer makes one snapshot per table per
+ * checkpoint), and computes the source positions that batch records.
  *
- * <p>Positions: with aligned checkpoints, every record read before a barrier has reached a writer before that barrier.
- * So at a barrier, for each source key, every record below {@code min(highest received + 1, lowest still buffered)}
- * is in a closed file of this or an earlier batch. (Unaligned checkpoints would break this; the job disables them.)
+ * <p>Positions: with aligned checkpoints, every record read before a barrier has reached a writer
+ * before that barrier. So at a barrier, for each source key, every record below {@code min(highest
+ * received + 1, lowest still buffered)} is in a closed file of this or an earlier batch. (Unaligned
+ * checkpoints would break this; the job disables them.)
  *
- * <p>Batches are tagged with the checkpoint whose barrier releases them here, not with the id the writer used. That
- * matters at end of input: every writer tags its final files {@code Long.MAX_VALUE}, and writers finish at different
- * checkpoints; merging by the aggregator's own barrier (and at its own end of input) keeps every writer's last files.
+ * <p>Batches are tagged with the checkpoint whose barrier releases them here, not with the id the
+ * writer used. That matters at end of input: every writer tags its final files {@code
+ * Long.MAX_VALUE}, and writers finish at different checkpoints; merging by the aggregator's own
+ * barrier (and at its own end of input) keeps every writer's last files.
  *
- * <p>State: the sink's lineage id, the ids (and, for the last few, the files) of the batches it emitted, the highest
- * received position per source, and when the state was taken. A restore from an older state removes what this
- * lineage committed after it ({@link RestoreReconciler}); after the first checkpoint that completes since a restore,
- * {@link OrphanCleaner} removes what the failure left behind.
+ * <p>State: the sink's lineage id, the ids (and, for the last few, the files) of the batches it
+ * emitted, the highest received position per source, and when the state was taken. A restore from
+ * an older state removes what this lineage committed after it ({@link RestoreReconciler}); after
+ * the first checkpoint that completes since a restore, {@link OrphanCleaner} removes what the
+ * failure left behind.
  */
 final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessage<FileBatch>>
-    implements OneInputStreamOperator<CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>,
+    implements OneInputStreamOperator<
+            CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>,
         BoundedOneInput {
-  /** Emitted batch ids remembered; the newest committed one before a restore point is all the reconciler needs. */
+  /**
+   * Emitted batch ids remembered; the newest committed one before a restore point is all the
+   * reconciler needs.
+   */
   static final int REMEMBERED_BATCHES = 256;
-  /** Emitted batches whose files are remembered: ones the committer may still commit after a restore. */
+
+  /**
+   * Emitted batches whose files are remembered: ones the committer may still commit after a
+   * restore.
+   */
   static final int PENDING_BATCHES = 8;
-  /** How far before the restored state's time orphan candidates are looked for; covers clock skew. */
+
+  /**
+   * How far before the restored state's time orphan candidates are looked for; covers clock skew.
+   */
   private static final long ORPHAN_SLACK_MS = 10 * 60_000L;
 
   private final List<SinkTable> tables;
   private final String uid;
   private final List<ClosedFile> pending = new ArrayList<>();
+
   /** the lowest buffered position per source, by writer token, as of each writer's latest report */
   private final Map<String, Map<String, Long>> bufferedByWriter = new HashMap<>();
+
   private final Set<String> reportedTokens = new HashSet<>();
   private final Map<Long, Set<String>> tokensAtBarrier = new HashMap<>();
   private final Deque<String> emitted = new ArrayDeque<>();
+
   /** the file locations of the last {@link #PENDING_BATCHES} batches, one list per batch */
   private final Deque<List<String>> pendingFiles = new ArrayDeque<>();
+
   private final Map<String, Long> received = new HashMap<>();
   private long lastCheckpointId;
+
   /** orphans are removed after the first checkpoint completes since this (re)start */
   private boolean cleanupPending = true;
-  /** staging runs of barriers after this checkpoint are orphans (-1: every run of a writer that is not current) */
+
+  /**
+   * staging runs of barriers after this checkpoint are orphans (-1: every run of a writer that is
+   * not current)
+   */
   private long restoredCheckpointId = -1;
+
   /** data files created before this are not considered */
   private long orphanHorizon;
+
   private long restoredStateTime;
   private String lineage;
   private transient ListState<String> lineageState;
@@ -93,8 +118,10 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     var store = context.getOperatorStateStore();
     lineageState = store.getListState(new ListStateDescriptor<>("lineage", Types.STRING));
     emittedState = store.getListState(new ListStateDescriptor<>("emitted-batch-ids", Types.STRING));
-    pendingFilesState = store.getListState(new ListStateDescriptor<>("pending-batch-files", Types.STRING));
-    receivedState = store.getListState(new ListStateDescriptor<>("received-positions", Types.STRING));
+    pendingFilesState =
+        store.getListState(new ListStateDescriptor<>("pending-batch-files", Types.STRING));
+    receivedState =
+        store.getListState(new ListStateDescriptor<>("received-positions", Types.STRING));
     stateTimeState = store.getListState(new ListStateDescriptor<>("state-time", Types.LONG));
     for (String l : lineageState.get()) {
       lineage = l;
@@ -111,7 +138,8 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     }
     if (lineage == null) {
       lineage = UUID.randomUUID().toString();
-      // a start without state continues from what the table holds, so positions never go backwards; what an earlier
+      // a start without state continues from what the table holds, so positions never go backwards;
+      // what an earlier
       // job of this sink left uncommitted is removed (its rows are read again from the positions)
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
@@ -119,7 +147,10 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
         received.putAll(TablePositions.read(table));
         orphanHorizon = lastSinkCommitMillis(table) - ORPHAN_SLACK_MS;
       }
-      LOG.info("New sink lineage {}; positions continue from the table's {} sources", lineage, received.size());
+      LOG.info(
+          "New sink lineage {}; positions continue from the table's {} sources",
+          lineage,
+          received.size());
     } else {
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
       orphanHorizon = restoredStateTime - ORPHAN_SLACK_MS;
@@ -187,7 +218,8 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
       try (TableLoader loader = t.loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
-        OrphanCleaner.clean(table, uid, current, restoredCheckpointId, orphanHorizon, protectedFiles);
+        OrphanCleaner.clean(
+            table, uid, current, restoredCheckpointId, orphanHorizon, protectedFiles);
       }
     }
     cleanupPending = false;

@@ -25,19 +25,29 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
- * Commits each checkpoint's {@link FileBatch} after the checkpoint completed: one append snapshot per table, the
- * secondary tables (rejects) first and the primary table last, so a primary snapshot's positions never claim a record
- * whose reject is not yet committed. The primary table gets a snapshot for every batch (even one with only rejects),
- * because it carries the positions. Then the batch's staging runs are deleted and the {@link PositionsListener} is told.
+ * Commits each checkpoint's {@link FileBatch} after the checkpoint completed: one append snapshot
+ * per table, the secondary tables (rejects) first and the primary table last, so a primary
+ * snapshot's positions never claim a record whose reject is not yet committed. The primary table
+ * gets a snapshot for every batch (even one with only rejects), because it carries the positions.
+ * Then the batch's staging runs are deleted and the {@link PositionsListener} is told.
  *
- * <p>Idempotent per table across restarts without trusting checkpoint ids: the batch id (a digest of its file paths)
- * goes into each snapshot summary and is looked up in the table's recent snapshots before every (re)commit.
+ * <p>Idempotent per table across restarts without trusting checkpoint ids: the batch id (a digest
+ * of its file paths) goes into each snapshot summary and is looked up in the table's recent
+ * snapshots before every (re)commit.
  */
 final class IcebergBatchCommitter implements Committer<FileBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergBatchCommitter.class);
-  /** How far before a batch's creation to look for its commit; covers clock skew between task managers. */
+
+  /**
+   * How far before a batch's creation to look for its commit; covers clock skew between task
+   * managers.
+   */
   private static final long LOOKBACK_SLACK_MS = 10 * 60_000L;
-  /** values the age histogram keeps; a commit feeds at most this many (rows weighted by their ingest second) */
+
+  /**
+   * values the age histogram keeps; a commit feeds at most this many (rows weighted by their ingest
+   * second)
+   */
   private static final int AGE_WINDOW = 4096;
 
   private final List<TableLoader> loaders = new ArrayList<>();
@@ -54,7 +64,8 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
   private volatile long lastMinRowAgeMs;
   private final Histogram rowAgeAtCommit;
 
-  IcebergBatchCommitter(List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
+  IcebergBatchCommitter(
+      List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
     for (SinkTable t : sinkTables) {
       TableLoader loader = t.loader().clone();
       loader.open();
@@ -69,11 +80,13 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
     committedRows = group.counter("committedRows");
     commits = group.counter("commits");
     group.gauge("commitDurationMs", () -> lastCommitDurationMs);
-    group.gauge("timeSinceLastCommitMs", () -> lastCommitMillis == 0 ? 0L
-        : System.currentTimeMillis() - lastCommitMillis);
+    group.gauge(
+        "timeSinceLastCommitMs",
+        () -> lastCommitMillis == 0 ? 0L : System.currentTimeMillis() - lastCommitMillis);
     group.gauge("maxRowAgeAtCommitMs", () -> lastMaxRowAgeMs);
     group.gauge("minRowAgeAtCommitMs", () -> lastMinRowAgeMs);
-    rowAgeAtCommit = group.histogram("rowAgeAtCommitMs", new DescriptiveStatisticsHistogram(AGE_WINDOW));
+    rowAgeAtCommit =
+        group.histogram("rowAgeAtCommitMs", new DescriptiveStatisticsHistogram(AGE_WINDOW));
   }
 
   @Override
@@ -112,22 +125,35 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
       lastMinRowAgeMs = end - batch.maxIngestMillis();
       recordRowAges(batch, end);
       commits.inc();
-      LOG.info("Committed checkpoint {}: {} files, {} rows in {} ms (batch {})", batch.checkpointId(),
-          batch.files().size(), batch.rowCount(0), lastCommitDurationMs, batchId);
+      LOG.info(
+          "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
+          batch.checkpointId(),
+          batch.files().size(),
+          batch.rowCount(0),
+          lastCommitDurationMs,
+          batchId);
     }
     try {
       listener.committed(batch.positions());
     } catch (Exception e) {
-      LOG.warn("Commit listener failed for checkpoint {} (the commit itself succeeded)", batch.checkpointId(), e);
+      LOG.warn(
+          "Commit listener failed for checkpoint {} (the commit itself succeeded)",
+          batch.checkpointId(),
+          e);
     }
   }
 
-  /** @return false if the table already had this batch */
+  /**
+   * @return false if the table already had this batch
+   */
   private boolean commitTable(int index, FileBatch batch, String batchId, List<ClosedFile> files) {
     Table table = tables.get(index);
     table.refresh();
     if (alreadyCommitted(table, batchId, batch.createdAtMillis())) {
-      LOG.info("Batch {} of checkpoint {} is already in {}; not committing it again", batchId, batch.checkpointId(),
+      LOG.info(
+          "Batch {} of checkpoint {} is already in {}; not committing it again",
+          batchId,
+          batch.checkpointId(),
           table.name());
       return false;
     }
@@ -145,7 +171,10 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
     return true;
   }
 
-  /** Feeds commit time − ingest time of the batch's rows (per ingest second, mid-second) into the histogram. */
+  /**
+   * Feeds commit time − ingest time of the batch's rows (per ingest second, mid-second) into the
+   * histogram.
+   */
   private void recordRowAges(FileBatch batch, long commitMillis) {
     Map<Long, Long> counts = new LinkedHashMap<>();
     long rows = 0;
@@ -156,34 +185,44 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
       }
     }
     long perUpdate = Math.max(1, (rows + AGE_WINDOW - 1) / AGE_WINDOW);
-    counts.forEach((second, n) -> {
-      long age = commitMillis - (second * 1000 + 500);
-      for (long i = 0; i < (n + perUpdate - 1) / perUpdate; i++) {
-        rowAgeAtCommit.update(age);
-      }
-    });
+    counts.forEach(
+        (second, n) -> {
+          long age = commitMillis - (second * 1000 + 500);
+          for (long i = 0; i < (n + perUpdate - 1) / perUpdate; i++) {
+            rowAgeAtCommit.update(age);
+          }
+        });
   }
 
-  private Map<String, String> summary(FileBatch batch, String batchId, List<ClosedFile> files, boolean primary) {
+  private Map<String, String> summary(
+      FileBatch batch, String batchId, List<ClosedFile> files, boolean primary) {
     Map<String, String> s = new LinkedHashMap<>();
     s.put(SnapshotSummaryKeys.BATCH_ID, batchId);
     s.put(SnapshotSummaryKeys.LINEAGE, batch.lineage());
     s.put(SnapshotSummaryKeys.FLINK_JOB_ID, jobId);
     s.put(SnapshotSummaryKeys.CHECKPOINT_ID, Long.toString(batch.checkpointId()));
-    s.put(SnapshotSummaryKeys.ROWS, Long.toString(files.stream().mapToLong(f -> f.file().recordCount()).sum()));
+    s.put(
+        SnapshotSummaryKeys.ROWS,
+        Long.toString(files.stream().mapToLong(f -> f.file().recordCount()).sum()));
     s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.size()));
-    s.put(SnapshotSummaryKeys.FILE_BYTES,
+    s.put(
+        SnapshotSummaryKeys.FILE_BYTES,
         Long.toString(files.stream().mapToLong(f -> f.file().fileSizeInBytes()).sum()));
-    s.put(SnapshotSummaryKeys.BUFFERED_BYTES, Long.toString(files.stream().mapToLong(ClosedFile::bufferedBytes).sum()));
+    s.put(
+        SnapshotSummaryKeys.BUFFERED_BYTES,
+        Long.toString(files.stream().mapToLong(ClosedFile::bufferedBytes).sum()));
     if (!files.isEmpty()) {
-      s.put(SnapshotSummaryKeys.MIN_INGEST_MS,
+      s.put(
+          SnapshotSummaryKeys.MIN_INGEST_MS,
           Long.toString(files.stream().mapToLong(ClosedFile::minIngestMillis).min().getAsLong()));
-      s.put(SnapshotSummaryKeys.MAX_INGEST_MS,
+      s.put(
+          SnapshotSummaryKeys.MAX_INGEST_MS,
           Long.toString(files.stream().mapToLong(ClosedFile::maxIngestMillis).max().getAsLong()));
     }
     Map<CloseReason, Integer> byReason = new EnumMap<>(CloseReason.class);
     files.forEach(f -> byReason.merge(f.reason(), 1, Integer::sum));
-    byReason.forEach((r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
+    byReason.forEach(
+        (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
     if (primary) {
       s.put(SnapshotSummaryKeys.POSITIONS, TablePositions.encode(batch.positions()));
     }
@@ -207,11 +246,20 @@ final class IcebergBatchCommitter implements Committer<FileBatch> {
       oldest = s;
     }
     if (oldest.parentId() != null && oldest.timestampMillis() > createdAtMillis) {
-      // the history ends in an expired snapshot newer than the batch: its commit may have been expired with it
-      throw new IllegalStateException("cannot tell whether batch " + batchId + " (made at " + createdAtMillis
-          + " ms) is already in " + table.name() + ": its snapshots before " + oldest.timestampMillis() + " ms are "
-          + "expired. Restore from a newer state, or keep snapshots longer (maintenance.expire-snapshots.max-age "
-          + "above the age of the oldest state the job may be restored from)");
+      // the history ends in an expired snapshot newer than the batch: its commit may have been
+      // expired with it
+      throw new IllegalStateException(
+          "cannot tell whether batch "
+              + batchId
+              + " (made at "
+              + createdAtMillis
+              + " ms) is already in "
+              + table.name()
+              + ": its snapshots before "
+              + oldest.timestampMillis()
+              + " ms are "
+              + "expired. Restore from a newer state, or keep snapshots longer (maintenance.expire-snapshots.max-age "
+              + "above the age of the oldest state the job may be restored from)");
     }
     return false;
   }

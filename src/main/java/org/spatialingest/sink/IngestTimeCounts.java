@@ -4,11 +4,13 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * How many rows were ingested in each second: a compact, mergeable record of a batch's ingest times, so the committer
- * can report the age of every row at commit (a histogram), not only of the oldest and newest.
+ * How many rows were ingested in each second: a compact, mergeable record of a batch's ingest
+ * times, so the committer can report the age of every row at commit (a histogram), not only of the
+ * oldest and newest.
  *
- * <p>Rows arrive mostly in ingest order, so the current second is counted in a plain field and only folded into the
- * map when the second changes: no boxing or map lookup per row on the writer's hot path.
+ * <p>Rows arrive mostly in ingest order, so the current second is counted in a plain field and only
+ * folded into the map when the second changes: no boxing or map lookup per row on the writer's hot
+ * path.
  */
 final class IngestTimeCounts {
   private final Map<Long, Long> countsBySecond = new HashMap<>();

@@ -1,66 +1,84 @@
 package org.spatialingest.sink;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.apache.iceberg.util.SnapshotUtil;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.io.CloseableIterable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Removes what a failure left behind in a table's location: data files and staging runs this sink wrote after the
- * state it restored from, which nothing will ever commit or read. Runs after the first checkpoint completed since the
- * restore, when every live writer has reported its token, so the current writers' files are never touched.
+ * Removes what a failure left behind in a table's location: data files and staging runs this sink
+ * wrote after the state it restored from, which nothing will ever commit or read. Runs after the
+ * first checkpoint completed since the restore, when every live writer has reported its token, so
+ * the current writers' files are never touched.
  *
  * <ul>
- *   <li>a staging run is an orphan if it was written at a barrier after the restored checkpoint by a writer that is
- *       not current (the restored state references only runs of earlier barriers);
- *   <li>a data file is an orphan if it carries this sink's uid and a writer token that is not current, was created
- *       after {@code horizon}, and no snapshot since {@code horizon} added it and no batch the restored state may
- *       still commit holds it.
+ *   <li>a staging run is an orphan if it was written at a barrier after the restored checkpoint by
+ *       a writer that is not current (the restored state references only runs of earlier barriers);
+ *   <li>a data file is an orphan if it carries this sink's uid and a writer token that is not
+ *       current, was created after {@code horizon}, and no snapshot since {@code horizon} added it
+ *       and no batch the restored state may still commit holds it.
  * </ul>
- * Listing needs a {@link SupportsPrefixOperations} FileIO (Hadoop, S3, GCS, ADLS); with another FileIO it does
- * nothing and says so. One sink uid per table is assumed (two jobs with the same sink uid must not share a table).
+ *
+ * Listing needs a {@link SupportsPrefixOperations} FileIO (Hadoop, S3, GCS, ADLS); with another
+ * FileIO it does nothing and says so. One sink uid per table is assumed (two jobs with the same
+ * sink uid must not share a table).
  */
 final class OrphanCleaner {
   private static final Logger LOG = LoggerFactory.getLogger(OrphanCleaner.class);
 
   private OrphanCleaner() {}
 
-  /** @return the number of files deleted */
-  static int clean(Table table, String uid, Set<String> currentTokens, long restoredCheckpointId, long horizonMillis,
+  /**
+   * @return the number of files deleted
+   */
+  static int clean(
+      Table table,
+      String uid,
+      Set<String> currentTokens,
+      long restoredCheckpointId,
+      long horizonMillis,
       Set<String> pendingFiles) {
     if (!(table.io() instanceof SupportsPrefixOperations io)) {
-      LOG.info("{} cannot list files; orphans of a failure stay until Iceberg's deleteOrphanFiles removes them",
+      LOG.info(
+          "{} cannot list files; orphans of a failure stay until Iceberg's deleteOrphanFiles removes them",
           table.io().getClass().getSimpleName());
       return 0;
     }
     int deleted = 0;
     for (FileInfo f : list(io, SinkFileNames.stagingDir(table.location(), uid))) {
       SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
-      if (name != null && name.checkpointId() > restoredCheckpointId && !currentTokens.contains(name.token())) {
+      if (name != null
+          && name.checkpointId() > restoredCheckpointId
+          && !currentTokens.contains(name.token())) {
         io.deleteFile(f.location());
         deleted++;
       }
     }
     table.refresh();
     Set<String> referenced = null;
-    String dataDir = table.properties().getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
+    String dataDir =
+        table
+            .properties()
+            .getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
     for (FileInfo f : list(io, dataDir)) {
       String token = SinkFileNames.dataFileToken(uid, f.location());
-      if (token == null || currentTokens.contains(token) || f.createdAtMillis() < horizonMillis
+      if (token == null
+          || currentTokens.contains(token)
+          || f.createdAtMillis() < horizonMillis
           || pendingFiles.contains(f.location())) {
         continue;
       }
@@ -73,18 +91,23 @@ final class OrphanCleaner {
       }
     }
     if (deleted > 0) {
-      LOG.warn("Removed {} files of {} that a failure left unreferenced (uncommitted data files, staging runs of an "
-          + "incomplete checkpoint)", deleted, table.name());
+      LOG.warn(
+          "Removed {} files of {} that a failure left unreferenced (uncommitted data files, staging runs of an "
+              + "incomplete checkpoint)",
+          deleted,
+          table.name());
     }
     return deleted;
   }
 
   /**
-   * A location as listings spell it: a local file URI lists as {@code file:/path} though the table may name it
-   * {@code file:///path}.
+   * A location as listings spell it: a local file URI lists as {@code file:/path} though the table
+   * may name it {@code file:///path}.
    */
   static String sameForm(String location) {
-    return location.startsWith("file:///") ? "file:/" + location.substring("file:///".length()) : location;
+    return location.startsWith("file:///")
+        ? "file:/" + location.substring("file:///".length())
+        : location;
   }
 
   private static List<FileInfo> list(SupportsPrefixOperations io, String prefix) {
@@ -98,9 +121,9 @@ final class OrphanCleaner {
   }
 
   /**
-   * The data files the snapshots since {@code horizon} added; if snapshots of that window have been expired (table
-   * maintenance), every data file of the current snapshot instead, since a file committed in an expired snapshot is
-   * still live and must not be taken for an orphan.
+   * The data files the snapshots since {@code horizon} added; if snapshots of that window have been
+   * expired (table maintenance), every data file of the current snapshot instead, since a file
+   * committed in an expired snapshot is still live and must not be taken for an orphan.
    */
   private static Set<String> addedSince(Table table, long horizonMillis) {
     Set<String> added = new HashSet<>();

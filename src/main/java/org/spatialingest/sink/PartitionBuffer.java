@@ -10,16 +10,21 @@ import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.StructLike;
 
 /**
- * The rows one writer holds for one partition, as serialized bytes, with what the close decision needs: their
- * measured size and the oldest ingest time. Rows are kept with their Hilbert key so the file can be written sorted.
+ * The rows one writer holds for one partition, as serialized bytes, with what the close decision
+ * needs: their measured size and the oldest ingest time. Rows are kept with their Hilbert key so
+ * the file can be written sorted.
  *
- * <p>Rows are appended to a few large byte chunks (an arena) rather than kept as one array each: millions of small
- * arrays would each cost a header and keep the garbage collector busy, and they would survive long enough to be
- * promoted. A row never spans two chunks; a row larger than a chunk gets a chunk of its own.
+ * <p>Rows are appended to a few large byte chunks (an arena) rather than kept as one array each:
+ * millions of small arrays would each cost a header and keep the garbage collector busy, and they
+ * would survive long enough to be promoted. A row never spans two chunks; a row larger than a chunk
+ * gets a chunk of its own.
  */
 final class PartitionBuffer {
-  /** Per-row cost beyond its bytes: its position, length and sort-key slots (8 + 4 + 8, rounded up). */
+  /**
+   * Per-row cost beyond its bytes: its position, length and sort-key slots (8 + 4 + 8, rounded up).
+   */
   static final int ROW_OVERHEAD_BYTES = 24;
+
   private static final int FIRST_CHUNK_BYTES = 64 << 10;
   private static final int MAX_CHUNK_BYTES = 1 << 20;
 
@@ -37,18 +42,26 @@ final class PartitionBuffer {
   private long lastWriteSequence;
   private final IngestTimeCounts ingestTimes = new IngestTimeCounts();
   private final SourceMarks lowestPositions = SourceMarks.lowest();
+
   /** rows [0, stagedRows) are in the staging runs listed in {@code stagedRuns} */
   private int stagedRows;
+
   private final List<String> stagedRuns = new ArrayList<>();
   private final List<Integer> runEnds = new ArrayList<>();
 
-  /** @param range the key range of the partition this buffer holds (0 when rows are not distributed by range) */
+  /**
+   * @param range the key range of the partition this buffer holds (0 when rows are not distributed
+   *     by range)
+   */
   PartitionBuffer(StructLike partition, int range) {
     this.partition = partition;
     this.range = range;
   }
 
-  /** Copies a serialized row ({@code length} bytes of {@code src}) into the buffer; returns the bytes it accounts for. */
+  /**
+   * Copies a serialized row ({@code length} bytes of {@code src}) into the buffer; returns the
+   * bytes it accounts for.
+   */
   long add(byte[] src, int length, long hilbertKey, long ingestMillis, long writeSequence) {
     if (size == positions.length) {
       positions = Arrays.copyOf(positions, size * 2);
@@ -77,7 +90,9 @@ final class PartitionBuffer {
     return accounted;
   }
 
-  /** Remembers a buffered row's source position (the lowest per source is what the positions need). */
+  /**
+   * Remembers a buffered row's source position (the lowest per source is what the positions need).
+   */
   void markSource(StringData key, long position) {
     lowestPositions.mark(key, position);
   }
@@ -159,7 +174,10 @@ final class PartitionBuffer {
     return lastWriteSequence;
   }
 
-  /** Row indexes in ascending sort-key order, stable for equal keys (a merge sort on primitive indexes). */
+  /**
+   * Row indexes in ascending sort-key order, stable for equal keys (a merge sort on primitive
+   * indexes).
+   */
   int[] sortedOrder() {
     int[] order = new int[size];
     for (int i = 0; i < size; i++) {

@@ -1,6 +1,5 @@
 package org.spatialingest.sink;
 
-import org.apache.iceberg.Schema;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -9,6 +8,7 @@ import java.util.Map;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.RowDataWrapper;
@@ -16,9 +16,10 @@ import org.spatialingest.table.SourcePositionReader;
 import org.spatialingest.table.TableLayout;
 
 /**
- * The open {@link PartitionBuffer}s of one writer, keyed by table partition and key range (the range a distribution
- * step assigned the row to; 0 without one), with the totals the close decisions need. Grouping rows into partitions
- * happens here only, for the sink's writer and for tools that write files the same way ({@link SinkFiles}).
+ * The open {@link PartitionBuffer}s of one writer, keyed by table partition and key range (the
+ * range a distribution step assigned the row to; 0 without one), with the totals the close
+ * decisions need. Grouping rows into partitions happens here only, for the sink's writer and for
+ * tools that write files the same way ({@link SinkFiles}).
  */
 final class PartitionBuffers {
   private final TableLayout layout;
@@ -27,8 +28,10 @@ final class PartitionBuffers {
   private final RowDataWrapper wrapper;
   private final SourcePositionReader sourcePositions;
   private final SourceMarks received;
+
   /** per partition, its open buffers indexed by key range (most partitions have range 0 only) */
   private final Map<StructLike, PartitionBuffer[]> buffers = new HashMap<>();
+
   private int open;
   private long bytes;
   private long rows;
@@ -39,8 +42,8 @@ final class PartitionBuffers {
   }
 
   /**
-   * @param received where the highest received source position per key is kept (shared by the writer's tables), or
-   *     {@code null} not to track positions
+   * @param received where the highest received source position per key is kept (shared by the
+   *     writer's tables), or {@code null} not to track positions
    */
   PartitionBuffers(Table table, TableLayout layout, SourceMarks received) {
     this.layout = layout;
@@ -58,8 +61,8 @@ final class PartitionBuffers {
   }
 
   /**
-   * As {@link #add(RowData, byte[])}, into the buffer of the row's partition and key {@code range}, for the first
-   * {@code length} bytes of {@code serialized}.
+   * As {@link #add(RowData, byte[])}, into the buffer of the row's partition and key {@code range},
+   * for the first {@code length} bytes of {@code serialized}.
    */
   PartitionBuffer add(RowData row, int range, byte[] serialized, int length) {
     partitionKey.partition(wrapper.wrap(row));

@@ -6,14 +6,16 @@ import java.nio.file.Path;
 import java.util.function.Consumer;
 
 /**
- * Named points in the sink where the exactly-once tests inject failures. Reached only per file flush and per
- * commit, never per record; does nothing unless a test installs a hook, or the JVM was started with
- * {@value #TRIGGER_DIR_PROPERTY} (how a test reaches a TaskManager process it cannot install a hook in).
+ * Named points in the sink where the exactly-once tests inject failures. Reached only per file
+ * flush and per commit, never per record; does nothing unless a test installs a hook, or the JVM
+ * was started with {@value #TRIGGER_DIR_PROPERTY} (how a test reaches a TaskManager process it
+ * cannot install a hook in).
  */
 public final class SinkFaults {
   /**
-   * System property naming a directory: a file there named after a {@link Point} makes the next JVM (of all that
-   * share the directory) reaching that point fail once; it deletes the file first, so exactly one fails.
+   * System property naming a directory: a file there named after a {@link Point} makes the next JVM
+   * (of all that share the directory) reaching that point fail once; it deletes the file first, so
+   * exactly one fails.
    */
   public static final String TRIGGER_DIR_PROPERTY = "spatialingest.sink-faults.dir";
 
@@ -32,7 +34,8 @@ public final class SinkFaults {
     AFTER_COMMIT
   }
 
-  private static volatile Consumer<Point> hook = fromTriggerDir(System.getProperty(TRIGGER_DIR_PROPERTY));
+  private static volatile Consumer<Point> hook =
+      fromTriggerDir(System.getProperty(TRIGGER_DIR_PROPERTY));
 
   private SinkFaults() {}
 
@@ -57,7 +60,8 @@ public final class SinkFaults {
         armed = false; // the trigger directory is the test's; never fail the job because of it
       }
       if (armed) {
-        throw new IllegalStateException("injected sink fault at " + point + " (trigger file in " + root + ")");
+        throw new IllegalStateException(
+            "injected sink fault at " + point + " (trigger file in " + root + ")");
       }
     };
   }

@@ -5,16 +5,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The names of the files a sink writes, and how to read them back: every data file and staging run carries the sink's
- * uid prefix and the token of the writer instance that wrote it, so after a restore the sink can tell its own
- * unreferenced files from anyone else's ({@link OrphanCleaner}).
+ * The names of the files a sink writes, and how to read them back: every data file and staging run
+ * carries the sink's uid prefix and the token of the writer instance that wrote it, so after a
+ * restore the sink can tell its own unreferenced files from anyone else's ({@link OrphanCleaner}).
  *
- * <p>Data files: Iceberg's {@code OutputFileFactory} names, {@code <partition>-<task>-<operationId>-<count>.parquet},
- * with operation id {@code <uid>_<token>}. Staging runs: {@code <table>/_staging/<uid>/<checkpoint>-<token>-<n>.rows}
- * (a directory whose name starts with {@code _}, which Iceberg's orphan-file removal skips).
+ * <p>Data files: Iceberg's {@code OutputFileFactory} names, {@code
+ * <partition>-<task>-<operationId>-<count>.parquet}, with operation id {@code <uid>_<token>}.
+ * Staging runs: {@code <table>/_staging/<uid>/<checkpoint>-<token>-<n>.rows} (a directory whose
+ * name starts with {@code _}, which Iceberg's orphan-file removal skips).
  */
 final class SinkFileNames {
-  private static final Pattern DATA = Pattern.compile("^\\d+-\\d+-(.+)_([0-9a-f]{32})-\\d+(\\.[a-z]+)?$");
+  private static final Pattern DATA =
+      Pattern.compile("^\\d+-\\d+-(.+)_([0-9a-f]{32})-\\d+(\\.[a-z]+)?$");
   private static final Pattern STAGING = Pattern.compile("^(\\d{19})-([0-9a-f]{32})-\\d+\\.rows$");
 
   private SinkFileNames() {}
@@ -37,8 +39,10 @@ final class SinkFileNames {
     return tableLocation + "/_staging/" + uid;
   }
 
-  static String stagingRun(String tableLocation, String uid, long checkpointId, String token, int sequence) {
-    return String.format("%s/%019d-%s-%d.rows", stagingDir(tableLocation, uid), checkpointId, token, sequence);
+  static String stagingRun(
+      String tableLocation, String uid, long checkpointId, String token, int sequence) {
+    return String.format(
+        "%s/%019d-%s-%d.rows", stagingDir(tableLocation, uid), checkpointId, token, sequence);
   }
 
   /** {checkpoint id, token} of a staging run's location, or {@code null} if it is not one. */

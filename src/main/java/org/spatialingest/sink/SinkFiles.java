@@ -14,10 +14,11 @@ import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TelemetryTable;
 
 /**
- * Public entry point to the sink's own file writing, for tools and tests: rows are serialized and accounted as
- * {@link BufferingWriter} buffers them ({@link BufferedRowSize}), grouped per table partition into
- * {@link PartitionBuffer}s and written by {@link SortedFileWriter}, one Hilbert-sorted Parquet file per partition, with
- * the table's own properties. Nothing is committed; the caller appends the files if it wants them in the table.
+ * Public entry point to the sink's own file writing, for tools and tests: rows are serialized and
+ * accounted as {@link BufferingWriter} buffers them ({@link BufferedRowSize}), grouped per table
+ * partition into {@link PartitionBuffer}s and written by {@link SortedFileWriter}, one
+ * Hilbert-sorted Parquet file per partition, with the table's own properties. Nothing is committed;
+ * the caller appends the files if it wants them in the table.
  */
 public final class SinkFiles {
   private SinkFiles() {}
@@ -27,12 +28,17 @@ public final class SinkFiles {
    *
    * @param files one data file per partition
    * @param rows rows written
-   * @param bufferedBytes bytes the writer would have accounted for these rows against its memory budget
+   * @param bufferedBytes bytes the writer would have accounted for these rows against its memory
+   *     budget
    * @param minIngestMillis oldest ingest time of the rows ({@code Long.MAX_VALUE} without rows)
    * @param maxIngestMillis newest ingest time of the rows ({@code Long.MIN_VALUE} without rows)
    */
   public record Written(
-      List<DataFile> files, long rows, long bufferedBytes, long minIngestMillis, long maxIngestMillis) {
+      List<DataFile> files,
+      long rows,
+      long bufferedBytes,
+      long minIngestMillis,
+      long maxIngestMillis) {
     public Written {
       files = List.copyOf(files);
     }
@@ -44,18 +50,19 @@ public final class SinkFiles {
   }
 
   /**
-   * Writes {@code rows} (of {@link TelemetryTable#ROW_TYPE}) into new data files of {@code table}, as the sink's writer
-   * would close them if all rows were buffered at once.
+   * Writes {@code rows} (of {@link TelemetryTable#ROW_TYPE}) into new data files of {@code table},
+   * as the sink's writer would close them if all rows were buffered at once.
    */
   public static Written write(Table table, Iterable<? extends RowData> rows) throws IOException {
     return write(table, TelemetryTable.LAYOUT, rows);
   }
 
   /**
-   * Writes {@code rows} (of {@code layout}'s row type) into new data files of {@code table}, as the sink's writer
-   * would close them if all rows were buffered at once.
+   * Writes {@code rows} (of {@code layout}'s row type) into new data files of {@code table}, as the
+   * sink's writer would close them if all rows were buffered at once.
    */
-  public static Written write(Table table, TableLayout layout, Iterable<? extends RowData> rows) throws IOException {
+  public static Written write(Table table, TableLayout layout, Iterable<? extends RowData> rows)
+      throws IOException {
     RowDataSerializer serializer = new RowDataSerializer(layout.rowType());
     BufferedRowSize rowSize = new BufferedRowSize(serializer);
     PartitionBuffers buffers = new PartitionBuffers(table, layout);
@@ -68,10 +75,11 @@ public final class SinkFiles {
     }
     long count = buffers.rows();
     long buffered = buffers.bytes();
-    OutputFileFactory fileFactory = OutputFileFactory.builderFor(table, 0, 0)
-        .format(FileFormat.PARQUET)
-        .operationId(UUID.randomUUID().toString())
-        .build();
+    OutputFileFactory fileFactory =
+        OutputFileFactory.builderFor(table, 0, 0)
+            .format(FileFormat.PARQUET)
+            .operationId(UUID.randomUUID().toString())
+            .build();
     SortedFileWriter writer = new SortedFileWriter(table, layout, fileFactory, serializer);
     List<DataFile> files = new ArrayList<>(buffers.size());
     for (PartitionBuffer buffer : buffers.all()) {

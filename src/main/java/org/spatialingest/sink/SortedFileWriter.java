@@ -21,9 +21,10 @@ import org.spatialingest.table.FileMetadata;
 import org.spatialingest.table.TableLayout;
 
 /**
- * Writes one partition buffer as one Parquet data file, rows in sort-key (Hilbert) order, through Iceberg's own Flink Parquet
- * writer (so column metrics, bounds and split offsets are Iceberg's). A table whose layout names {@link FileMetadata}
- * (the telemetry table: GeoParquet's {@code geo}) gets it in each file's footer, from a first pass over the buffer.
+ * Writes one partition buffer as one Parquet data file, rows in sort-key (Hilbert) order, through
+ * Iceberg's own Flink Parquet writer (so column metrics, bounds and split offsets are Iceberg's). A
+ * table whose layout names {@link FileMetadata} (the telemetry table: GeoParquet's {@code geo})
+ * gets it in each file's footer, from a first pass over the buffer.
  */
 final class SortedFileWriter {
   private final Table table;
@@ -36,7 +37,8 @@ final class SortedFileWriter {
   private final RowDataSerializer serializer;
   private final DataInputDeserializer in = new DataInputDeserializer();
 
-  SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files, RowDataSerializer serializer) {
+  SortedFileWriter(
+      Table table, TableLayout layout, OutputFileFactory files, RowDataSerializer serializer) {
     this.table = table;
     this.layout = layout;
     this.spec = table.spec();
@@ -58,17 +60,18 @@ final class SortedFileWriter {
   DataFile write(PartitionBuffer buffer) throws IOException {
     Map<String, String> footer = footerMetadata(buffer);
     EncryptedOutputFile out = files.newOutputFile(spec, buffer.partition());
-    DataWriter<RowData> writer = FormatModelRegistry.<RowData, Object>dataWriteBuilder(FileFormat.PARQUET,
-            RowData.class, out)
-        .setAll(table.properties())
-        .meta(footer)
-        .schema(writeSchema)
-        .engineSchema(layout.rowType())
-        .spec(spec)
-        .partition(buffer.partition())
-        .sortOrder(sortOrder)
-        .metricsConfig(metricsConfig)
-        .build();
+    DataWriter<RowData> writer =
+        FormatModelRegistry.<RowData, Object>dataWriteBuilder(
+                FileFormat.PARQUET, RowData.class, out)
+            .setAll(table.properties())
+            .meta(footer)
+            .schema(writeSchema)
+            .engineSchema(layout.rowType())
+            .spec(spec)
+            .partition(buffer.partition())
+            .sortOrder(sortOrder)
+            .metricsConfig(metricsConfig)
+            .build();
     RowData reuse = new BinaryRowData(layout.fieldCount());
     try (writer) {
       for (int index : buffer.sortedOrder()) {

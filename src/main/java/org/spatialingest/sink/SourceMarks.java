@@ -6,8 +6,9 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 
 /**
- * One long per source key, kept as the lowest or the highest value seen: a partition buffer's lowest buffered source
- * position, or a writer's highest received one. One map lookup per row, on the key's bytes (no string decoding).
+ * One long per source key, kept as the lowest or the highest value seen: a partition buffer's
+ * lowest buffered source position, or a writer's highest received one. One map lookup per row, on
+ * the key's bytes (no string decoding).
  */
 final class SourceMarks {
   private final boolean lowest;
@@ -39,8 +40,12 @@ final class SourceMarks {
     return marks.isEmpty();
   }
 
-  /** Adds each key's value (+ {@code plus}) into {@code into}, keeping the lowest (or highest) per key. */
+  /**
+   * Adds each key's value (+ {@code plus}) into {@code into}, keeping the lowest (or highest) per
+   * key.
+   */
   void mergeInto(Map<String, Long> into, long plus) {
-    marks.forEach((key, mark) -> into.merge(key.toString(), mark[0] + plus, lowest ? Math::min : Math::max));
+    marks.forEach(
+        (key, mark) -> into.merge(key.toString(), mark[0] + plus, lowest ? Math::min : Math::max));
   }
 }

@@ -12,20 +12,22 @@ import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 
 /**
- * Where a writer persists, at each checkpoint barrier, the rows that arrived since the previous barrier: one run per
- * partition buffer, written once through the table's own {@link FileIO} (so it works wherever the table lives). A
- * checkpoint then costs the data of one interval, not everything buffered; the final Parquet file is still written
- * from memory at close, and the runs are deleted once that file is committed. Runs are read back only on restore.
+ * Where a writer persists, at each checkpoint barrier, the rows that arrived since the previous
+ * barrier: one run per partition buffer, written once through the table's own {@link FileIO} (so it
+ * works wherever the table lives). A checkpoint then costs the data of one interval, not everything
+ * buffered; the final Parquet file is still written from memory at close, and the runs are deleted
+ * once that file is committed. Runs are read back only on restore.
  *
- * <p>Format: magic {@code SIRW}, version 1, row count, then per row its length and its {@code RowDataSerializer}
- * bytes.
+ * <p>Format: magic {@code SIRW}, version 1, row count, then per row its length and its {@code
+ * RowDataSerializer} bytes.
  */
 final class StagingArea {
   private static final int MAGIC = 0x53495257; // "SIRW"
+
   /**
-   * 2: the telemetry row's bbox is one struct (GeoParquet 1.1 covering) instead of four doubles, so rows staged by a
-   * build before it cannot be read back; such a state is refused here, and the job is started without state instead
-   * (it resumes from the positions the table records).
+   * 2: the telemetry row's bbox is one struct (GeoParquet 1.1 covering) instead of four doubles, so
+   * rows staged by a build before it cannot be read back; such a state is refused here, and the job
+   * is started without state instead (it resumes from the positions the table records).
    */
   private static final int VERSION = 2;
 
@@ -44,11 +46,16 @@ final class StagingArea {
     void accept(byte[] row) throws IOException;
   }
 
-  /** Writes rows {@code from} (inclusive) to the end of {@code buffer}; returns the run's location and bytes. */
-  Written write(long checkpointId, String token, int sequence, PartitionBuffer buffer, int from) throws IOException {
+  /**
+   * Writes rows {@code from} (inclusive) to the end of {@code buffer}; returns the run's location
+   * and bytes.
+   */
+  Written write(long checkpointId, String token, int sequence, PartitionBuffer buffer, int from)
+      throws IOException {
     String path = SinkFileNames.stagingRun(tableLocation, uid, checkpointId, token, sequence);
-    try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(
-        io.newOutputFile(path).createOrOverwrite(), 1 << 16))) {
+    try (DataOutputStream out =
+        new DataOutputStream(
+            new BufferedOutputStream(io.newOutputFile(path).createOrOverwrite(), 1 << 16))) {
       out.writeInt(MAGIC);
       out.writeInt(VERSION);
       out.writeInt(buffer.size() - from);
@@ -63,8 +70,8 @@ final class StagingArea {
   record Written(String path, long bytes) {}
 
   /**
-   * Reads a run back. A missing run means the state is older than the commit of its rows (they were deleted then):
-   * restoring it would lose them, so this fails with what to do instead.
+   * Reads a run back. A missing run means the state is older than the commit of its rows (they were
+   * deleted then): restoring it would lose them, so this fails with what to do instead.
    */
   long read(String path, long expectedRows, RowSink rows) throws IOException {
     InputFile file = io.newInputFile(path);
@@ -76,12 +83,16 @@ final class StagingArea {
     }
     try (in) {
       if (in.readInt() != MAGIC || in.readInt() != VERSION) {
-        throw new IOException("not a staging run of this build: " + path + " (a state of a build before the bbox "
-            + "struct column cannot be restored: start the job without state, it resumes from the table's positions)");
+        throw new IOException(
+            "not a staging run of this build: "
+                + path
+                + " (a state of a build before the bbox "
+                + "struct column cannot be restored: start the job without state, it resumes from the table's positions)");
       }
       int count = in.readInt();
       if (count != expectedRows) {
-        throw new IOException("staging run " + path + " holds " + count + " rows, the state expects " + expectedRows);
+        throw new IOException(
+            "staging run " + path + " holds " + count + " rows, the state expects " + expectedRows);
       }
       for (int i = 0; i < count; i++) {
         byte[] row = new byte[in.readInt()];
@@ -99,9 +110,13 @@ final class StagingArea {
   }
 
   private static IllegalStateException missing(String path, Exception cause) {
-    return new IllegalStateException("The restored state references staging run " + path + ", which no longer exists: "
-        + "the state is older than the commit of those rows (runs are deleted once their rows are committed). Restore "
-        + "from the latest checkpoint or savepoint, or start without state: the job then resumes from the positions "
-        + "recorded in the table, losing and duplicating nothing.", cause);
+    return new IllegalStateException(
+        "The restored state references staging run "
+            + path
+            + ", which no longer exists: "
+            + "the state is older than the commit of those rows (runs are deleted once their rows are committed). Restore "
+            + "from the latest checkpoint or savepoint, or start without state: the job then resumes from the positions "
+            + "recorded in the table, losing and duplicating nothing.",
+        cause);
   }
 }

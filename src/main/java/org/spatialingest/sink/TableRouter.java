@@ -6,9 +6,9 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Either;
 
 /**
- * Which of the sink's tables an input element belongs to, and its row. One sink writing several tables (the telemetry
- * table and its rejects table) commits them together, so the positions it records cover every record, whichever table
- * its row went to.
+ * Which of the sink's tables an input element belongs to, and its row. One sink writing several
+ * tables (the telemetry table and its rejects table) commits them together, so the positions it
+ * records cover every record, whichever table its row went to.
  *
  * @param <T> the sink's input type
  */
@@ -19,8 +19,9 @@ public interface TableRouter<T> extends Serializable {
   RowData row(T element);
 
   /**
-   * The key range of its partition the element was assigned to by a distribution step before the writers: a writer
-   * keeps one buffer, so one file, per partition and range. 0 when rows are not distributed by range.
+   * The key range of its partition the element was assigned to by a distribution step before the
+   * writers: a writer keeps one buffer, so one file, per partition and range. 0 when rows are not
+   * distributed by range.
    */
   default int range(T element) {
     return 0;
@@ -37,8 +38,8 @@ public interface TableRouter<T> extends Serializable {
   }
 
   /**
-   * Elements a distribution step has placed: {@code f0} the writer subtask it chose, {@code f1} the key range, {@code
-   * f2} the element {@code inner} routes.
+   * Elements a distribution step has placed: {@code f0} the writer subtask it chose, {@code f1} the
+   * key range, {@code f2} the element {@code inner} routes.
    */
   static <T> TableRouter<Tuple3<Integer, Integer, T>> ranged(TableRouter<T> inner) {
     return new Ranged<>(inner);

@@ -13,12 +13,16 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
 /**
- * One table's part of a writer subtask: its open partition buffers, the Parquet writer, its staging area, and the
- * learned ratio of Parquet bytes to buffered bytes (so files close near T).
+ * One table's part of a writer subtask: its open partition buffers, the Parquet writer, its staging
+ * area, and the learned ratio of Parquet bytes to buffered bytes (so files close near T).
  */
 final class TableWriter implements AutoCloseable {
-  /** Until this writer has closed a file, assume Parquet output is as large as the buffer (files undershoot T). */
+  /**
+   * Until this writer has closed a file, assume Parquet output is as large as the buffer (files
+   * undershoot T).
+   */
   private static final double DEFAULT_ENCODED_RATIO = 1.0;
+
   /** Weight of history when learning the encoded/buffered ratio from each closed file. */
   private static final double RATIO_DECAY = 0.7;
 
@@ -30,19 +34,31 @@ final class TableWriter implements AutoCloseable {
   final StagingArea staging;
   private final TableLoader loader;
   private final SortedFileWriter fileWriter;
+
   /**
-   * Assumed write cost until this writer has written a file: 100 ns per buffered byte (10 MB/s for sort, Parquet
-   * encoding and zstd on a loaded core), deliberately pessimistic — the first latency close must not be late.
+   * Assumed write cost until this writer has written a file: 100 ns per buffered byte (10 MB/s for
+   * sort, Parquet encoding and zstd on a loaded core), deliberately pessimistic — the first latency
+   * close must not be late.
    */
   private static final double DEFAULT_WRITE_NANOS_PER_BYTE = 100;
+
   /** Learned write cost, ns per buffered byte (sort + encode + upload). */
   private double writeNanosPerByte = DEFAULT_WRITE_NANOS_PER_BYTE;
+
   private double ratioEncoded;
   private double ratioBuffered;
+
   /** ratioEncoded / ratioBuffered, kept current so the per-record target check is one comparison */
   private double encodedRatio = DEFAULT_ENCODED_RATIO;
 
-  TableWriter(int index, TableLoader loader, TableLayout layout, String uid, String token, int subtask, int attempt,
+  TableWriter(
+      int index,
+      TableLoader loader,
+      TableLayout layout,
+      String uid,
+      String token,
+      int subtask,
+      int attempt,
       SourceMarks received) {
     this.index = index;
     this.layout = layout;
@@ -53,10 +69,11 @@ final class TableWriter implements AutoCloseable {
     this.rowSize = new BufferedRowSize(serializer);
     this.buffers = new PartitionBuffers(table, layout, received);
     this.staging = new StagingArea(table.io(), table.location(), uid);
-    OutputFileFactory files = OutputFileFactory.builderFor(table, subtask, attempt)
-        .format(FileFormat.PARQUET)
-        .operationId(SinkFileNames.operationId(uid, token))
-        .build();
+    OutputFileFactory files =
+        OutputFileFactory.builderFor(table, subtask, attempt)
+            .format(FileFormat.PARQUET)
+            .operationId(SinkFileNames.operationId(uid, token))
+            .build();
     this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
     seedEncodedRatio(table.currentSnapshot());
   }
@@ -72,15 +89,18 @@ final class TableWriter implements AutoCloseable {
   }
 
   /**
-   * How long writing {@code buffer} is expected to take, from the files written so far: a latency close must start
-   * that much earlier for its rows to be committed within L + C, since the write happens on the task thread before
-   * the barrier goes on.
+   * How long writing {@code buffer} is expected to take, from the files written so far: a latency
+   * close must start that much earlier for its rows to be committed within L + C, since the write
+   * happens on the task thread before the barrier goes on.
    */
   long expectedWriteMillis(PartitionBuffer buffer) {
     return (long) (writeNanosPerByte * buffer.bytes() / 1_000_000);
   }
 
-  /** Writes the buffer as one sorted data file, forgets it, and learns the encoding ratio from the result. */
+  /**
+   * Writes the buffer as one sorted data file, forgets it, and learns the encoding ratio from the
+   * result.
+   */
   DataFile write(PartitionBuffer buffer) throws IOException {
     long start = System.nanoTime();
     DataFile file = fileWriter.write(buffer);
@@ -93,7 +113,10 @@ final class TableWriter implements AutoCloseable {
     return file;
   }
 
-  /** Start from the ratio the table's last commit of this sink measured, so even the first files land near T. */
+  /**
+   * Start from the ratio the table's last commit of this sink measured, so even the first files
+   * land near T.
+   */
   private void seedEncodedRatio(Snapshot snapshot) {
     if (snapshot == null) {
       return;

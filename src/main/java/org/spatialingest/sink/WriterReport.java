@@ -4,15 +4,21 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a writer subtask sends downstream at every checkpoint barrier (its write result; the aggregator turns the
- * reports of all writers into one {@link FileBatch}, the committable).
+ * What a writer subtask sends downstream at every checkpoint barrier (its write result; the
+ * aggregator turns the reports of all writers into one {@link FileBatch}, the committable).
  *
- * @param writerToken the writer instance's token; every file it writes carries it (orphan clean-up after a restore)
+ * @param writerToken the writer instance's token; every file it writes carries it (orphan clean-up
+ *     after a restore)
  * @param closed files closed since the previous barrier
  * @param seen per source key, one past the highest position this writer has received so far
- * @param buffered per source key, the lowest position among rows still buffered (not in a closed file) by this writer
+ * @param buffered per source key, the lowest position among rows still buffered (not in a closed
+ *     file) by this writer
  */
-record WriterReport(String writerToken, List<ClosedFile> closed, Map<String, Long> seen, Map<String, Long> buffered) {
+record WriterReport(
+    String writerToken,
+    List<ClosedFile> closed,
+    Map<String, Long> seen,
+    Map<String, Long> buffered) {
   WriterReport {
     closed = List.copyOf(closed);
     seen = Map.copyOf(seen);

@@ -30,7 +30,10 @@ final class WriterReportSerializer implements SimpleVersionedSerializer<WriterRe
       throw new IOException("unknown WriterReport serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
-    return new WriterReport(in.readUTF(), ClosedFileCodec.readFiles(in), ClosedFileCodec.readPositions(in),
+    return new WriterReport(
+        in.readUTF(),
+        ClosedFileCodec.readFiles(in),
+        ClosedFileCodec.readPositions(in),
         ClosedFileCodec.readPositions(in));
   }
 }

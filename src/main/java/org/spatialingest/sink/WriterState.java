@@ -3,10 +3,11 @@ package org.spatialingest.sink;
 import java.util.List;
 
 /**
- * What a writer checkpoints: references to the staging runs that hold its buffered rows (the rows themselves are
- * written once, to the staging area, at the barrier after they arrived). Partition, Hilbert key and ingest time are
- * recomputed from the rows on restore. {@code legacyRows} are rows checkpointed inline by builds before staging (state
- * version 1); they are re-buffered and staged at the next barrier.
+ * What a writer checkpoints: references to the staging runs that hold its buffered rows (the rows
+ * themselves are written once, to the staging area, at the barrier after they arrived). Partition,
+ * Hilbert key and ingest time are recomputed from the rows on restore. {@code legacyRows} are rows
+ * checkpointed inline by builds before staging (state version 1); they are re-buffered and staged
+ * at the next barrier.
  */
 public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
   public WriterState {
@@ -18,7 +19,8 @@ public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
    * One staging run: rows of one partition buffer of one table that arrived between two barriers.
    *
    * @param table index of the sink table
-   * @param range key range of the buffer (see {@link TableRouter#range}); its rows return to a buffer of that range
+   * @param range key range of the buffer (see {@link TableRouter#range}); its rows return to a
+   *     buffer of that range
    * @param path location of the run in the table's staging area
    * @param rows rows in the run (checked when it is read back)
    */

@@ -8,9 +8,10 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned binary form of {@link WriterState}. Version 3: run count, then table, key range, path and row count per
- * staging run. Version 2 (read only): the same without the key range (range 0). Version 1 (read only): row count, then
- * each row as length and bytes of Flink's {@code RowDataSerializer} form.
+ * Versioned binary form of {@link WriterState}. Version 3: run count, then table, key range, path
+ * and row count per staging run. Version 2 (read only): the same without the key range (range 0).
+ * Version 1 (read only): row count, then each row as length and bytes of Flink's {@code
+ * RowDataSerializer} form.
  */
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
   static final int VERSION = 3;
@@ -23,7 +24,8 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
   @Override
   public byte[] serialize(WriterState state) throws IOException {
     if (!state.legacyRows().isEmpty()) {
-      throw new IOException("inline rows are re-staged before the next checkpoint; none may remain in state");
+      throw new IOException(
+          "inline rows are re-staged before the next checkpoint; none may remain in state");
     }
     DataOutputSerializer out = new DataOutputSerializer(16 + 128 * state.runs().size());
     out.writeInt(state.runs().size());
@@ -50,8 +52,12 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
       return new WriterState(List.of(), rows);
     }
     if (version != 2 && version != VERSION) {
-      throw new IOException("unknown WriterState serializer version " + version + " (this build reads 1 to "
-          + VERSION + ")");
+      throw new IOException(
+          "unknown WriterState serializer version "
+              + version
+              + " (this build reads 1 to "
+              + VERSION
+              + ")");
     }
     List<WriterState.StagedRun> runs = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {

@@ -4,31 +4,36 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * The batch arithmetic behind {@code plan}: how many rows one writer batch holds before the memory budget (M), the
- * target file size (T) or the latency bound (L) closes it, how often the sink then commits, and how many files a day
- * that makes. Pure: no I/O, no Flink, no Iceberg.
+ * The batch arithmetic behind {@code plan}: how many rows one writer batch holds before the memory
+ * budget (M), the target file size (T) or the latency bound (L) closes it, how often the sink then
+ * commits, and how many files a day that makes. Pure: no I/O, no Flink, no Iceberg.
  *
  * <h2>Definitions</h2>
  *
- * A <em>batch</em> is the rows one writer subtask buffers for one partition between two commits; it becomes one data
- * file. With {@code W} writers and {@code P} partitions written per commit, each (writer, partition) pair receives
- * {@code r = rate / (W * P)} rows per second.
+ * A <em>batch</em> is the rows one writer subtask buffers for one partition between two commits; it
+ * becomes one data file. With {@code W} writers and {@code P} partitions written per commit, each
+ * (writer, partition) pair receives {@code r = rate / (W * P)} rows per second.
  *
  * <ul>
- *   <li>{@code rowsByMemory = floor(M / (b * P))}: the memory budget is per writer subtask and shared by the P
- *       partitions it holds open, rows spread evenly; with {@code P = 1} this is {@code M / b}.
- *   <li>{@code rowsByFile = floor(T / e)}: rows whose Parquet encoding reaches the target file size.
+ *   <li>{@code rowsByMemory = floor(M / (b * P))}: the memory budget is per writer subtask and
+ *       shared by the P partitions it holds open, rows spread evenly; with {@code P = 1} this is
+ *       {@code M / b}.
+ *   <li>{@code rowsByFile = floor(T / e)}: rows whose Parquet encoding reaches the target file
+ *       size.
  *   <li>{@code rowsByTime = floor(r * L)}: rows that arrive within the latency bound.
- *   <li>{@code rowsPerBatch} is the smallest of the three; {@code bindingConstraint} names it. Ties go to
- *       {@code memory}, then {@code file_size}, then {@code latency} (the more pressing cause is reported). A rate of 0
- *       always binds on latency.
- *   <li>{@code commitIntervalSeconds}: the time a batch takes to fill ({@code rowsPerBatch / r}) rounded up to whole
- *       checkpoint intervals C (the sink commits only at checkpoints), capped at the last checkpoint not later than L,
- *       i.e. {@code C * max(1, floor(L / C))}: with L a multiple of C that is L, with L &lt; C it is C.
- *   <li>{@code expectedFileMb = rowsPerBatch * e / 1e6}. On a memory flush this equals {@code M * (e / b) / P}.
- *   <li>{@code filesPerDay = (86400 / commitIntervalSeconds) * filesPerCommit * P * W}, where {@code filesPerCommit}
- *       is 1 unless a batch fills in less than one checkpoint interval; then the sink closes
- *       {@code ceil(C / fillSeconds)} files per partition per commit (an upper bound).
+ *   <li>{@code rowsPerBatch} is the smallest of the three; {@code bindingConstraint} names it. Ties
+ *       go to {@code memory}, then {@code file_size}, then {@code latency} (the more pressing cause
+ *       is reported). A rate of 0 always binds on latency.
+ *   <li>{@code commitIntervalSeconds}: the time a batch takes to fill ({@code rowsPerBatch / r})
+ *       rounded up to whole checkpoint intervals C (the sink commits only at checkpoints), capped
+ *       at the last checkpoint not later than L, i.e. {@code C * max(1, floor(L / C))}: with L a
+ *       multiple of C that is L, with L &lt; C it is C.
+ *   <li>{@code expectedFileMb = rowsPerBatch * e / 1e6}. On a memory flush this equals {@code M *
+ *       (e / b) / P}.
+ *   <li>{@code filesPerDay = (86400 / commitIntervalSeconds) * filesPerCommit * P * W}, where
+ *       {@code filesPerCommit} is 1 unless a batch fills in less than one checkpoint interval; then
+ *       the sink closes {@code ceil(C / fillSeconds)} files per partition per commit (an upper
+ *       bound).
  * </ul>
  *
  * Sizes are bytes; {@code ...Mb} values are decimal megabytes (10^6 bytes).
@@ -82,14 +87,16 @@ public record BatchPlan(
       throw new IllegalArgumentException("writers must be >= 1, was " + writers);
     }
     if (partitionsPerCommit < 1) {
-      throw new IllegalArgumentException("partitions per commit must be >= 1, was " + partitionsPerCommit);
+      throw new IllegalArgumentException(
+          "partitions per commit must be >= 1, was " + partitionsPerCommit);
     }
 
     double latencySeconds = seconds(bounds.maxLatency());
     double checkpointSeconds = seconds(bounds.checkpointInterval());
     double perPairRate = recordsPerSecond / ((double) writers * partitionsPerCommit);
 
-    long byMemory = floorToLong(bounds.memoryBytes() / (bufferedBytesPerRecord * partitionsPerCommit));
+    long byMemory =
+        floorToLong(bounds.memoryBytes() / (bufferedBytesPerRecord * partitionsPerCommit));
     long byFile = floorToLong(bounds.targetFileBytes() / encodedBytesPerRecord);
     long byTime = floorToLong(perPairRate * latencySeconds);
 
@@ -131,7 +138,8 @@ public record BatchPlan(
       filesPerCommit = fill > 0 ? (long) Math.ceil(checkpointSeconds / fill) : Long.MAX_VALUE;
     }
     double fileMb = rows * encodedBytesPerRecord / 1e6;
-    double filesPerDay = SECONDS_PER_DAY / interval * (double) filesPerCommit * partitionsPerCommit * writers;
+    double filesPerDay =
+        SECONDS_PER_DAY / interval * (double) filesPerCommit * partitionsPerCommit * writers;
 
     return new BatchPlan(
         bufferedBytesPerRecord,
@@ -157,7 +165,9 @@ public record BatchPlan(
     return recordsPerSecond / ((double) writers * partitionsPerCommit);
   }
 
-  /** Fraction of the memory budget a writer holds at commit time (all its partitions), 0..1 or more. */
+  /**
+   * Fraction of the memory budget a writer holds at commit time (all its partitions), 0..1 or more.
+   */
   public double memoryUseAtCommit() {
     return rowsPerBatch * bufferedBytesPerRecord * partitionsPerCommit / bounds.memoryBytes();
   }
@@ -171,27 +181,32 @@ public record BatchPlan(
   public String advice() {
     String interval = fmt(commitIntervalSeconds);
     return switch (bindingConstraint) {
-      case LATENCY -> recordsPerSecond == 0
-          ? "Latency binds: with no input the sink commits (empty) every " + interval + " s. Measure the real rate."
-          : String.format(
+      case LATENCY ->
+          recordsPerSecond == 0
+              ? "Latency binds: with no input the sink commits (empty) every "
+                  + interval
+                  + " s. Measure the real rate."
+              : String.format(
+                  Locale.ROOT,
+                  "Latency binds: batches commit every %s s at %.0f%% of the target file size and %.0f%% of the memory"
+                      + " budget, so memory is to spare. Files stay small; batch more (raise sink.max-latency) only if"
+                      + " freshness may relax, or write fewer partitions per commit.",
+                  interval,
+                  100 * fileSizeFraction(),
+                  100 * memoryUseAtCommit());
+      case MEMORY ->
+          String.format(
               Locale.ROOT,
-              "Latency binds: batches commit every %s s at %.0f%% of the target file size and %.0f%% of the memory"
-                  + " budget, so memory is to spare. Files stay small; batch more (raise sink.max-latency) only if"
-                  + " freshness may relax, or write fewer partitions per commit.",
+              "Memory binds: writers flush at the memory budget before files reach the target size (%.0f%% of it)."
+                  + " Add writers to spread the rate, make buffered records smaller, or raise sink.memory-budget.",
+              100 * fileSizeFraction());
+      case FILE_SIZE ->
+          String.format(
+              Locale.ROOT,
+              "File size binds: files reach the target size before the memory or latency bound closes them. Healthy;"
+                  + " batches commit every %s s using %.0f%% of the memory budget.",
               interval,
-              100 * fileSizeFraction(),
               100 * memoryUseAtCommit());
-      case MEMORY -> String.format(
-          Locale.ROOT,
-          "Memory binds: writers flush at the memory budget before files reach the target size (%.0f%% of it)."
-              + " Add writers to spread the rate, make buffered records smaller, or raise sink.memory-budget.",
-          100 * fileSizeFraction());
-      case FILE_SIZE -> String.format(
-          Locale.ROOT,
-          "File size binds: files reach the target size before the memory or latency bound closes them. Healthy;"
-              + " batches commit every %s s using %.0f%% of the memory budget.",
-          interval,
-          100 * memoryUseAtCommit());
     };
   }
 
@@ -225,6 +240,8 @@ public record BatchPlan(
   }
 
   private static String fmt(double seconds) {
-    return seconds == Math.rint(seconds) ? Long.toString((long) seconds) : String.format(Locale.ROOT, "%.3f", seconds);
+    return seconds == Math.rint(seconds)
+        ? Long.toString((long) seconds)
+        : String.format(Locale.ROOT, "%.3f", seconds);
   }
 }

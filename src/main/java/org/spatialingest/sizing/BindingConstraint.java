@@ -1,6 +1,8 @@
 package org.spatialingest.sizing;
 
-/** Which of the three bounds closes a batch first. Names are the stable JSON values of {@code plan}. */
+/**
+ * Which of the three bounds closes a batch first. Names are the stable JSON values of {@code plan}.
+ */
 public enum BindingConstraint {
   /** the in-flight buffer of one writer (M) fills before anything else */
   MEMORY("memory"),

@@ -10,7 +10,8 @@ package org.spatialingest.sizing;
 public record FileChunk(int file, long offset, long length) {
   public FileChunk {
     if (file < 0 || offset < 0 || length < 0) {
-      throw new IllegalArgumentException("bad chunk file=" + file + " offset=" + offset + " length=" + length);
+      throw new IllegalArgumentException(
+          "bad chunk file=" + file + " offset=" + offset + " length=" + length);
     }
   }
 

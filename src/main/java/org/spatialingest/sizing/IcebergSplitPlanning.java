@@ -8,37 +8,42 @@ import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * How Iceberg plans the read tasks ("task groups") of a table scan with no delete files, re-implemented from the
- * behaviour of Iceberg's source (apache/iceberg, core module):
+ * How Iceberg plans the read tasks ("task groups") of a table scan with no delete files,
+ * re-implemented from the behaviour of Iceberg's source (apache/iceberg, core module):
  *
  * <ol>
- *   <li>Split size: {@code read.split.target-size} (default 128 MiB, {@code TableProperties.SPLIT_SIZE}). Iceberg's
- *       Spark reader shrinks it when the scan would give fewer splits than the parallelism
- *       ({@code SparkScan.adjustSplitSize} → {@code TableScanUtil.adjustSplitSize}: if
- *       {@code ceil(scanBytes / splitSize) < parallelism}, use {@code max(scanBytes / parallelism,
- *       min(16 MiB, splitSize))}); that applies only when {@code --default-parallelism} is given here.
- *   <li>Splitting ({@code BaseContentScanTask.split}): a Parquet file with usable split offsets (recorded, in
- *       ascending order, last offset below the file size: {@code BaseFile.hasWellDefinedOffsets}) becomes one split per
- *       offset, from it to the next offset or the file end ({@code OffsetsAwareSplitScanTaskIterator}); the split size
- *       plays no part. Otherwise the file is cut into {@code min(splitSize, remaining)} pieces
- *       ({@code FixedSizeSplitScanTaskIterator}); a zero-length file gives no split.
- *   <li>Packing ({@code TableScanUtil.planTaskGroups} with {@code BinPacking.PackingIterable}, largest-bin-first):
- *       splits are taken in order with weight {@code max(length, openFileCost)}
- *       ({@code read.split.open-file-cost}, default 4 MiB). Each goes into the first open bin it fits
- *       ({@code binWeight + weight <= splitSize}), else into a new bin; when more than {@code lookback}
- *       ({@code read.split.planning-lookback}, default 10) bins are open, the heaviest (the first of equals) is closed.
- *       At the end the remaining bins close in the order they were opened.
+ *   <li>Split size: {@code read.split.target-size} (default 128 MiB, {@code
+ *       TableProperties.SPLIT_SIZE}). Iceberg's Spark reader shrinks it when the scan would give
+ *       fewer splits than the parallelism ({@code SparkScan.adjustSplitSize} → {@code
+ *       TableScanUtil.adjustSplitSize}: if {@code ceil(scanBytes / splitSize) < parallelism}, use
+ *       {@code max(scanBytes / parallelism, min(16 MiB, splitSize))}); that applies only when
+ *       {@code --default-parallelism} is given here.
+ *   <li>Splitting ({@code BaseContentScanTask.split}): a Parquet file with usable split offsets
+ *       (recorded, in ascending order, last offset below the file size: {@code
+ *       BaseFile.hasWellDefinedOffsets}) becomes one split per offset, from it to the next offset
+ *       or the file end ({@code OffsetsAwareSplitScanTaskIterator}); the split size plays no part.
+ *       Otherwise the file is cut into {@code min(splitSize, remaining)} pieces ({@code
+ *       FixedSizeSplitScanTaskIterator}); a zero-length file gives no split.
+ *   <li>Packing ({@code TableScanUtil.planTaskGroups} with {@code BinPacking.PackingIterable},
+ *       largest-bin-first): splits are taken in order with weight {@code max(length, openFileCost)}
+ *       ({@code read.split.open-file-cost}, default 4 MiB). Each goes into the first open bin it
+ *       fits ({@code binWeight + weight <= splitSize}), else into a new bin; when more than {@code
+ *       lookback} ({@code read.split.planning-lookback}, default 10) bins are open, the heaviest
+ *       (the first of equals) is closed. At the end the remaining bins close in the order they were
+ *       opened.
  *   <li>Within a task, adjacent splits of the same file that touch are merged into one range
  *       ({@code TableScanUtil.mergeTasks}); chunk counts here are after that merge.
  * </ol>
  *
- * Not modelled: delete files (they add their size and one open cost each to a split's weight), grouping by partition
- * for storage-partitioned joins, and {@code read.split.adaptive-size.enabled=false}.
+ * Not modelled: delete files (they add their size and one open cost each to a split's weight),
+ * grouping by partition for storage-partitioned joins, and {@code
+ * read.split.adaptive-size.enabled=false}.
  */
 public final class IcebergSplitPlanning {
   public static final long DEFAULT_SPLIT_SIZE = 128L << 20;
   public static final long DEFAULT_OPEN_FILE_COST = 4L << 20;
   public static final int DEFAULT_LOOKBACK = 10;
+
   /** {@code TableScanUtil.MIN_SPLIT_SIZE}. */
   public static final long MIN_ADAPTIVE_SPLIT_SIZE = 16L << 20;
 
@@ -104,8 +109,12 @@ public final class IcebergSplitPlanning {
     return Math.max(chunk.length(), openFileCost);
   }
 
-  /** Lookback bin packing, largest bin first, of splits in the given order. Bins keep their items' order. */
-  public static List<List<FileChunk>> pack(List<FileChunk> splits, long splitSize, int lookback, long openFileCost) {
+  /**
+   * Lookback bin packing, largest bin first, of splits in the given order. Bins keep their items'
+   * order.
+   */
+  public static List<List<FileChunk>> pack(
+      List<FileChunk> splits, long splitSize, int lookback, long openFileCost) {
     if (lookback < 1) {
       throw new IllegalArgumentException("lookback must be >= 1, was " + lookback);
     }
@@ -147,7 +156,10 @@ public final class IcebergSplitPlanning {
     return closed;
   }
 
-  /** Joins adjacent ranges of the same file that touch, as Iceberg merges split tasks within a task group. */
+  /**
+   * Joins adjacent ranges of the same file that touch, as Iceberg merges split tasks within a task
+   * group.
+   */
   public static List<FileChunk> mergeAdjacent(List<FileChunk> task) {
     List<FileChunk> merged = new ArrayList<>();
     FileChunk last = null;
@@ -179,7 +191,9 @@ public final class IcebergSplitPlanning {
       throw new IllegalArgumentException("split size must be > 0, was " + splitSize);
     }
     long effective =
-        parallelism.isPresent() ? adjustSplitSize(input.totalBytes(), parallelism.getAsInt(), splitSize) : splitSize;
+        parallelism.isPresent()
+            ? adjustSplitSize(input.totalBytes(), parallelism.getAsInt(), splitSize)
+            : splitSize;
     List<FileChunk> splits = splitAll(input, effective);
     long planning = 0;
     for (FileChunk s : splits) {
@@ -189,7 +203,8 @@ public final class IcebergSplitPlanning {
     for (List<FileChunk> t : pack(splits, effective, lookback, openFileCost)) {
       tasks.add(mergeAdjacent(t));
     }
-    return TaskEstimate.of("iceberg", input, splitSize, effective, openFileCost, planning, tasks, slots);
+    return TaskEstimate.of(
+        "iceberg", input, splitSize, effective, openFileCost, planning, tasks, slots);
   }
 
   private static void removeIdentity(Deque<Bin> bins, Bin bin) {

@@ -5,13 +5,13 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * The files a read would scan: their sizes and, where known, their split offsets (Parquet row-group starts, as Iceberg
- * records them in {@code split_offsets}). This is the seam between where sizes come from (a sizes file today, an
- * Iceberg table's manifests later) and the planning math.
+ * The files a read would scan: their sizes and, where known, their split offsets (Parquet row-group
+ * starts, as Iceberg records them in {@code split_offsets}). This is the seam between where sizes
+ * come from (a sizes file today, an Iceberg table's manifests later) and the planning math.
  *
  * @param sizes file sizes in bytes, each &ge; 0
- * @param splitOffsets per file, the recorded split offsets or {@code null} when unknown; either empty (none known for
- *     any file) or the same length as {@code sizes}
+ * @param splitOffsets per file, the recorded split offsets or {@code null} when unknown; either
+ *     empty (none known for any file) or the same length as {@code sizes}
  */
 public record ScanInput(List<Long> sizes, List<List<Long>> splitOffsets) {
 
@@ -30,7 +30,10 @@ public record ScanInput(List<Long> sizes, List<List<Long>> splitOffsets) {
       splitOffsets = List.of();
     } else if (splitOffsets.size() != sizes.size()) {
       throw new IllegalArgumentException(
-          "split offsets given for " + splitOffsets.size() + " files but there are " + sizes.size());
+          "split offsets given for "
+              + splitOffsets.size()
+              + " files but there are "
+              + sizes.size());
     } else {
       List<List<Long>> copy = new ArrayList<>(splitOffsets.size());
       for (List<Long> o : splitOffsets) {

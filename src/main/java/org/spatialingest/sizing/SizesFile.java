@@ -10,11 +10,11 @@ import java.util.regex.Pattern;
  * Reads the file sizes {@code estimate-tasks --sizes} takes. Two forms:
  *
  * <ul>
- *   <li>a plain list: one size in bytes (a non-negative integer) per line; blank lines are skipped and any other line
- *       is an error;
- *   <li>an object-store listing or header dump: once any line starts with {@code Content-Length:} (any case), only those
- *       lines count, each giving one file; every other line is ignored, but a {@code Content-Length} line without a
- *       valid size is an error.
+ *   <li>a plain list: one size in bytes (a non-negative integer) per line; blank lines are skipped
+ *       and any other line is an error;
+ *   <li>an object-store listing or header dump: once any line starts with {@code Content-Length:}
+ *       (any case), only those lines count, each giving one file; every other line is ignored, but
+ *       a {@code Content-Length} line without a valid size is an error.
  * </ul>
  */
 public final class SizesFile {
@@ -64,7 +64,9 @@ public final class SizesFile {
   private static long size(int lineNumber, String text, String what) {
     if (!DIGITS.matcher(text).matches()) {
       throw new BadLineException(
-          lineNumber, String.format(Locale.ROOT, "'%s' is not a %s in bytes (a non-negative integer)", text, what));
+          lineNumber,
+          String.format(
+              Locale.ROOT, "'%s' is not a %s in bytes (a non-negative integer)", text, what));
     }
     try {
       return Long.parseLong(text);

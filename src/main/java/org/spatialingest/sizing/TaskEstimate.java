@@ -4,17 +4,19 @@ import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * What {@code estimate-tasks} reports. Byte figures of a task are the data bytes of its ranges (no open cost).
+ * What {@code estimate-tasks} reports. Byte figures of a task are the data bytes of its ranges (no
+ * open cost).
  *
  * @param engine {@code spark} or {@code iceberg}
  * @param inputFiles files in the input, including zero-length ones
  * @param totalBytes sum of the file sizes
- * @param maxPartitionBytes the configured cap: {@code spark.sql.files.maxPartitionBytes} or Iceberg's
- *     {@code read.split.target-size}
- * @param maxSplitBytes the split size actually used (after Spark's parallelism rule or Iceberg's adaptive size)
+ * @param maxPartitionBytes the configured cap: {@code spark.sql.files.maxPartitionBytes} or
+ *     Iceberg's {@code read.split.target-size}
+ * @param maxSplitBytes the split size actually used (after Spark's parallelism rule or Iceberg's
+ *     adaptive size)
  * @param openCost the per-file open cost used in packing
- * @param planningBytes the bytes the packing weighs: Spark's {@code sum(length + openCost)} over files, Iceberg's
- *     {@code sum(max(length, openCost))} over splits
+ * @param planningBytes the bytes the packing weighs: Spark's {@code sum(length + openCost)} over
+ *     files, Iceberg's {@code sum(max(length, openCost))} over splits
  * @param tasks the planned tasks, each a list of ranges
  * @param slots concurrent task slots, if known
  */

@@ -3,17 +3,22 @@ package org.spatialingest.source;
 import java.util.function.LongSupplier;
 
 /**
- * Two token buckets — records per second and bytes per second — that decide when the next record may be admitted.
- * Either cap may be off (0). When both are set, the one that runs dry first binds.
+ * Two token buckets — records per second and bytes per second — that decide when the next record
+ * may be admitted. Either cap may be off (0). When both are set, the one that runs dry first binds.
  *
- * <p>A <em>soft</em> maximum: a record is admitted whenever both buckets hold a positive balance, even if it costs
- * more than that balance (a record larger than a whole interval's budget must still pass, or the stream would stall);
- * the bucket then goes negative and the next record waits until it has refilled. Such overshoots are counted. Each
- * bucket holds at most one second of budget, so an idle source cannot save up a burst larger than that.
+ * <p>A <em>soft</em> maximum: a record is admitted whenever both buckets hold a positive balance,
+ * even if it costs more than that balance (a record larger than a whole interval's budget must
+ * still pass, or the stream would stall); the bucket then goes negative and the next record waits
+ * until it has refilled. Such overshoots are counted. Each bucket holds at most one second of
+ * budget, so an idle source cannot save up a burst larger than that.
  */
 final class AdmissionBudget {
   /** Which cap is holding records back right now. */
-  enum Cap { NONE, RECORDS, BYTES }
+  enum Cap {
+    NONE,
+    RECORDS,
+    BYTES
+  }
 
   private final Bucket records;
   private final Bucket bytes;
@@ -93,7 +98,9 @@ final class AdmissionBudget {
 
     long waitNanos(long now) {
       refill(now);
-      return balance > 0 ? 0 : (long) Math.ceil((-balance + Double.MIN_NORMAL) / perSecond * 1e9) + 1;
+      return balance > 0
+          ? 0
+          : (long) Math.ceil((-balance + Double.MIN_NORMAL) / perSecond * 1e9) + 1;
     }
 
     /** Returns true if the cost exceeded the balance (an overshoot). */

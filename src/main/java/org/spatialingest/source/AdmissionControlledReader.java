@@ -16,15 +16,17 @@ import org.apache.flink.metrics.MeterView;
 import org.apache.flink.metrics.MetricGroup;
 
 /**
- * Wraps a source reader and admits records at most at the configured rates, without blocking the task thread: when
- * the budget is spent, {@link #pollNext} returns {@code NOTHING_AVAILABLE} and {@link #isAvailable} completes once it
- * has refilled, so the mailbox keeps running checkpoints and timers meanwhile.
+ * Wraps a source reader and admits records at most at the configured rates, without blocking the
+ * task thread: when the budget is spent, {@link #pollNext} returns {@code NOTHING_AVAILABLE} and
+ * {@link #isAvailable} completes once it has refilled, so the mailbox keeps running checkpoints and
+ * timers meanwhile.
  *
- * <p>Unlike Flink's {@code RateLimitedSourceReader}, every call is forwarded — checkpoint completion (the Kafka reader
- * commits group offsets there), aborts, split pause/resume, source events — so the wrapped reader behaves exactly as
- * it would unwrapped.
+ * <p>Unlike Flink's {@code RateLimitedSourceReader}, every call is forwarded — checkpoint
+ * completion (the Kafka reader commits group offsets there), aborts, split pause/resume, source
+ * events — so the wrapped reader behaves exactly as it would unwrapped.
  */
-final class AdmissionControlledReader<T, SplitT extends SourceSplit> implements SourceReader<T, SplitT> {
+final class AdmissionControlledReader<T, SplitT extends SourceSplit>
+    implements SourceReader<T, SplitT> {
   private final SourceReader<T, SplitT> delegate;
   private final AdmissionBudget budget;
   private final RecordSizer<T> sizer;
@@ -33,7 +35,10 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit> implements 
   private final Counter admittedRecords;
   private final Counter admittedBytes;
 
-  AdmissionControlledReader(SourceReader<T, SplitT> delegate, AdmissionBudget budget, RecordSizer<T> sizer,
+  AdmissionControlledReader(
+      SourceReader<T, SplitT> delegate,
+      AdmissionBudget budget,
+      RecordSizer<T> sizer,
       MetricGroup metrics) {
     this.delegate = delegate;
     this.budget = budget;
@@ -75,7 +80,8 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit> implements 
     long wait = budget.waitNanos();
     if (wait > 0) {
       throttledMs.inc(Math.max(1, TimeUnit.NANOSECONDS.toMillis(wait)));
-      return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS));
+      return CompletableFuture.runAsync(
+          () -> {}, CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS));
     }
     return delegate.isAvailable();
   }
@@ -111,7 +117,8 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit> implements 
   }
 
   @Override
-  public void pauseOrResumeSplits(Collection<String> splitsToPause, Collection<String> splitsToResume) {
+  public void pauseOrResumeSplits(
+      Collection<String> splitsToPause, Collection<String> splitsToResume) {
     delegate.pauseOrResumeSplits(splitsToPause, splitsToResume);
   }
 
@@ -120,7 +127,10 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit> implements 
     delegate.close();
   }
 
-  /** Counts what the wrapped reader emits, directly or through per-split outputs it keeps across calls. */
+  /**
+   * Counts what the wrapped reader emits, directly or through per-split outputs it keeps across
+   * calls.
+   */
   private final class CountingOutput implements ReaderOutput<T> {
     ReaderOutput<T> target;
     long records;

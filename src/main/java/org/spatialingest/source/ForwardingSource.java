@@ -14,9 +14,9 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 
 /**
- * A source that is another source in every respect — readers, enumerators, splits, both state serializers,
- * boundedness, watermarks, produced type — so savepoints written with and without a wrapper are interchangeable.
- * Wrappers extend it and override only what they change.
+ * A source that is another source in every respect — readers, enumerators, splits, both state
+ * serializers, boundedness, watermarks, produced type — so savepoints written with and without a
+ * wrapper are interchangeable. Wrappers extend it and override only what they change.
  */
 abstract class ForwardingSource<T, SplitT extends SourceSplit, EnumT>
     implements Source<T, SplitT, EnumT>, ResultTypeQueryable<T> {
@@ -24,7 +24,8 @@ abstract class ForwardingSource<T, SplitT extends SourceSplit, EnumT>
 
   ForwardingSource(Source<T, SplitT, EnumT> delegate) {
     if (!(delegate instanceof ResultTypeQueryable<?>)) {
-      throw new IllegalArgumentException("the source must declare its produced type: " + delegate.getClass());
+      throw new IllegalArgumentException(
+          "the source must declare its produced type: " + delegate.getClass());
     }
     this.delegate = delegate;
   }
@@ -40,13 +41,14 @@ abstract class ForwardingSource<T, SplitT extends SourceSplit, EnumT>
   }
 
   @Override
-  public SplitEnumerator<SplitT, EnumT> createEnumerator(SplitEnumeratorContext<SplitT> context) throws Exception {
+  public SplitEnumerator<SplitT, EnumT> createEnumerator(SplitEnumeratorContext<SplitT> context)
+      throws Exception {
     return delegate.createEnumerator(context);
   }
 
   @Override
-  public SplitEnumerator<SplitT, EnumT> restoreEnumerator(SplitEnumeratorContext<SplitT> context, EnumT checkpoint)
-      throws Exception {
+  public SplitEnumerator<SplitT, EnumT> restoreEnumerator(
+      SplitEnumeratorContext<SplitT> context, EnumT checkpoint) throws Exception {
     return delegate.restoreEnumerator(context, checkpoint);
   }
 

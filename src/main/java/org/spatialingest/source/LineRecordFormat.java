@@ -3,7 +3,6 @@ package org.spatialingest.source;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
-import org.spatialingest.table.SourceKeys;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.FileSourceSplit;
@@ -13,26 +12,30 @@ import org.apache.flink.connector.file.src.reader.SimpleStreamFormat;
 import org.apache.flink.connector.file.src.reader.StreamFormat;
 import org.apache.flink.connector.file.src.util.RecordAndPosition;
 import org.apache.flink.core.fs.FSDataInputStream;
+import org.spatialingest.table.SourceKeys;
 
 /**
- * Newline-delimited records of a file as {@link SourceRecord}s carrying the file path and the 1-based line number.
- * Lines end at {@code \n} ({@code \r\n} too); blank lines are not records. Values stay bytes (any encoding problem
- * is the transform's to report). Files are not split, so line numbers are exact; after a restore Flink re-reads the
- * file and skips the records already emitted (the reader counts lines as it goes, so numbers stay right).
+ * Newline-delimited records of a file as {@link SourceRecord}s carrying the file path and the
+ * 1-based line number. Lines end at {@code \n} ({@code \r\n} too); blank lines are not records.
+ * Values stay bytes (any encoding problem is the transform's to report). Files are not split, so
+ * line numbers are exact; after a restore Flink re-reads the file and skips the records already
+ * emitted (the reader counts lines as it goes, so numbers stay right).
  *
- * <p>A {@link BulkFormat} around a {@link SimpleStreamFormat} only to learn each split's path, which a stream format
- * does not see.
+ * <p>A {@link BulkFormat} around a {@link SimpleStreamFormat} only to learn each split's path,
+ * which a stream format does not see.
  */
 public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSourceSplit> {
   private final StreamFormatAdapter<SourceRecord> lines = new StreamFormatAdapter<>(new Lines());
 
   @Override
-  public Reader<SourceRecord> createReader(Configuration config, FileSourceSplit split) throws IOException {
+  public Reader<SourceRecord> createReader(Configuration config, FileSourceSplit split)
+      throws IOException {
     return withPath(lines.createReader(config, split), split);
   }
 
   @Override
-  public Reader<SourceRecord> restoreReader(Configuration config, FileSourceSplit split) throws IOException {
+  public Reader<SourceRecord> restoreReader(Configuration config, FileSourceSplit split)
+      throws IOException {
     return withPath(lines.restoreReader(config, split), split);
   }
 
@@ -84,7 +87,8 @@ public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSour
   /** Reads lines as bytes, counting them. */
   static final class Lines extends SimpleStreamFormat<SourceRecord> {
     @Override
-    public StreamFormat.Reader<SourceRecord> createReader(Configuration config, FSDataInputStream stream) {
+    public StreamFormat.Reader<SourceRecord> createReader(
+        Configuration config, FSDataInputStream stream) {
       return new LineReader(stream);
     }
 

@@ -12,22 +12,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Wraps a restored enumerator of a bounded source and makes sure every registered reader is told that no more splits
- * will come (FLINK-31006: Kafka's restored enumerator finds every partition already assigned, returns early from its
- * discovery and never signals, so the readers stop at their stopping offsets and wait forever).
+ * Wraps a restored enumerator of a bounded source and makes sure every registered reader is told
+ * that no more splits will come (FLINK-31006: Kafka's restored enumerator finds every partition
+ * already assigned, returns early from its discovery and never signals, so the readers stop at
+ * their stopping offsets and wait forever).
  *
- * <p>Contract: once the delegate's one-shot asynchronous calls have settled (see {@link SignalTrackingContext}), and
- * from then on after each {@link #addReader} and {@link #addSplitsBack}, each registered reader that the delegate has
- * not signalled since it registered gets exactly one {@code signalNoMoreSplits} from this wrapper. Nothing is signalled
- * twice to the same registration (a second signal to a finished reader fails the job), and nothing is signalled while
- * the delegate runs periodic discovery. This is right only for enumerators that, like Kafka's, learn their splits from
- * one-shot calls only and push every split to its registered owner as soon as they have it; a pull-based enumerator
- * (splits on {@code handleSplitRequest}) must not be wrapped. Everything else (state, checkpoints, events) is the
- * delegate's.
+ * <p>Contract: once the delegate's one-shot asynchronous calls have settled (see {@link
+ * SignalTrackingContext}), and from then on after each {@link #addReader} and {@link
+ * #addSplitsBack}, each registered reader that the delegate has not signalled since it registered
+ * gets exactly one {@code signalNoMoreSplits} from this wrapper. Nothing is signalled twice to the
+ * same registration (a second signal to a finished reader fails the job), and nothing is signalled
+ * while the delegate runs periodic discovery. This is right only for enumerators that, like
+ * Kafka's, learn their splits from one-shot calls only and push every split to its registered owner
+ * as soon as they have it; a pull-based enumerator (splits on {@code handleSplitRequest}) must not
+ * be wrapped. Everything else (state, checkpoints, events) is the delegate's.
  */
-final class NoMoreSplitsResignalingEnumerator<SplitT extends SourceSplit, EnumT> implements
-    SplitEnumerator<SplitT, EnumT> {
-  private static final Logger LOG = LoggerFactory.getLogger(NoMoreSplitsResignalingEnumerator.class);
+final class NoMoreSplitsResignalingEnumerator<SplitT extends SourceSplit, EnumT>
+    implements SplitEnumerator<SplitT, EnumT> {
+  private static final Logger LOG =
+      LoggerFactory.getLogger(NoMoreSplitsResignalingEnumerator.class);
 
   /** Creates the delegate enumerator with the context it must use. */
   @FunctionalInterface
@@ -39,15 +42,15 @@ final class NoMoreSplitsResignalingEnumerator<SplitT extends SourceSplit, EnumT>
   private final SplitEnumerator<SplitT, EnumT> delegate;
   private boolean settled;
 
-  private NoMoreSplitsResignalingEnumerator(SplitEnumeratorContext<SplitT> context, Factory<SplitT, EnumT> factory)
-      throws Exception {
+  private NoMoreSplitsResignalingEnumerator(
+      SplitEnumeratorContext<SplitT> context, Factory<SplitT, EnumT> factory) throws Exception {
     this.context = new SignalTrackingContext<>(context, this::onSettled);
     this.delegate = factory.create(this.context);
   }
 
   /** The delegate created by {@code factory} on a tracking view of {@code context}, wrapped. */
-  static <SplitT extends SourceSplit, EnumT> SplitEnumerator<SplitT, EnumT> wrap(SplitEnumeratorContext<SplitT> context,
-      Factory<SplitT, EnumT> factory) throws Exception {
+  static <SplitT extends SourceSplit, EnumT> SplitEnumerator<SplitT, EnumT> wrap(
+      SplitEnumeratorContext<SplitT> context, Factory<SplitT, EnumT> factory) throws Exception {
     return new NoMoreSplitsResignalingEnumerator<>(context, factory);
   }
 
@@ -116,8 +119,10 @@ final class NoMoreSplitsResignalingEnumerator<SplitT extends SourceSplit, EnumT>
     }
     for (int subtask : subtasks) {
       if (context.registeredReaders().containsKey(subtask) && !context.wasSignalled(subtask)) {
-        LOG.info("Restored bounded source: signalling no more splits to reader {}, which its enumerator did not "
-            + "(FLINK-31006)", subtask);
+        LOG.info(
+            "Restored bounded source: signalling no more splits to reader {}, which its enumerator did not "
+                + "(FLINK-31006)",
+            subtask);
         context.signalNoMoreSplits(subtask);
       }
     }

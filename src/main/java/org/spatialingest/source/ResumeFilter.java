@@ -20,33 +20,44 @@ import org.slf4j.LoggerFactory;
 import org.spatialingest.table.CommittedRecords;
 
 /**
- * Right after the source: on a start without state, drops the records the tables already hold (below the recorded
- * positions, or committed above them: {@link CommittedRecords}), so a restart without state, or a re-run of the same
- * files, neither loses nor duplicates a row. A record of a source the table has no position for always passes.
+ * Right after the source: on a start without state, drops the records the tables already hold
+ * (below the recorded positions, or committed above them: {@link CommittedRecords}), so a restart
+ * without state, or a re-run of the same files, neither loses nor duplicates a row. A record of a
+ * source the table has no position for always passes.
  *
- * <p>What it skips is fixed at that start: the tables' snapshots then. Its state is those snapshot ids, written by every
- * subtask {@value #COPIES_PER_SUBTASK} times, so that a restore at up to that many times the parallelism still gives
- * every subtask a copy (split list state is redistributed round robin); each recomputes the same set as of that
- * snapshot. (Union list state would say it more simply, but Flink cannot checkpoint union state once some subtasks of
- * a bounded source have finished.) With no position in the table there is no state at all.
+ * <p>What it skips is fixed at that start: the tables' snapshots then. Its state is those snapshot
+ * ids, written by every subtask {@value #COPIES_PER_SUBTASK} times, so that a restore at up to that
+ * many times the parallelism still gives every subtask a copy (split list state is redistributed
+ * round robin); each recomputes the same set as of that snapshot. (Union list state would say it
+ * more simply, but Flink cannot checkpoint union state once some subtasks of a bounded source have
+ * finished.) With no position in the table there is no state at all.
  *
- * <p>Cost per record: one hash lookup by source key (the same string instance per partition or file).
+ * <p>Cost per record: one hash lookup by source key (the same string instance per partition or
+ * file).
  */
-public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord> implements CheckpointedFunction {
+public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord>
+    implements CheckpointedFunction {
   private static final Logger LOG = LoggerFactory.getLogger(ResumeFilter.class);
   static final int COPIES_PER_SUBTASK = 4;
-  /** Accumulator of the records skipped as already committed (the bounded run's summary reads it). */
+
+  /**
+   * Accumulator of the records skipped as already committed (the bounded run's summary reads it).
+   */
   public static final String SKIPPED_ACCUMULATOR = "skippedCommitted";
 
   private final TableLoader telemetry;
   private final TableLoader rejects;
   private transient CommittedRecords committed;
+
   /** the telemetry table's snapshot the skip was fixed at, or -1 for none */
   private transient long resumeSnapshot = -1;
+
   /** the rejects table's snapshot at the same start, or -1 */
   private transient long rejectsSnapshot = -1;
+
   /** entries {@code <telemetry snapshot>/<rejects snapshot>} */
   private transient ListState<String> state;
+
   private transient Counter skipped;
   private transient LongCounter skippedTotal;
 
@@ -57,9 +68,13 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("resume-snapshots", Types.STRING));
+    state =
+        context
+            .getOperatorStateStore()
+            .getListState(new ListStateDescriptor<>("resume-snapshots", Types.STRING));
     committed = CommittedRecords.none();
-    try (TableLoader t = telemetry.clone(); TableLoader r = rejects.clone()) {
+    try (TableLoader t = telemetry.clone();
+        TableLoader r = rejects.clone()) {
       t.open();
       r.open();
       Table table = t.loadTable();
@@ -70,8 +85,12 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
           rejectsSnapshot = Long.parseLong(ids.substring(ids.indexOf('/') + 1));
         }
       } else {
-        resumeSnapshot = table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
-        rejectsSnapshot = rejectsTable.currentSnapshot() == null ? -1 : rejectsTable.currentSnapshot().snapshotId();
+        resumeSnapshot =
+            table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
+        rejectsSnapshot =
+            rejectsTable.currentSnapshot() == null
+                ? -1
+                : rejectsTable.currentSnapshot().snapshotId();
       }
       if (resumeSnapshot < 0 && rejectsSnapshot < 0) {
         return;
@@ -90,8 +109,11 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
       rejectsSnapshot = -1;
     } else if (!context.isRestored()) {
       long above = committed.above().values().stream().mapToLong(a -> a.length).sum();
-      LOG.info("Start without state: the tables record positions for {} sources and hold {} records above them; "
-          + "those are skipped", committed.positions().size(), above);
+      LOG.info(
+          "Start without state: the tables record positions for {} sources and hold {} records above them; "
+              + "those are skipped",
+          committed.positions().size(),
+          above);
     }
   }
 
@@ -104,7 +126,9 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
 
   @Override
   public void processElement(SourceRecord record, Context ctx, Collector<SourceRecord> out) {
-    if (record.source != null && !committed.isEmpty() && committed.contains(record.source, record.position())) {
+    if (record.source != null
+        && !committed.isEmpty()
+        && committed.contains(record.source, record.position())) {
       skipped.inc();
       skippedTotal.add(1);
       return;

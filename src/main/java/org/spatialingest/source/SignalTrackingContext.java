@@ -13,19 +13,24 @@ import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 
 /**
- * The real enumerator context, passed through unchanged, that also observes two things for
- * {@link NoMoreSplitsResignalingEnumerator}:
+ * The real enumerator context, passed through unchanged, that also observes two things for {@link
+ * NoMoreSplitsResignalingEnumerator}:
+ *
  * <ul>
- *   <li>whether the one-shot asynchronous calls issued through it are settled: none in flight, counting the calls a
- *       handler chains (Kafka's enumerator discovers partitions in one call, then initialises their splits in a
- *       second one issued from the first one's handler). {@code onSettled} runs on the coordinator thread right after
- *       the handler that left nothing in flight has returned normally;
- *   <li>which reader subtasks were signalled no more splits since {@link #forget(int)} last ran for them.
+ *   <li>whether the one-shot asynchronous calls issued through it are settled: none in flight,
+ *       counting the calls a handler chains (Kafka's enumerator discovers partitions in one call,
+ *       then initialises their splits in a second one issued from the first one's handler). {@code
+ *       onSettled} runs on the coordinator thread right after the handler that left nothing in
+ *       flight has returned normally;
+ *   <li>which reader subtasks were signalled no more splits since {@link #forget(int)} last ran for
+ *       them.
  * </ul>
- * A periodic call ({@link #isPeriodic()}) never settles. Used only from the coordinator thread, like every enumerator
- * and its handlers, so it needs no locking.
+ *
+ * A periodic call ({@link #isPeriodic()}) never settles. Used only from the coordinator thread,
+ * like every enumerator and its handlers, so it needs no locking.
  */
-final class SignalTrackingContext<SplitT extends SourceSplit> implements SplitEnumeratorContext<SplitT> {
+final class SignalTrackingContext<SplitT extends SourceSplit>
+    implements SplitEnumeratorContext<SplitT> {
   private final SplitEnumeratorContext<SplitT> delegate;
   private final Runnable onSettled;
   private final Set<Integer> signalled = new HashSet<>();
@@ -42,7 +47,10 @@ final class SignalTrackingContext<SplitT extends SourceSplit> implements SplitEn
     return inFlight == 0;
   }
 
-  /** A periodic call was issued: the enumerator keeps discovering, so there is no point where it is done. */
+  /**
+   * A periodic call was issued: the enumerator keeps discovering, so there is no point where it is
+   * done.
+   */
   boolean isPeriodic() {
     return periodic;
   }
@@ -65,16 +73,22 @@ final class SignalTrackingContext<SplitT extends SourceSplit> implements SplitEn
   @Override
   public <T> void callAsync(Callable<T> callable, BiConsumer<T, Throwable> handler) {
     inFlight++;
-    delegate.callAsync(callable, (result, failure) -> {
-      handler.accept(result, failure); // a handler that throws fails the job; then nothing is settled
-      if (--inFlight == 0) {
-        onSettled.run();
-      }
-    });
+    delegate.callAsync(
+        callable,
+        (result, failure) -> {
+          handler.accept(
+              result, failure); // a handler that throws fails the job; then nothing is settled
+          if (--inFlight == 0) {
+            onSettled.run();
+          }
+        });
   }
 
   @Override
-  public <T> void callAsync(Callable<T> callable, BiConsumer<T, Throwable> handler, long initialDelayMillis,
+  public <T> void callAsync(
+      Callable<T> callable,
+      BiConsumer<T, Throwable> handler,
+      long initialDelayMillis,
       long periodMillis) {
     periodic = true;
     delegate.callAsync(callable, handler, initialDelayMillis, periodMillis);

@@ -7,16 +7,23 @@ import org.apache.flink.util.Collector;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.spatialingest.table.SourceKeys;
 
-/** Keeps the Kafka value bytes, coordinates and timestamp; never fails, so bad payloads cannot stall the source. */
-public final class SourceRecordDeserializer implements KafkaRecordDeserializationSchema<SourceRecord> {
+/**
+ * Keeps the Kafka value bytes, coordinates and timestamp; never fails, so bad payloads cannot stall
+ * the source.
+ */
+public final class SourceRecordDeserializer
+    implements KafkaRecordDeserializationSchema<SourceRecord> {
   /** source keys by partition, for the one topic seen last: no string built per record */
   private transient String keysTopic;
+
   private transient String[] keys;
 
   @Override
   public void deserialize(ConsumerRecord<byte[], byte[]> record, Collector<SourceRecord> out) {
     byte[] value = record.value() == null ? new byte[0] : record.value();
-    SourceRecord r = new SourceRecord(value, record.topic(), record.partition(), record.offset(), record.timestamp());
+    SourceRecord r =
+        new SourceRecord(
+            value, record.topic(), record.partition(), record.offset(), record.timestamp());
     r.source = sourceKey(record.topic(), record.partition());
     out.collect(r);
   }

@@ -15,9 +15,10 @@ import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
- * Where a Kafka source without restored state starts: at the positions the table records ({@link TablePositions}),
- * below which every record is committed; a partition the table has no position for starts as {@code fallback} says.
- * Used by the enumerator at a fresh start only; a restore takes its offsets from the checkpoint.
+ * Where a Kafka source without restored state starts: at the positions the table records ({@link
+ * TablePositions}), below which every record is committed; a partition the table has no position
+ * for starts as {@code fallback} says. Used by the enumerator at a fresh start only; a restore
+ * takes its offsets from the checkpoint.
  */
 final class TableStartingOffsets implements OffsetsInitializer {
   private static final Logger LOG = LoggerFactory.getLogger(TableStartingOffsets.class);
@@ -31,8 +32,8 @@ final class TableStartingOffsets implements OffsetsInitializer {
   }
 
   @Override
-  public Map<TopicPartition, Long> getPartitionOffsets(Collection<TopicPartition> partitions,
-      PartitionOffsetsRetriever retriever) {
+  public Map<TopicPartition, Long> getPartitionOffsets(
+      Collection<TopicPartition> partitions, PartitionOffsetsRetriever retriever) {
     Map<String, Long> positions;
     try (TableLoader loader = table.clone()) {
       loader.open();
@@ -52,7 +53,10 @@ final class TableStartingOffsets implements OffsetsInitializer {
     }
     if (!offsets.isEmpty()) {
       clamp(offsets, retriever);
-      LOG.info("Starting {} partitions at the positions recorded in the table: {}", offsets.size(), offsets);
+      LOG.info(
+          "Starting {} partitions at the positions recorded in the table: {}",
+          offsets.size(),
+          offsets);
     }
     if (!rest.isEmpty()) {
       offsets.putAll(fallback.getPartitionOffsets(rest, retriever));
@@ -60,25 +64,40 @@ final class TableStartingOffsets implements OffsetsInitializer {
     return offsets;
   }
 
-  /** Records below the earliest offset are gone (retention): say so loudly; past the end: the topic was recreated. */
-  private static void clamp(Map<TopicPartition, Long> offsets, PartitionOffsetsRetriever retriever) {
+  /**
+   * Records below the earliest offset are gone (retention): say so loudly; past the end: the topic
+   * was recreated.
+   */
+  private static void clamp(
+      Map<TopicPartition, Long> offsets, PartitionOffsetsRetriever retriever) {
     Map<TopicPartition, Long> beginning = retriever.beginningOffsets(offsets.keySet());
     Map<TopicPartition, Long> end = retriever.endOffsets(offsets.keySet());
-    offsets.replaceAll((tp, position) -> {
-      long first = beginning.getOrDefault(tp, 0L);
-      long last = end.getOrDefault(tp, Long.MAX_VALUE);
-      if (position < first) {
-        LOG.warn("{}: the table is complete below offset {}, but Kafka keeps only offsets from {}: records {}..{} were "
-            + "deleted by retention before they were committed", tp, position, first, position, first - 1);
-        return first;
-      }
-      if (position > last) {
-        LOG.warn("{}: the table's position {} is past the partition's end {} (was the topic recreated?); starting at "
-            + "the end", tp, position, last);
-        return last;
-      }
-      return position;
-    });
+    offsets.replaceAll(
+        (tp, position) -> {
+          long first = beginning.getOrDefault(tp, 0L);
+          long last = end.getOrDefault(tp, Long.MAX_VALUE);
+          if (position < first) {
+            LOG.warn(
+                "{}: the table is complete below offset {}, but Kafka keeps only offsets from {}: records {}..{} were "
+                    + "deleted by retention before they were committed",
+                tp,
+                position,
+                first,
+                position,
+                first - 1);
+            return first;
+          }
+          if (position > last) {
+            LOG.warn(
+                "{}: the table's position {} is past the partition's end {} (was the topic recreated?); starting at "
+                    + "the end",
+                tp,
+                position,
+                last);
+            return last;
+          }
+          return position;
+        });
   }
 
   @Override

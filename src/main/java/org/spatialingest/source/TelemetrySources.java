@@ -12,9 +12,9 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.table.Catalogs;
 
 /**
- * Builds the sources from the job configuration: Kafka (offsets in Flink checkpoints, exactly-once) or, for
- * {@code source: file:<path>}, a bounded file source for backfill and replay (a file or a directory, read
- * recursively; hidden files starting with {@code .} or {@code _} are skipped).
+ * Builds the sources from the job configuration: Kafka (offsets in Flink checkpoints, exactly-once)
+ * or, for {@code source: file:<path>}, a bounded file source for backfill and replay (a file or a
+ * directory, read recursively; hidden files starting with {@code .} or {@code _} are skipped).
  */
 public final class TelemetrySources {
   private TelemetrySources() {}
@@ -22,47 +22,59 @@ public final class TelemetrySources {
   /**
    * The Kafka source, wrapped in the admission cap when one is configured.
    *
-   * @param bounded stop at the offsets that are latest when the job starts (tests and backfills); otherwise unbounded
+   * @param bounded stop at the offsets that are latest when the job starts (tests and backfills);
+   *     otherwise unbounded
    */
   public static Source<SourceRecord, ?, ?> source(JobConfig config, boolean bounded) {
-    Source<SourceRecord, ?, ?> kafka = RestoredBoundedSource.of(kafka(config, bounded)); // FLINK-31006 when bounded
+    Source<SourceRecord, ?, ?> kafka =
+        RestoredBoundedSource.of(kafka(config, bounded)); // FLINK-31006 when bounded
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
       return kafka;
     }
-    return new AdmissionControlledSource<>(kafka, config.maxRecordsPerSecond(), config.maxBytesPerSecond(),
+    return new AdmissionControlledSource<>(
+        kafka,
+        config.maxRecordsPerSecond(),
+        config.maxBytesPerSecond(),
         record -> record.value.length);
   }
 
   /**
-   * @param bounded stop at the offsets that are latest when the job starts (tests and backfills); otherwise unbounded
+   * @param bounded stop at the offsets that are latest when the job starts (tests and backfills);
+   *     otherwise unbounded
    */
   public static KafkaSource<SourceRecord> kafka(JobConfig config, boolean bounded) {
     Properties props = new Properties();
     props.putAll(config.kafkaProperties());
-    // the group's offsets are the table's positions, published after each commit (KafkaGroupOffsets); the source's own
+    // the group's offsets are the table's positions, published after each commit
+    // (KafkaGroupOffsets); the source's own
     // commits would run ahead of the table by up to the freshness bound
     props.put("commit.offsets.on.checkpoint", "false");
-    KafkaSourceBuilder<SourceRecord> builder = KafkaSource.<SourceRecord>builder()
-        .setBootstrapServers(config.bootstrapServers())
-        .setTopics(config.topic())
-        .setGroupId(config.groupId())
-        .setProperties(props)
-        .setStartingOffsets(startingOffsets(config))
-        .setDeserializer(new SourceRecordDeserializer());
+    KafkaSourceBuilder<SourceRecord> builder =
+        KafkaSource.<SourceRecord>builder()
+            .setBootstrapServers(config.bootstrapServers())
+            .setTopics(config.topic())
+            .setGroupId(config.groupId())
+            .setProperties(props)
+            .setStartingOffsets(startingOffsets(config))
+            .setDeserializer(new SourceRecordDeserializer());
     if (bounded) {
       builder.setBounded(OffsetsInitializer.latest());
     }
     return builder.build();
   }
 
-  /** Newline-delimited records of the file or directory {@code path}; bounded (ends when every file is read). */
+  /**
+   * Newline-delimited records of the file or directory {@code path}; bounded (ends when every file
+   * is read).
+   */
   public static FileSource<SourceRecord> file(String path) {
     return FileSource.forBulkFileFormat(new LineRecordFormat(), new Path(path)).build();
   }
 
   private static OffsetsInitializer startingOffsets(JobConfig config) {
     return switch (config.startingOffsets()) {
-      case TABLE -> new TableStartingOffsets(Catalogs.tableLoader(config), OffsetsInitializer.earliest());
+      case TABLE ->
+          new TableStartingOffsets(Catalogs.tableLoader(config), OffsetsInitializer.earliest());
       case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
       case EARLIEST -> OffsetsInitializer.earliest();
       case LATEST -> OffsetsInitializer.latest();

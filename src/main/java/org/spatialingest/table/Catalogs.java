@@ -23,7 +23,8 @@ public final class Catalogs {
       case HADOOP -> CatalogLoader.hadoop(config.catalogName(), hadoop, props);
       case JDBC -> {
         props.put(CatalogProperties.URI, config.catalogUri());
-        yield CatalogLoader.custom(config.catalogName(), props, hadoop, "org.apache.iceberg.jdbc.JdbcCatalog");
+        yield CatalogLoader.custom(
+            config.catalogName(), props, hadoop, "org.apache.iceberg.jdbc.JdbcCatalog");
       }
       case REST -> {
         props.put(CatalogProperties.URI, config.catalogUri());
@@ -49,7 +50,10 @@ public final class Catalogs {
     return TableLoader.fromCatalog(catalogLoader(config), rejectsTableIdentifier(config));
   }
 
-  /** A plain path becomes an absolute file URI, so workers and the client agree on it whatever their directory. */
+  /**
+   * A plain path becomes an absolute file URI, so workers and the client agree on it whatever their
+   * directory.
+   */
   static String warehouseUri(String warehouse) {
     URI uri = URI.create(warehouse.replace('\\', '/'));
     if (uri.getScheme() != null && uri.getScheme().length() > 1) {

@@ -5,8 +5,9 @@ import java.util.Map;
 import org.apache.flink.table.data.RowData;
 
 /**
- * Key/value metadata a table wants in the footer of each of its data files, computed from that file's rows (the sink
- * holds a file's rows before writing it, so the summary is known when the writer is built).
+ * Key/value metadata a table wants in the footer of each of its data files, computed from that
+ * file's rows (the sink holds a file's rows before writing it, so the summary is known when the
+ * writer is built).
  */
 public interface FileMetadata extends Serializable {
   /** A fresh summary for one file. */

@@ -8,16 +8,18 @@ import java.util.TreeSet;
 import org.apache.flink.table.data.RowData;
 
 /**
- * GeoParquet 1.1 file metadata (the {@code geo} key of the Parquet footer) for the telemetry table's files: primary
- * column {@code geometry}, WKB, the geometry types and the bbox of the file's rows, and the {@code bbox} struct column as
- * the bbox covering. No {@code crs} key: the spec's default for a missing one is OGC:CRS84 (longitude, latitude on
- * WGS84), which is what the geometry column holds. Planar edges (the default), so no {@code edges} key either.
+ * GeoParquet 1.1 file metadata (the {@code geo} key of the Parquet footer) for the telemetry
+ * table's files: primary column {@code geometry}, WKB, the geometry types and the bbox of the
+ * file's rows, and the {@code bbox} struct column as the bbox covering. No {@code crs} key: the
+ * spec's default for a missing one is OGC:CRS84 (longitude, latitude on WGS84), which is what the
+ * geometry column holds. Planar edges (the default), so no {@code edges} key either.
  *
  * @see <a href="https://geoparquet.org/releases/v1.1.0/">GeoParquet 1.1.0</a>
  */
 public final class GeoParquetMetadata implements FileMetadata {
   /** The footer key GeoParquet readers look for. */
   public static final String KEY = "geo";
+
   public static final String VERSION = "1.1.0";
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -32,7 +34,8 @@ public final class GeoParquetMetadata implements FileMetadata {
    * @param bboxColumn the bbox struct column's name (fields xmin, ymin, xmax, ymax)
    * @param bboxField its position
    */
-  public GeoParquetMetadata(String geometryColumn, int geometryTypeField, String bboxColumn, int bboxField) {
+  public GeoParquetMetadata(
+      String geometryColumn, int geometryTypeField, String bboxColumn, int bboxField) {
     this.geometryColumn = geometryColumn;
     this.geometryTypeField = geometryTypeField;
     this.bboxColumn = bboxColumn;
@@ -45,8 +48,8 @@ public final class GeoParquetMetadata implements FileMetadata {
   }
 
   /**
-   * The GeoParquet name of a JTS geometry type (2D): JTS and GeoParquet agree except that a LinearRing is written as a
-   * LineString in WKB.
+   * The GeoParquet name of a JTS geometry type (2D): JTS and GeoParquet agree except that a
+   * LinearRing is written as a LineString in WKB.
    */
   static String geoParquetType(String jtsType) {
     return "LinearRing".equals(jtsType) ? "LineString" : jtsType;

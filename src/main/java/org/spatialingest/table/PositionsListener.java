@@ -4,9 +4,9 @@ import java.io.Serializable;
 import java.util.Map;
 
 /**
- * Told after each commit of the primary table, with the positions that commit recorded ({@link TablePositions}); e.g.
- * to publish them as a Kafka consumer group's offsets, so the group's lag is what the table is missing. A failure is
- * logged and never fails the commit.
+ * Told after each commit of the primary table, with the positions that commit recorded ({@link
+ * TablePositions}); e.g. to publish them as a Kafka consumer group's offsets, so the group's lag is
+ * what the table is missing. A failure is logged and never fails the commit.
  */
 @FunctionalInterface
 public interface PositionsListener extends Serializable, AutoCloseable {

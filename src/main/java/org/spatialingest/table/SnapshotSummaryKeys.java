@@ -3,17 +3,24 @@ package org.spatialingest.table;
 import java.util.Map;
 
 /**
- * Keys this sink writes into every Iceberg snapshot summary, so freshness and file sizing can be audited from the
- * table alone. Stable: {@code inspect}, {@code verify} and the writer's encoded-ratio seed read them.
+ * Keys this sink writes into every Iceberg snapshot summary, so freshness and file sizing can be
+ * audited from the table alone. Stable: {@code inspect}, {@code verify} and the writer's
+ * encoded-ratio seed read them.
  */
 public final class SnapshotSummaryKeys {
   public static final String PREFIX = "spatial-ingest.";
+
   /** digest of the batch's file paths: the idempotency key checked before every (re)commit */
   public static final String BATCH_ID = PREFIX + "batch-id";
-  /** the sink lineage: one id per job state history, kept across restores, new on a stateless start */
+
+  /**
+   * the sink lineage: one id per job state history, kept across restores, new on a stateless start
+   */
   public static final String LINEAGE = PREFIX + "lineage";
+
   /** on a reconciliation snapshot: the batch ids whose files it removed */
   public static final String REVERTED_BATCHES = PREFIX + "reverted-batches";
+
   public static final String FLINK_JOB_ID = PREFIX + "flink-job-id";
   public static final String CHECKPOINT_ID = PREFIX + "checkpoint-id";
   public static final String ROWS = PREFIX + "rows";
@@ -22,19 +29,23 @@ public final class SnapshotSummaryKeys {
   public static final String BUFFERED_BYTES = PREFIX + "buffered-bytes";
   public static final String MIN_INGEST_MS = PREFIX + "min-ingest-ms";
   public static final String MAX_INGEST_MS = PREFIX + "max-ingest-ms";
+
   /**
-   * on the primary table: JSON object, source key ({@link SourceKeys}) to the position below which every record of
-   * that source is committed in the table or its rejects table ({@link TablePositions})
+   * on the primary table: JSON object, source key ({@link SourceKeys}) to the position below which
+   * every record of that source is committed in the table or its rejects table ({@link
+   * TablePositions})
    */
   public static final String POSITIONS = PREFIX + "positions";
+
   /** followed by a close reason code: how many files of the snapshot closed for that reason */
   public static final String CLOSED_PREFIX = PREFIX + "closed.";
 
   private SnapshotSummaryKeys() {}
 
   /**
-   * Parquet bytes per buffered byte the sink measured for the batch of a snapshot ({@link #FILE_BYTES} /
-   * {@link #BUFFERED_BYTES}), or 0 when the summary lacks them (not written by this sink, or an empty batch).
+   * Parquet bytes per buffered byte the sink measured for the batch of a snapshot ({@link
+   * #FILE_BYTES} / {@link #BUFFERED_BYTES}), or 0 when the summary lacks them (not written by this
+   * sink, or an empty batch).
    */
   public static double encodedPerBufferedByte(Map<String, String> summary) {
     String buffered = summary == null ? null : summary.get(BUFFERED_BYTES);

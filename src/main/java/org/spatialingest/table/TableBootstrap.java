@@ -20,7 +20,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig.TimePartitioning;
 
-/** Creates a sink table if it is missing: format v2, time-only partitioning, sorted by the layout's key. */
+/**
+ * Creates a sink table if it is missing: format v2, time-only partitioning, sorted by the layout's
+ * key.
+ */
 public final class TableBootstrap {
   private static final Logger LOG = LoggerFactory.getLogger(TableBootstrap.class);
 
@@ -40,12 +43,13 @@ public final class TableBootstrap {
   }
 
   /**
-   * The writer's rows must match the table column for column (name and type, in order; field ids aside): a table
-   * created before a column was added (e.g. {@code region}, or a new typed property) fails here, at start, with the
-   * difference named. Two differences are allowed, both left by {@link #migrateBboxStruct}: a column the table holds
-   * but the job no longer writes, if optional (new files leave it out, their rows read it as null), and a column the
-   * job writes as required that the table holds as optional (the files still write it required; see
-   * {@link TableLayout#writeSchema}).
+   * The writer's rows must match the table column for column (name and type, in order; field ids
+   * aside): a table created before a column was added (e.g. {@code region}, or a new typed
+   * property) fails here, at start, with the difference named. Two differences are allowed, both
+   * left by {@link #migrateBboxStruct}: a column the table holds but the job no longer writes, if
+   * optional (new files leave it out, their rows read it as null), and a column the job writes as
+   * required that the table holds as optional (the files still write it required; see {@link
+   * TableLayout#writeSchema}).
    */
   static void checkColumns(TableIdentifier id, Schema actual, Schema expected) {
     List<String> have = new ArrayList<>();
@@ -55,15 +59,24 @@ public final class TableBootstrap {
       if (w == null && f.isOptional()) {
         continue; // retired
       }
-      have.add(describe(w != null && w.isRequired() ? Types.NestedField.of(f.fieldId(), false, f.name(), f.type())
-          : f));
+      have.add(
+          describe(
+              w != null && w.isRequired()
+                  ? Types.NestedField.of(f.fieldId(), false, f.name(), f.type())
+                  : f));
     }
     for (Types.NestedField f : expected.columns()) {
       want.add(describe(f));
     }
     if (!have.equals(want)) {
-      throw new IllegalStateException("table " + id + " has columns " + have + " but the job writes " + want
-          + "; alter the table to match or write to a new table.name");
+      throw new IllegalStateException(
+          "table "
+              + id
+              + " has columns "
+              + have
+              + " but the job writes "
+              + want
+              + "; alter the table to match or write to a new table.name");
     }
   }
 
@@ -76,24 +89,33 @@ public final class TableBootstrap {
     if (!type.isStructType()) {
       return type.toString();
     }
-    return "struct<" + String.join(", ", type.asStructType().fields().stream().map(TableBootstrap::describe)
-        .toList()) + ">";
+    return "struct<"
+        + String.join(
+            ", ", type.asStructType().fields().stream().map(TableBootstrap::describe).toList())
+        + ">";
   }
 
-  /** The bbox columns of tables created before GeoParquet: four top-level doubles, now the fields of {@code bbox}. */
-  private static final java.util.List<String> FLAT_BBOX = java.util.List.of("xmin", "ymin", "xmax", "ymax");
+  /**
+   * The bbox columns of tables created before GeoParquet: four top-level doubles, now the fields of
+   * {@code bbox}.
+   */
+  private static final java.util.List<String> FLAT_BBOX =
+      java.util.List.of("xmin", "ymin", "xmax", "ymax");
 
   /**
-   * A telemetry table created by an earlier build has its bbox as four top-level required doubles; GeoParquet 1.1's
-   * bbox covering needs them as one struct column. Migrated in place: {@code bbox} is added after
-   * {@code geometry_type} (optional in the table, since the old rows have none; new files write it required) and the
-   * four old columns become optional. Old rows keep their values there and read {@code bbox} as null; new rows have
-   * {@code bbox} and null in the old columns. Nothing else about the table changes.
+   * A telemetry table created by an earlier build has its bbox as four top-level required doubles;
+   * GeoParquet 1.1's bbox covering needs them as one struct column. Migrated in place: {@code bbox}
+   * is added after {@code geometry_type} (optional in the table, since the old rows have none; new
+   * files write it required) and the four old columns become optional. Old rows keep their values
+   * there and read {@code bbox} as null; new rows have {@code bbox} and null in the old columns.
+   * Nothing else about the table changes.
    */
-  static void migrateBboxStruct(TableIdentifier id, Table table, org.apache.iceberg.Schema expected) {
+  static void migrateBboxStruct(
+      TableIdentifier id, Table table, org.apache.iceberg.Schema expected) {
     Types.NestedField bbox = expected.findField("bbox");
     Schema actual = table.schema();
-    if (bbox == null || actual.findField("bbox") != null
+    if (bbox == null
+        || actual.findField("bbox") != null
         || !FLAT_BBOX.stream().allMatch(name -> actual.findField(name) != null)) {
       return;
     }
@@ -105,14 +127,18 @@ public final class TableBootstrap {
     update.moveAfter("bbox", "geometry_type");
     update.commit();
     table.refresh();
-    LOG.info("Table {} (created by an earlier build): added the struct column bbox for the GeoParquet bbox covering; "
-        + "columns {} are kept, optional, for the rows written before", id, FLAT_BBOX);
+    LOG.info(
+        "Table {} (created by an earlier build): added the struct column bbox for the GeoParquet bbox covering; "
+            + "columns {} are kept, optional, for the rows written before",
+        id,
+        FLAT_BBOX);
   }
 
   /**
-   * A table created by an earlier build lacks columns added since (e.g. {@code source}, {@code source_offset}): when
-   * every existing column is still expected and every missing one is optional, they are added in place — old rows
-   * read them as null. Anything else is left to {@link #checkColumns}.
+   * A table created by an earlier build lacks columns added since (e.g. {@code source}, {@code
+   * source_offset}): when every existing column is still expected and every missing one is
+   * optional, they are added in place — old rows read them as null. Anything else is left to {@link
+   * #checkColumns}.
    */
   static void addMissingOptionalColumns(TableIdentifier id, Table table, Schema expected) {
     Schema actual = table.schema();
@@ -147,12 +173,14 @@ public final class TableBootstrap {
     }
     update.commit();
     table.refresh();
-    LOG.info("Added columns {} to table {} (created by an earlier build)",
-        missing.stream().map(Types.NestedField::name).toList(), id);
+    LOG.info(
+        "Added columns {} to table {} (created by an earlier build)",
+        missing.stream().map(Types.NestedField::name).toList(),
+        id);
   }
 
-  public static Table ensureTable(Catalog catalog, TableIdentifier id, TableLayout layout,
-      TimePartitioning partitioning) {
+  public static Table ensureTable(
+      Catalog catalog, TableIdentifier id, TableLayout layout, TimePartitioning partitioning) {
     if (catalog.tableExists(id)) {
       Table existing = catalog.loadTable(id);
       migrateBboxStruct(id, existing, layout.schema());
@@ -171,12 +199,17 @@ public final class TableBootstrap {
       }
     }
     try {
-      Table table = catalog.buildTable(id, layout.schema())
-          .withPartitionSpec(layout.partitionSpec(partitioning))
-          .withSortOrder(layout.sortOrder())
-          .withProperties(properties(layout))
-          .create();
-      LOG.info("Created table {} partitioned by {}({})", id, partitioning.name().toLowerCase(Locale.ROOT),
+      Table table =
+          catalog
+              .buildTable(id, layout.schema())
+              .withPartitionSpec(layout.partitionSpec(partitioning))
+              .withSortOrder(layout.sortOrder())
+              .withProperties(properties(layout))
+              .create();
+      LOG.info(
+          "Created table {} partitioned by {}({})",
+          id,
+          partitioning.name().toLowerCase(Locale.ROOT),
           layout.partitionTimeColumn());
       return table;
     } catch (AlreadyExistsException raced) {

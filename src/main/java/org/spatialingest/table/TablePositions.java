@@ -10,10 +10,11 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
 
 /**
- * Source positions kept in the table: every snapshot the sink commits to the primary table records, per source key
- * ({@link SourceKeys}), the position below which every record of that source is committed — as a row of this table or
- * of its rejects table. The map is complete in every snapshot (not a delta), so the newest snapshot that has one is
- * the table's truth; a start without Flink state resumes from it.
+ * Source positions kept in the table: every snapshot the sink commits to the primary table records,
+ * per source key ({@link SourceKeys}), the position below which every record of that source is
+ * committed — as a row of this table or of its rejects table. The map is complete in every snapshot
+ * (not a delta), so the newest snapshot that has one is the table's truth; a start without Flink
+ * state resumes from it.
  */
 public final class TablePositions {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -21,7 +22,10 @@ public final class TablePositions {
 
   private TablePositions() {}
 
-  /** The positions of the newest snapshot (of the current snapshot's history) that has them; empty if none. */
+  /**
+   * The positions of the newest snapshot (of the current snapshot's history) that has them; empty
+   * if none.
+   */
   public static Map<String, Long> read(Table table) {
     Snapshot current = table.currentSnapshot();
     return current == null ? Map.of() : readAsOf(table, current);
@@ -50,8 +54,13 @@ public final class TablePositions {
     try {
       return JSON.readValue(encoded, MAP);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("snapshot summary " + SnapshotSummaryKeys.POSITIONS + " is not a JSON object of "
-          + "source key to position: " + encoded, e);
+      throw new IllegalStateException(
+          "snapshot summary "
+              + SnapshotSummaryKeys.POSITIONS
+              + " is not a JSON object of "
+              + "source key to position: "
+              + encoded,
+          e);
     }
   }
 }

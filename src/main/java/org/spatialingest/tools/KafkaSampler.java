@@ -17,10 +17,11 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
- * Reads the newest records of a topic with a plain {@link KafkaConsumer} that never commits: no {@code group.id},
- * {@code enable.auto.commit=false}, partitions assigned manually and positions set by seeking back from the end
- * offsets. Also estimates the topic's rate from offsets: records between the offset at {@code now - window}
- * ({@code offsetsForTimes}) and the end offset, divided by the window.
+ * Reads the newest records of a topic with a plain {@link KafkaConsumer} that never commits: no
+ * {@code group.id}, {@code enable.auto.commit=false}, partitions assigned manually and positions
+ * set by seeking back from the end offsets. Also estimates the topic's rate from offsets: records
+ * between the offset at {@code now - window} ({@code offsetsForTimes}) and the end offset, divided
+ * by the window.
  */
 public final class KafkaSampler {
   private KafkaSampler() {}
@@ -33,30 +34,46 @@ public final class KafkaSampler {
    * @param perPartition records taken from each partition, by partition number
    * @param rate the topic rate estimate
    */
-  public record TopicSample(List<RawRecord> records, int partitions, Map<Integer, Integer> perPartition,
+  public record TopicSample(
+      List<RawRecord> records,
+      int partitions,
+      Map<Integer, Integer> perPartition,
       RateEstimate rate) {}
 
   /**
    * Records/s estimates.
    *
    * @param windowSeconds the offsets window
-   * @param recordsInWindow offsets between {@code now - window} and the end offsets, summed over partitions
+   * @param recordsInWindow offsets between {@code now - window} and the end offsets, summed over
+   *     partitions
    * @param offsetsRate {@code recordsInWindow / windowSeconds}
-   * @param sampleTimestampsRate sum over partitions of {@code (n - 1) / (last - first timestamp)} of the sampled
-   *     records; {@code NaN} when no partition has two records with different timestamps
+   * @param sampleTimestampsRate sum over partitions of {@code (n - 1) / (last - first timestamp)}
+   *     of the sampled records; {@code NaN} when no partition has two records with different
+   *     timestamps
    */
-  public record RateEstimate(double windowSeconds, long recordsInWindow, double offsetsRate,
+  public record RateEstimate(
+      double windowSeconds,
+      long recordsInWindow,
+      double offsetsRate,
       double sampleTimestampsRate) {}
 
   /**
-   * @param extraProperties consumer properties (security settings etc.); {@code group.id} and auto commit are refused
+   * @param extraProperties consumer properties (security settings etc.); {@code group.id} and auto
+   *     commit are refused
    */
-  public static TopicSample sample(String bootstrap, String topic, int n, Duration window,
-      Map<String, String> extraProperties, Duration timeout, Clock clock) {
+  public static TopicSample sample(
+      String bootstrap,
+      String topic,
+      int n,
+      Duration window,
+      Map<String, String> extraProperties,
+      Duration timeout,
+      Clock clock) {
     if (extraProperties.containsKey(ConsumerConfig.GROUP_ID_CONFIG)
         || "true".equalsIgnoreCase(extraProperties.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG))) {
-      throw new IllegalArgumentException("the sampler never joins a group or commits offsets; remove group.id and"
-          + " enable.auto.commit");
+      throw new IllegalArgumentException(
+          "the sampler never joins a group or commits offsets; remove group.id and"
+              + " enable.auto.commit");
     }
     Properties p = new Properties();
     p.putAll(extraProperties);
@@ -70,7 +87,8 @@ public final class KafkaSampler {
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
       if (infos == null || infos.isEmpty()) {
-        throw new IllegalArgumentException("topic '" + topic + "' does not exist or has no partitions");
+        throw new IllegalArgumentException(
+            "topic '" + topic + "' does not exist or has no partitions");
       }
       List<TopicPartition> tps = new ArrayList<>();
       infos.forEach(i -> tps.add(new TopicPartition(topic, i.partition())));
@@ -91,11 +109,12 @@ public final class KafkaSampler {
 
       Map<TopicPartition, Long> quota = allocate(tps, begin, end, n);
       List<TopicPartition> assigned = new ArrayList<>();
-      quota.forEach((tp, q) -> {
-        if (q > 0) {
-          assigned.add(tp);
-        }
-      });
+      quota.forEach(
+          (tp, q) -> {
+            if (q > 0) {
+              assigned.add(tp);
+            }
+          });
       Map<Integer, List<RawRecord>> byPartition = new HashMap<>();
       Map<Integer, long[]> timestamps = new HashMap<>(); // first, last, count
       consumer.assign(assigned);
@@ -106,7 +125,8 @@ public final class KafkaSampler {
       List<TopicPartition> pending = new ArrayList<>(assigned);
       while (!pending.isEmpty()) {
         if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("timed out reading the newest records of '" + topic + "'");
+          throw new IllegalStateException(
+              "timed out reading the newest records of '" + topic + "'");
         }
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
           TopicPartition tp = new TopicPartition(r.topic(), r.partition());
@@ -114,7 +134,9 @@ public final class KafkaSampler {
             continue; // newer than the end offsets we sampled up to, or a tombstone
           }
           byPartition.get(r.partition()).add(new RawRecord(r.value(), r.timestamp()));
-          long[] t = timestamps.computeIfAbsent(r.partition(), k -> new long[] {r.timestamp(), r.timestamp(), 0});
+          long[] t =
+              timestamps.computeIfAbsent(
+                  r.partition(), k -> new long[] {r.timestamp(), r.timestamp(), 0});
           t[0] = Math.min(t[0], r.timestamp());
           t[1] = Math.max(t[1], r.timestamp());
           t[2]++;
@@ -139,14 +161,21 @@ public final class KafkaSampler {
         }
       }
       double windowSeconds = window.toMillis() / 1000.0;
-      return new TopicSample(records, tps.size(), perPartition,
-          new RateEstimate(windowSeconds, inWindow, inWindow / windowSeconds, any ? tsRate : Double.NaN));
+      return new TopicSample(
+          records,
+          tps.size(),
+          perPartition,
+          new RateEstimate(
+              windowSeconds, inWindow, inWindow / windowSeconds, any ? tsRate : Double.NaN));
     }
   }
 
   /** Spreads {@code n} over the partitions as evenly as their available records allow. */
-  static Map<TopicPartition, Long> allocate(List<TopicPartition> tps, Map<TopicPartition, Long> begin,
-      Map<TopicPartition, Long> end, long n) {
+  static Map<TopicPartition, Long> allocate(
+      List<TopicPartition> tps,
+      Map<TopicPartition, Long> begin,
+      Map<TopicPartition, Long> end,
+      long n) {
     Map<TopicPartition, Long> quota = new HashMap<>();
     tps.forEach(tp -> quota.put(tp, 0L));
     long remaining = n;

@@ -20,20 +20,26 @@ import org.apache.iceberg.types.Type;
 import org.spatialingest.config.ConfigException;
 
 /**
- * A {@code --partition} selector: {@code day=2026-11-29} or {@code hour=2026-11-29-10} select the table's day or hour
- * partition of that time (whatever the partition field is called); {@code FIELD=VALUE} selects by partition field name
- * and Iceberg's human-readable value (as in the partition path, e.g. {@code event_time_day=2026-11-29}).
+ * A {@code --partition} selector: {@code day=2026-11-29} or {@code hour=2026-11-29-10} select the
+ * table's day or hour partition of that time (whatever the partition field is called); {@code
+ * FIELD=VALUE} selects by partition field name and Iceberg's human-readable value (as in the
+ * partition path, e.g. {@code event_time_day=2026-11-29}).
  */
 public record PartitionFilter(String key, String value) {
-  private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("yyyy-MM-dd-HH", Locale.ROOT);
+  private static final DateTimeFormatter HOUR =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd-HH", Locale.ROOT);
 
   public static PartitionFilter parse(String text) {
     int eq = text == null ? -1 : text.indexOf('=');
     if (eq <= 0 || eq == text.length() - 1) {
-      throw new ConfigException("--partition '" + text + "' must look like day=2026-11-29, hour=2026-11-29-10 or"
-          + " FIELD=VALUE");
+      throw new ConfigException(
+          "--partition '"
+              + text
+              + "' must look like day=2026-11-29, hour=2026-11-29-10 or"
+              + " FIELD=VALUE");
     }
-    PartitionFilter f = new PartitionFilter(text.substring(0, eq).trim(), text.substring(eq + 1).trim());
+    PartitionFilter f =
+        new PartitionFilter(text.substring(0, eq).trim(), text.substring(eq + 1).trim());
     if (f.key.equals("day")) {
       f.dayStart();
     } else if (f.key.equals("hour")) {
@@ -56,8 +62,7 @@ public record PartitionFilter(String key, String value) {
       Type sourceType = spec.schema().findType(field.sourceId());
       Object v = partition.get(i, Object.class);
       @SuppressWarnings("unchecked")
-      Transform<Object, Object> t =
-          (Transform<Object, Object>) field.transform();
+      Transform<Object, Object> t = (Transform<Object, Object>) field.transform();
       out.put(field.name(), t.toHumanString(t.getResultType(sourceType), v));
     }
     return out;
@@ -73,9 +78,10 @@ public record PartitionFilter(String key, String value) {
     Map<String, String> human = humanValues(spec, partition);
     for (PartitionField field : fields) {
       String transform = field.transform().toString();
-      boolean keyMatches = field.name().equals(key)
-          || (key.equals("day") && transform.equals("day"))
-          || (key.equals("hour") && transform.equals("hour"));
+      boolean keyMatches =
+          field.name().equals(key)
+              || (key.equals("day") && transform.equals("day"))
+              || (key.equals("hour") && transform.equals("hour"));
       if (keyMatches && value.equals(human.get(field.name()))) {
         return true;
       }
@@ -84,8 +90,9 @@ public record PartitionFilter(String key, String value) {
   }
 
   /**
-   * A row filter selecting exactly this partition's files in a scan: a time range on the source column for
-   * {@code day}/{@code hour} (and day/hour fields named explicitly), equality for identity fields.
+   * A row filter selecting exactly this partition's files in a scan: a time range on the source
+   * column for {@code day}/{@code hour} (and day/hour fields named explicitly), equality for
+   * identity fields.
    */
   public Expression rowFilter(Table table) {
     PartitionSpec spec = table.spec();
@@ -97,7 +104,8 @@ public record PartitionFilter(String key, String value) {
         long start = dayStart();
         return range(column, start, start + 86_400_000_000L);
       }
-      if ((key.equals("hour") && transform.equals("hour")) || (byName && transform.equals("hour"))) {
+      if ((key.equals("hour") && transform.equals("hour"))
+          || (byName && transform.equals("hour"))) {
         long start = hourStart();
         return range(column, start, start + 3_600_000_000L);
       }
@@ -105,11 +113,18 @@ public record PartitionFilter(String key, String value) {
         return Expressions.equal(column, value);
       }
     }
-    throw new ConfigException("--partition " + this + ": the table's partition spec " + spec.fields()
-        + " has no matching day, hour or identity field");
+    throw new ConfigException(
+        "--partition "
+            + this
+            + ": the table's partition spec "
+            + spec.fields()
+            + " has no matching day, hour or identity field");
   }
 
-  /** Start of the partition's time range in epoch millis, for day/hour selectors and day/hour fields. */
+  /**
+   * Start of the partition's time range in epoch millis, for day/hour selectors and day/hour
+   * fields.
+   */
   static long startMillis(PartitionSpec spec, StructLike partition) {
     List<PartitionField> fields = spec.fields();
     for (int i = 0; i < fields.size(); i++) {
@@ -130,7 +145,8 @@ public record PartitionFilter(String key, String value) {
 
   private static Expression range(String column, long startMicros, long endMicros) {
     return Expressions.and(
-        Expressions.greaterThanOrEqual(column, startMicros), Expressions.lessThan(column, endMicros));
+        Expressions.greaterThanOrEqual(column, startMicros),
+        Expressions.lessThan(column, endMicros));
   }
 
   private long dayStart() {

@@ -21,13 +21,15 @@ import org.spatialingest.config.ConfigException;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * {@code verify}: compares the median size of the data files the sink wrote into one partition with the planned size.
- * "Before compaction": the files are the ones the sink's own commits added (snapshots carrying the sink's batch id, in
- * the current snapshot's history), whether or not a later rewrite replaced them.
+ * {@code verify}: compares the median size of the data files the sink wrote into one partition with
+ * the planned size. "Before compaction": the files are the ones the sink's own commits added
+ * (snapshots carrying the sink's batch id, in the current snapshot's history), whether or not a
+ * later rewrite replaced them.
  */
 public final class PartitionVerification {
-  private static final DateTimeFormatter HOUR = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH", Locale.ROOT)
-      .withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter HOUR =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH", Locale.ROOT).withZone(ZoneOffset.UTC);
+
   /** Histogram edges as multiples of the expected size. */
   private static final double[] EDGES = {1 / 16.0, 1 / 8.0, 1 / 4.0, 1 / 2.0, 1, 2, 4, 8, 16};
 
@@ -55,16 +57,25 @@ public final class PartitionVerification {
       Map<String, Integer> snapshotsByHour,
       Map<String, Long> closedByReason) {}
 
-  /** Files whose size is in {@code [fromBytes, toBytes)}; {@code toBytes} null for the open last bucket. */
+  /**
+   * Files whose size is in {@code [fromBytes, toBytes)}; {@code toBytes} null for the open last
+   * bucket.
+   */
   public record Bucket(String range, long fromBytes, Long toBytes, int files) {}
 
   /**
    * @param partition null: the newest partition (latest time range) the sink wrote to
    * @param expectedBytes planned file size, &gt; 0
-   * @param tolerance factor &ge; 1: within when {@code expected / tolerance <= median <= expected * tolerance}
+   * @param tolerance factor &ge; 1: within when {@code expected / tolerance <= median <= expected *
+   *     tolerance}
    */
-  public static Report verify(Table table, String name, PartitionFilter partition, long expectedBytes,
-      String expectedSource, double tolerance) {
+  public static Report verify(
+      Table table,
+      String name,
+      PartitionFilter partition,
+      long expectedBytes,
+      String expectedSource,
+      double tolerance) {
     record Added(SinkCommit commit, DataFile file, String label, long start) {}
     List<Added> added = new ArrayList<>();
     for (Snapshot s : SinkCommit.history(table)) {
@@ -72,31 +83,41 @@ public final class PartitionVerification {
       if (c == null) {
         continue;
       }
-      Iterable<DataFile> addedFiles = SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles();
+      Iterable<DataFile> addedFiles =
+          SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles();
       try (CloseableIterable<DataFile> files = CloseableIterable.withNoopClose(addedFiles)) {
         for (DataFile f : files) {
           PartitionSpec spec = table.specs().get(f.specId());
           if (partition != null && !partition.matches(spec, f.partition())) {
             continue;
           }
-          added.add(new Added(c, f, PartitionFilter.label(spec, f.partition()),
-              PartitionFilter.startMillis(spec, f.partition())));
+          added.add(
+              new Added(
+                  c,
+                  f,
+                  PartitionFilter.label(spec, f.partition()),
+                  PartitionFilter.startMillis(spec, f.partition())));
         }
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
     if (added.isEmpty()) {
-      throw new ConfigException(partition == null
-          ? "table " + name + " has no data files written by the sink (no snapshot with "
-              + SnapshotSummaryKeys.BATCH_ID + ")"
-          : "the sink wrote no data files to partition " + partition + " of " + name);
+      throw new ConfigException(
+          partition == null
+              ? "table "
+                  + name
+                  + " has no data files written by the sink (no snapshot with "
+                  + SnapshotSummaryKeys.BATCH_ID
+                  + ")"
+              : "the sink wrote no data files to partition " + partition + " of " + name);
     }
     String label;
     if (partition == null) {
       Added newest = added.get(0);
       for (Added a : added) {
-        if (a.start > newest.start || (a.start == newest.start && a.label.compareTo(newest.label) > 0)) {
+        if (a.start > newest.start
+            || (a.start == newest.start && a.label.compareTo(newest.label) > 0)) {
           newest = a;
         }
       }
@@ -118,10 +139,16 @@ public final class PartitionVerification {
     Map<Long, SinkCommit> commits = new LinkedHashMap<>();
     added.forEach(a -> commits.putIfAbsent(a.commit.snapshotId(), a.commit));
     Map<String, Integer> byHour = new TreeMap<>();
-    commits.values().forEach(c -> byHour.merge(HOUR.format(Instant.ofEpochMilli(c.timestampMillis())), 1,
-        Integer::sum));
-    long firstHour = commits.values().stream().mapToLong(c -> c.timestampMillis() / 3_600_000L).min().orElse(0);
-    long lastHour = commits.values().stream().mapToLong(c -> c.timestampMillis() / 3_600_000L).max().orElse(0);
+    commits
+        .values()
+        .forEach(
+            c ->
+                byHour.merge(
+                    HOUR.format(Instant.ofEpochMilli(c.timestampMillis())), 1, Integer::sum));
+    long firstHour =
+        commits.values().stream().mapToLong(c -> c.timestampMillis() / 3_600_000L).min().orElse(0);
+    long lastHour =
+        commits.values().stream().mapToLong(c -> c.timestampMillis() / 3_600_000L).max().orElse(0);
     double perHour = commits.size() / (double) (lastHour - firstHour + 1);
     Map<String, Long> closed = SinkCommit.sumClosed(commits.values());
 
@@ -150,33 +177,67 @@ public final class PartitionVerification {
 
   static String explain(String verdict, double ratio, double tolerance, Map<String, Long> closed) {
     long total = closed.values().stream().mapToLong(Long::longValue).sum();
-    String dominant = closed.entrySet().stream().max(Map.Entry.comparingByValue()).map(Map.Entry::getKey)
-        .orElse("none");
-    String reasons = total == 0 ? "" : String.format(Locale.ROOT, " Most files in these commits closed by '%s' (%d of"
-        + " %d).", dominant, closed.get(dominant), total);
+    String dominant =
+        closed.entrySet().stream()
+            .max(Map.Entry.comparingByValue())
+            .map(Map.Entry::getKey)
+            .orElse("none");
+    String reasons =
+        total == 0
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                " Most files in these commits closed by '%s' (%d of" + " %d).",
+                dominant,
+                closed.get(dominant),
+                total);
     return switch (verdict) {
-      case "ok" -> String.format(Locale.ROOT, "Median file size is %.3gx the planned size, within the %sx tolerance.",
-          ratio, num(tolerance)) + reasons;
-      case "too_small" -> String.format(Locale.ROOT, "Median file size is %.3gx the planned size, below 1/%sx: the"
-          + " latency bound binds earlier than planned, so batches close before they fill (fewer rows per writer and"
-          + " partition than planned: a lower rate, more writers or partitions sharing it, or a shorter"
-          + " sink.max-latency).", ratio, num(tolerance)) + reasons + hint(dominant);
-      default -> String.format(Locale.ROOT, "Median file size is %.3gx the planned size, above %sx: batches hold more"
-          + " than planned. The plan spread the rate over more partitions per batch (fan-out) or writers than"
-          + " actually share it, or the rate is higher than planned; check --partitions-per-commit and --writers of"
-          + " the plan.", ratio, num(tolerance)) + reasons + hint(dominant);
+      case "ok" ->
+          String.format(
+                  Locale.ROOT,
+                  "Median file size is %.3gx the planned size, within the %sx tolerance.",
+                  ratio,
+                  num(tolerance))
+              + reasons;
+      case "too_small" ->
+          String.format(
+                  Locale.ROOT,
+                  "Median file size is %.3gx the planned size, below 1/%sx: the"
+                      + " latency bound binds earlier than planned, so batches close before they fill (fewer rows per writer and"
+                      + " partition than planned: a lower rate, more writers or partitions sharing it, or a shorter"
+                      + " sink.max-latency).",
+                  ratio,
+                  num(tolerance))
+              + reasons
+              + hint(dominant);
+      default ->
+          String.format(
+                  Locale.ROOT,
+                  "Median file size is %.3gx the planned size, above %sx: batches hold more"
+                      + " than planned. The plan spread the rate over more partitions per batch (fan-out) or writers than"
+                      + " actually share it, or the rate is higher than planned; check --partitions-per-commit and --writers of"
+                      + " the plan.",
+                  ratio,
+                  num(tolerance))
+              + reasons
+              + hint(dominant);
     };
   }
 
   private static String hint(String dominant) {
     return switch (dominant) {
-      case "memory" -> " Memory flushes dominate: the memory budget, not latency, cuts the batches.";
-      case "partition_limit" -> " Partition-limit closes dominate: more partitions are open at once than"
-          + " sink.max-open-partitions allows.";
-      case "checkpoint" -> " The every-checkpoint close policy closes every file at every checkpoint.";
-      case "bytes" -> " Byte closes dominate: files reach the job's sink.target-file-size, so the job's target differs"
-          + " from the plan's --target-file-mb, or the plan's encoded bytes per record are off.";
-      case "end_of_input" -> " End-of-input closes dominate: bounded runs (backfills) ended and wrote partial files.";
+      case "memory" ->
+          " Memory flushes dominate: the memory budget, not latency, cuts the batches.";
+      case "partition_limit" ->
+          " Partition-limit closes dominate: more partitions are open at once than"
+              + " sink.max-open-partitions allows.";
+      case "checkpoint" ->
+          " The every-checkpoint close policy closes every file at every checkpoint.";
+      case "bytes" ->
+          " Byte closes dominate: files reach the job's sink.target-file-size, so the job's target differs"
+              + " from the plan's --target-file-mb, or the plan's encoded bytes per record are off.";
+      case "end_of_input" ->
+          " End-of-input closes dominate: bounded runs (backfills) ended and wrote partial files.";
       default -> "";
     };
   }
@@ -192,7 +253,10 @@ public final class PartitionVerification {
           n++;
         }
       }
-      String range = (i == 0 ? "0" : factor(EDGES[i - 1]) + "x") + " - " + (to == null ? "" : factor(EDGES[i]) + "x");
+      String range =
+          (i == 0 ? "0" : factor(EDGES[i - 1]) + "x")
+              + " - "
+              + (to == null ? "" : factor(EDGES[i]) + "x");
       buckets.add(new Bucket(range.trim(), from, to, n));
       if (to != null) {
         from = to;

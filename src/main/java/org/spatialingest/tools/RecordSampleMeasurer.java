@@ -27,13 +27,15 @@ import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TelemetryTable;
 
 /**
- * Measures a sample of records the way the job with a given configuration processes them: each record is parsed with
- * that job's {@link TelemetryParser} ({@code input.*}, {@code transform.*}, {@code regions.*}); buffered bytes are what
- * the sink's writer accounts for that job's table layout (typed property columns included, {@link BufferedRowSize});
- * encoded bytes come from writing the parsed rows through the sink's own file writer ({@link SinkFiles}) into a
- * temporary Iceberg table of that layout and partitioning (Hadoop catalog in a temporary directory, created by
- * {@link TableBootstrap}) and dividing the file bytes by the row count. Records that do not parse are counted per
- * reject reason, never silently dropped. Region enrichment is a later operator: sampled rows have no region.
+ * Measures a sample of records the way the job with a given configuration processes them: each
+ * record is parsed with that job's {@link TelemetryParser} ({@code input.*}, {@code transform.*},
+ * {@code regions.*}); buffered bytes are what the sink's writer accounts for that job's table
+ * layout (typed property columns included, {@link BufferedRowSize}); encoded bytes come from
+ * writing the parsed rows through the sink's own file writer ({@link SinkFiles}) into a temporary
+ * Iceberg table of that layout and partitioning (Hadoop catalog in a temporary directory, created
+ * by {@link TableBootstrap}) and dividing the file bytes by the row count. Records that do not
+ * parse are counted per reject reason, never silently dropped. Region enrichment is a later
+ * operator: sampled rows have no region.
  */
 public final class RecordSampleMeasurer {
   /** {@code encodedBytesSource} when the encoded size was measured here. */
@@ -51,7 +53,8 @@ public final class RecordSampleMeasurer {
    * @param bufferedBytes sum of the buffered bytes of the parsed rows
    * @param encodedBytesPerRecord Parquet bytes per row, empty when not measured
    * @param encodedFileBytes sum of the Parquet file sizes (0 when not measured)
-   * @param encodedFiles Parquet files written: one per table partition the sample spans (0 when not measured)
+   * @param encodedFiles Parquet files written: one per table partition the sample spans (0 when not
+   *     measured)
    */
   public record Result(
       long recordsRead,
@@ -74,10 +77,11 @@ public final class RecordSampleMeasurer {
 
   /**
    * @param encode whether to write Parquet to measure the encoded size
-   * @param job the job's configuration: how records parse, the table's layout and partitioning (files are written one
-   *     per partition, as the sink does)
+   * @param job the job's configuration: how records parse, the table's layout and partitioning
+   *     (files are written one per partition, as the sink does)
    */
-  public static Result measure(List<RawRecord> records, boolean encode, JobConfig job) throws IOException {
+  public static Result measure(List<RawRecord> records, boolean encode, JobConfig job)
+      throws IOException {
     TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84, job);
     TableLayout layout = TelemetryTable.layout(job);
     BufferedRowSize rowSize = new BufferedRowSize(layout);
@@ -88,7 +92,10 @@ public final class RecordSampleMeasurer {
     for (RawRecord record : records) {
       GenericRowData row;
       try {
-        row = parser.parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis()).row();
+        row =
+            parser
+                .parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis())
+                .row();
       } catch (RecordRejectedException e) {
         String code = e.reason().code();
         rejects.merge(code, 1L, Long::sum);
@@ -110,21 +117,26 @@ public final class RecordSampleMeasurer {
       files = written.files().size();
       encoded = OptionalDouble.of(fileBytes / (double) written.rows());
     }
-    return new Result(records.size(), rows.size(), rejects, firstReject, buffered, encoded, fileBytes, files);
+    return new Result(
+        records.size(), rows.size(), rejects, firstReject, buffered, encoded, fileBytes, files);
   }
 
-  private static SinkFiles.Written writeToTemporaryTable(List<GenericRowData> rows, TableLayout layout,
-      JobConfig.TimePartitioning partitioning) throws IOException {
+  private static SinkFiles.Written writeToTemporaryTable(
+      List<GenericRowData> rows, TableLayout layout, JobConfig.TimePartitioning partitioning)
+      throws IOException {
     Path warehouse = Files.createTempDirectory("spatial-ingest-plan-");
     try {
-      JobConfig config = JobConfig.fromMap(Map.of(
-          "catalog.type", "hadoop",
-          "catalog.warehouse", warehouse.toString(),
-          "table.partitioning", partitioning.name().toLowerCase(Locale.ROOT)));
+      JobConfig config =
+          JobConfig.fromMap(
+              Map.of(
+                  "catalog.type", "hadoop",
+                  "catalog.warehouse", warehouse.toString(),
+                  "table.partitioning", partitioning.name().toLowerCase(Locale.ROOT)));
       Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
       try {
-        Table table = TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), layout,
-            config.partitioning());
+        Table table =
+            TableBootstrap.ensureTable(
+                catalog, Catalogs.tableIdentifier(config), layout, config.partitioning());
         return SinkFiles.write(table, layout, rows);
       } finally {
         if (catalog instanceof AutoCloseable closeable) {
@@ -142,13 +154,16 @@ public final class RecordSampleMeasurer {
 
   private static void deleteRecursively(Path dir) {
     try (Stream<Path> paths = Files.walk(dir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        }
-      });
+      paths
+          .sorted(Comparator.reverseOrder())
+          .forEach(
+              p -> {
+                try {
+                  Files.deleteIfExists(p);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              });
     } catch (IOException | UncheckedIOException e) {
       // best effort: a leftover temp dir is not worth failing the plan
     }

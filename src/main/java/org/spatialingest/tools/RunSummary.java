@@ -16,24 +16,35 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * What one finished (bounded) run did, from the tables themselves: the rows and rejects its Flink job committed (the
- * snapshot summaries carrying its job id), rejects by reason (rejects rejected since the run started), files and
- * snapshots, plus the records it skipped as already committed and its wall time.
+ * What one finished (bounded) run did, from the tables themselves: the rows and rejects its Flink
+ * job committed (the snapshot summaries carrying its job id), rejects by reason (rejects rejected
+ * since the run started), files and snapshots, plus the records it skipped as already committed and
+ * its wall time.
  *
  * @param rejectsByReason reject reason → count
  * @param skipped records the resume filter skipped (already in the tables)
  */
-public record RunSummary(long rows, long rejects, Map<String, Long> rejectsByReason, long files, long snapshots,
-    long skipped, Duration wall) {
+public record RunSummary(
+    long rows,
+    long rejects,
+    Map<String, Long> rejectsByReason,
+    long files,
+    long snapshots,
+    long skipped,
+    Duration wall) {
 
-  public static RunSummary of(Table telemetry, Table rejectsTable, String flinkJobId, Instant start, long skipped) {
+  public static RunSummary of(
+      Table telemetry, Table rejectsTable, String flinkJobId, Instant start, long skipped) {
     long[] main = committedBy(telemetry, flinkJobId);
     long[] rej = committedBy(rejectsTable, flinkJobId);
     Map<String, Long> byReason = new TreeMap<>();
     rejectsTable.refresh();
     if (rejectsTable.currentSnapshot() != null) {
-      try (CloseableIterable<Record> rows = IcebergGenerics.read(rejectsTable).select("reason", "rejected_at")
-          .where(Expressions.greaterThanOrEqual("rejected_at", start.toEpochMilli() * 1000)).build()) {
+      try (CloseableIterable<Record> rows =
+          IcebergGenerics.read(rejectsTable)
+              .select("reason", "rejected_at")
+              .where(Expressions.greaterThanOrEqual("rejected_at", start.toEpochMilli() * 1000))
+              .build()) {
         for (Record r : rows) {
           byReason.merge((String) r.getField("reason"), 1L, Long::sum);
         }
@@ -41,7 +52,13 @@ public record RunSummary(long rows, long rejects, Map<String, Long> rejectsByRea
         throw new UncheckedIOException(e);
       }
     }
-    return new RunSummary(main[0], rej[0], byReason, main[1] + rej[1], main[2] + rej[2], skipped,
+    return new RunSummary(
+        main[0],
+        rej[0],
+        byReason,
+        main[1] + rej[1],
+        main[2] + rej[2],
+        skipped,
         Duration.between(start, Instant.now()));
   }
 
@@ -66,10 +83,24 @@ public record RunSummary(long rows, long rejects, Map<String, Long> rejectsByRea
 
   public String line() {
     StringBuilder reasons = new StringBuilder();
-    rejectsByReason.forEach((reason, n) -> reasons.append(reasons.length() == 0 ? "" : ", ")
-        .append(reason).append(' ').append(String.format(Locale.ROOT, "%,d", n)));
-    return String.format(Locale.ROOT, "Summary: %,d records read: %,d rows and %,d rejects committed%s, %,d skipped "
-            + "as already committed; %,d data files in %,d snapshots; wall time %.1f s", read(), rows, rejects,
-        reasons.length() == 0 ? "" : " (" + reasons + ")", skipped, files, snapshots, wall.toMillis() / 1000.0);
+    rejectsByReason.forEach(
+        (reason, n) ->
+            reasons
+                .append(reasons.length() == 0 ? "" : ", ")
+                .append(reason)
+                .append(' ')
+                .append(String.format(Locale.ROOT, "%,d", n)));
+    return String.format(
+        Locale.ROOT,
+        "Summary: %,d records read: %,d rows and %,d rejects committed%s, %,d skipped "
+            + "as already committed; %,d data files in %,d snapshots; wall time %.1f s",
+        read(),
+        rows,
+        rejects,
+        reasons.length() == 0 ? "" : " (" + reasons + ")",
+        skipped,
+        files,
+        snapshots,
+        wall.toMillis() / 1000.0);
   }
 }

@@ -12,10 +12,14 @@ import java.util.List;
 public final class SampleFile {
   private SampleFile() {}
 
-  /** The records of {@code file}; {@link IllegalArgumentException} when it is missing or holds no records. */
+  /**
+   * The records of {@code file}; {@link IllegalArgumentException} when it is missing or holds no
+   * records.
+   */
   public static List<RawRecord> read(Path file) throws IOException {
     if (!Files.isRegularFile(file)) {
-      throw new IllegalArgumentException("sample file " + file + " does not exist or is not a file");
+      throw new IllegalArgumentException(
+          "sample file " + file + " does not exist or is not a file");
     }
     List<RawRecord> records = new ArrayList<>();
     try (BufferedReader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -27,7 +31,8 @@ public final class SampleFile {
       }
     }
     if (records.isEmpty()) {
-      throw new IllegalArgumentException("sample file " + file + " holds no records (no non-blank lines)");
+      throw new IllegalArgumentException(
+          "sample file " + file + " holds no records (no non-blank lines)");
     }
     return records;
   }

@@ -13,8 +13,9 @@ import org.spatialingest.sink.CloseReason;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * The sink's own fields of one snapshot summary ({@link SnapshotSummaryKeys}), or nothing for snapshots the sink did
- * not write (no {@link SnapshotSummaryKeys#BATCH_ID}). Numeric fields missing or unparsable are {@code null}.
+ * The sink's own fields of one snapshot summary ({@link SnapshotSummaryKeys}), or nothing for
+ * snapshots the sink did not write (no {@link SnapshotSummaryKeys#BATCH_ID}). Numeric fields
+ * missing or unparsable are {@code null}.
  */
 public record SinkCommit(
     long snapshotId,
@@ -38,31 +39,36 @@ public record SinkCommit(
       return Optional.empty();
     }
     Map<String, Long> closed = new TreeMap<>();
-    s.forEach((k, v) -> {
-      if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
-        Long n = number(v);
-        if (n != null) {
-          closed.put(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()), n);
-        }
-      }
-    });
-    return Optional.of(new SinkCommit(
-        snapshot.snapshotId(),
-        snapshot.timestampMillis(),
-        snapshot.operation(),
-        batchId,
-        s.get(SnapshotSummaryKeys.FLINK_JOB_ID),
-        number(s.get(SnapshotSummaryKeys.CHECKPOINT_ID)),
-        number(s.get(SnapshotSummaryKeys.ROWS)),
-        number(s.get(SnapshotSummaryKeys.FILES)),
-        number(s.get(SnapshotSummaryKeys.FILE_BYTES)),
-        number(s.get(SnapshotSummaryKeys.BUFFERED_BYTES)),
-        number(s.get(SnapshotSummaryKeys.MIN_INGEST_MS)),
-        number(s.get(SnapshotSummaryKeys.MAX_INGEST_MS)),
-        closed));
+    s.forEach(
+        (k, v) -> {
+          if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
+            Long n = number(v);
+            if (n != null) {
+              closed.put(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()), n);
+            }
+          }
+        });
+    return Optional.of(
+        new SinkCommit(
+            snapshot.snapshotId(),
+            snapshot.timestampMillis(),
+            snapshot.operation(),
+            batchId,
+            s.get(SnapshotSummaryKeys.FLINK_JOB_ID),
+            number(s.get(SnapshotSummaryKeys.CHECKPOINT_ID)),
+            number(s.get(SnapshotSummaryKeys.ROWS)),
+            number(s.get(SnapshotSummaryKeys.FILES)),
+            number(s.get(SnapshotSummaryKeys.FILE_BYTES)),
+            number(s.get(SnapshotSummaryKeys.BUFFERED_BYTES)),
+            number(s.get(SnapshotSummaryKeys.MIN_INGEST_MS)),
+            number(s.get(SnapshotSummaryKeys.MAX_INGEST_MS)),
+            closed));
   }
 
-  /** Snapshot time minus the oldest row's Kafka timestamp: how old the oldest row was when it became visible. */
+  /**
+   * Snapshot time minus the oldest row's Kafka timestamp: how old the oldest row was when it became
+   * visible.
+   */
   public Long maxAgeAtCommitMillis() {
     return minIngestMillis == null ? null : timestampMillis - minIngestMillis;
   }
@@ -76,12 +82,16 @@ public record SinkCommit(
   public static List<Snapshot> history(Table table) {
     List<Snapshot> out = new ArrayList<>();
     if (table.currentSnapshot() != null) {
-      SnapshotUtil.ancestorsOf(table.currentSnapshot().snapshotId(), table::snapshot).forEach(out::add);
+      SnapshotUtil.ancestorsOf(table.currentSnapshot().snapshotId(), table::snapshot)
+          .forEach(out::add);
     }
     return out;
   }
 
-  /** Close reasons summed over commits, every known reason present (0 when absent), unknown codes kept. */
+  /**
+   * Close reasons summed over commits, every known reason present (0 when absent), unknown codes
+   * kept.
+   */
   public static Map<String, Long> sumClosed(Iterable<SinkCommit> commits) {
     Map<String, Long> sum = new LinkedHashMap<>();
     for (CloseReason r : CloseReason.values()) {

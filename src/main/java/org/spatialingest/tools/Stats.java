@@ -6,7 +6,9 @@ import java.util.Arrays;
 public final class Stats {
   private Stats() {}
 
-  /** @param p in [0, 1]; NaN for no values */
+  /**
+   * @param p in [0, 1]; NaN for no values
+   */
   public static double percentile(long[] values, double p) {
     if (values.length == 0) {
       return Double.NaN;

@@ -9,7 +9,9 @@ import org.spatialingest.config.ConfigException;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.table.Catalogs;
 
-/** Opens the job's table from a {@link JobConfig}, through the same {@link Catalogs} the job uses. */
+/**
+ * Opens the job's table from a {@link JobConfig}, through the same {@link Catalogs} the job uses.
+ */
 public final class TableAccess implements AutoCloseable {
   private final Catalog catalog;
   private final Table table;
@@ -23,17 +25,28 @@ public final class TableAccess implements AutoCloseable {
     this.rejectsId = rejectsId;
   }
 
-  /** Loads {@code table.namespace}.{@code table.name}; a missing table is a {@link ConfigException} (exit 2). */
+  /**
+   * Loads {@code table.namespace}.{@code table.name}; a missing table is a {@link ConfigException}
+   * (exit 2).
+   */
   public static TableAccess open(JobConfig config) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     TableIdentifier id = Catalogs.tableIdentifier(config);
     try {
-      return new TableAccess(catalog, catalog.loadTable(id), id, Catalogs.rejectsTableIdentifier(config));
+      return new TableAccess(
+          catalog, catalog.loadTable(id), id, Catalogs.rejectsTableIdentifier(config));
     } catch (NoSuchTableException e) {
       closeQuietly(catalog);
-      throw new ConfigException("table " + id + " does not exist in catalog '" + config.catalogName() + "' ("
-          + config.catalogType().name().toLowerCase(Locale.ROOT) + ", warehouse " + config.warehouse()
-          + "); check table.namespace/table.name and catalog.*");
+      throw new ConfigException(
+          "table "
+              + id
+              + " does not exist in catalog '"
+              + config.catalogName()
+              + "' ("
+              + config.catalogType().name().toLowerCase(Locale.ROOT)
+              + ", warehouse "
+              + config.warehouse()
+              + "); check table.namespace/table.name and catalog.*");
     }
   }
 

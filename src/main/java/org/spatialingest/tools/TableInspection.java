@@ -19,8 +19,9 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * {@code inspect}: a summary of the table as the sink left it. Snapshot fields come from the sink's summary keys
- * (metadata only); file, row, partition and size figures come from the current snapshot's manifests.
+ * {@code inspect}: a summary of the table as the sink left it. Snapshot fields come from the sink's
+ * summary keys (metadata only); file, row, partition and size figures come from the current
+ * snapshot's manifests.
  */
 public final class TableInspection {
   private TableInspection() {}
@@ -65,8 +66,13 @@ public final class TableInspection {
         min = Math.min(min, s);
         max = Math.max(max, s);
       }
-      return new SizeDistribution(min, Math.round(Stats.percentile(sizes, 0.1)), Math.round(Stats.median(sizes)),
-          Math.round(Stats.percentile(sizes, 0.9)), max, Math.round(sum / (double) sizes.length));
+      return new SizeDistribution(
+          min,
+          Math.round(Stats.percentile(sizes, 0.1)),
+          Math.round(Stats.median(sizes)),
+          Math.round(Stats.percentile(sizes, 0.9)),
+          max,
+          Math.round(sum / (double) sizes.length));
     }
   }
 
@@ -91,7 +97,8 @@ public final class TableInspection {
       Long maxAgeAtCommitMs,
       Long minAgeAtCommitMs) {}
 
-  public record PartitionRow(String partition, int files, long rows, long bytes, long medianFileBytes) {}
+  public record PartitionRow(
+      String partition, int files, long rows, long bytes, long medianFileBytes) {}
 
   public static Report inspect(Table table, String name, int limit, long nowMillis) {
     List<Snapshot> history = SinkCommit.history(table);
@@ -131,7 +138,10 @@ public final class TableInspection {
         for (FileScanTask task : tasks) {
           DataFile f = task.file();
           PartitionSpec spec = table.specs().get(f.specId());
-          String label = spec.isUnpartitioned() ? "(unpartitioned)" : PartitionFilter.label(spec, f.partition());
+          String label =
+              spec.isUnpartitioned()
+                  ? "(unpartitioned)"
+                  : PartitionFilter.label(spec, f.partition());
           sizes.add(f.fileSizeInBytes());
           totalRows += f.recordCount();
           sizesByPartition.computeIfAbsent(label, k -> new ArrayList<>()).add(f.fileSizeInBytes());
@@ -144,13 +154,21 @@ public final class TableInspection {
     }
     long[] all = sizes.stream().mapToLong(Long::longValue).toArray();
     List<PartitionRow> partitions = new ArrayList<>();
-    sizesByPartition.forEach((label, list) -> {
-      long[] s = list.stream().mapToLong(Long::longValue).toArray();
-      partitions.add(new PartitionRow(label, s.length, rowsByPartition.get(label),
-          list.stream().mapToLong(Long::longValue).sum(), Math.round(Stats.median(s))));
-    });
-    partitions.sort(Comparator.<PartitionRow>comparingLong(p -> startByPartition.get(p.partition()))
-        .thenComparing(PartitionRow::partition).reversed());
+    sizesByPartition.forEach(
+        (label, list) -> {
+          long[] s = list.stream().mapToLong(Long::longValue).toArray();
+          partitions.add(
+              new PartitionRow(
+                  label,
+                  s.length,
+                  rowsByPartition.get(label),
+                  list.stream().mapToLong(Long::longValue).sum(),
+                  Math.round(Stats.median(s))));
+        });
+    partitions.sort(
+        Comparator.<PartitionRow>comparingLong(p -> startByPartition.get(p.partition()))
+            .thenComparing(PartitionRow::partition)
+            .reversed());
 
     Snapshot current = table.currentSnapshot();
     return new Report(

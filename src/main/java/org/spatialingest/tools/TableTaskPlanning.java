@@ -16,18 +16,22 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.spatialingest.sizing.ScanInput;
 
 /**
- * The input of {@code estimate-tasks --table}: sizes and split offsets ({@link DataFile#splitOffsets()}, the Parquet
- * row-group starts) of the data files of the table's current snapshot, optionally of one partition; and Iceberg's own
- * task count for the same scan ({@code table.newScan().planTasks()}).
+ * The input of {@code estimate-tasks --table}: sizes and split offsets ({@link
+ * DataFile#splitOffsets()}, the Parquet row-group starts) of the data files of the table's current
+ * snapshot, optionally of one partition; and Iceberg's own task count for the same scan ({@code
+ * table.newScan().planTasks()}).
  *
- * <p>Both plan on the calling thread ({@code planWith} a caller-runs executor). With a worker pool (Iceberg's default
- * when a snapshot has several manifests) the order in which files reach the bin packing, and therefore the packing
- * itself, can differ from run to run; on one thread it is the manifest order, the same for both.
+ * <p>Both plan on the calling thread ({@code planWith} a caller-runs executor). With a worker pool
+ * (Iceberg's default when a snapshot has several manifests) the order in which files reach the bin
+ * packing, and therefore the packing itself, can differ from run to run; on one thread it is the
+ * manifest order, the same for both.
  */
 public final class TableTaskPlanning {
   private TableTaskPlanning() {}
 
-  /** @param partition null for the whole table */
+  /**
+   * @param partition null for the whole table
+   */
   public static ScanInput scanInput(Table table, PartitionFilter partition) {
     List<Long> sizes = new ArrayList<>();
     List<List<Long>> offsets = new ArrayList<>();
@@ -43,13 +47,17 @@ public final class TableTaskPlanning {
     return new ScanInput(sizes, offsets);
   }
 
-  /** Iceberg's own planner: the number of {@link CombinedScanTask}s of {@code planTasks()} with these options. */
-  public static int icebergPlannedTasks(Table table, PartitionFilter partition, long splitSize, int lookback,
-      long openFileCost) {
-    TableScan scan = scan(table, partition)
-        .option(TableProperties.SPLIT_SIZE, Long.toString(splitSize))
-        .option(TableProperties.SPLIT_LOOKBACK, Integer.toString(lookback))
-        .option(TableProperties.SPLIT_OPEN_FILE_COST, Long.toString(openFileCost));
+  /**
+   * Iceberg's own planner: the number of {@link CombinedScanTask}s of {@code planTasks()} with
+   * these options.
+   */
+  public static int icebergPlannedTasks(
+      Table table, PartitionFilter partition, long splitSize, int lookback, long openFileCost) {
+    TableScan scan =
+        scan(table, partition)
+            .option(TableProperties.SPLIT_SIZE, Long.toString(splitSize))
+            .option(TableProperties.SPLIT_LOOKBACK, Integer.toString(lookback))
+            .option(TableProperties.SPLIT_OPEN_FILE_COST, Long.toString(openFileCost));
     int n = 0;
     try (CloseableIterable<CombinedScanTask> tasks = scan.planTasks()) {
       for (CombinedScanTask ignored : tasks) {

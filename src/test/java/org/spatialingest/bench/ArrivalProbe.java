@@ -11,12 +11,14 @@ import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.spatialingest.source.SourceRecord;
 
 /**
- * The benchmark's definition of "bytes arrived": a pass-through chained right after the source (same for both sinks)
- * that counts the bytes of the record values — the JSON as produced, uncompressed — passing between two checkpoint
- * barriers, and adds them, summed over subtasks, under the id of the checkpoint whose barrier ends the interval. The
- * ledger is static: the child's MiniCluster runs in the child's JVM, one job per JVM. Holds no state.
+ * The benchmark's definition of "bytes arrived": a pass-through chained right after the source
+ * (same for both sinks) that counts the bytes of the record values — the JSON as produced,
+ * uncompressed — passing between two checkpoint barriers, and adds them, summed over subtasks,
+ * under the id of the checkpoint whose barrier ends the interval. The ledger is static: the child's
+ * MiniCluster runs in the child's JVM, one job per JVM. Holds no state.
  */
-final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord> implements CheckpointedFunction {
+final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
+    implements CheckpointedFunction {
   private static final Map<Long, LongAdder> ARRIVED = new ConcurrentHashMap<>();
   private static final LongAdder RECORDS = new LongAdder();
   private transient long bytes;
@@ -28,7 +30,10 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord> imp
     return record;
   }
 
-  /** Records that passed so far, all subtasks (how far the job has read: the same measure for both sinks). */
+  /**
+   * Records that passed so far, all subtasks (how far the job has read: the same measure for both
+   * sinks).
+   */
   static long records() {
     return RECORDS.sum();
   }
@@ -48,7 +53,10 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord> imp
     RECORDS.reset();
   }
 
-  /** Bytes arrived per checkpoint id (the interval that checkpoint's barrier closed), ascending by id. */
+  /**
+   * Bytes arrived per checkpoint id (the interval that checkpoint's barrier closed), ascending by
+   * id.
+   */
   static TreeMap<Long, Long> arrivedByCheckpoint() {
     TreeMap<Long, Long> out = new TreeMap<>();
     ARRIVED.forEach((id, sum) -> out.put(id, sum.sum()));

@@ -28,24 +28,28 @@ import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.TableBootstrap;
 
 /**
- * One measured run in its own JVM (so peak heap is per run) on its own {@link ChildCluster} (file-system checkpoint
- * storage, REST on loopback) and warehouse. Same source, transform, parallelism and checkpointing for both variants;
- * only the sink differs:
+ * One measured run in its own JVM (so peak heap is per run) on its own {@link ChildCluster}
+ * (file-system checkpoint storage, REST on loopback) and warehouse. Same source, transform,
+ * parallelism and checkpointing for both variants; only the sink differs:
+ *
  * <ul>
  *   <li>{@code A}: {@link SpatialIngestJob#sink} (our bounded sink, policy from the job keys);
- *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a table created by
- *       the same {@link TableBootstrap#ensureTable}.
+ *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a
+ *       table created by the same {@link TableBootstrap#ensureTable}.
  * </ul>
- * An {@link ArrivalProbe} after the source counts the bytes arriving per checkpoint interval. Phase {@code live}:
- * unbounded source; writes a ready file once the job runs, then waits for a line on stdin (or its end) and stops the
- * job with a draining savepoint (every produced record gets committed). Phase {@code throughput}: bounded source over
- * the backlog.
  *
- * <p>Every wait is bounded ({@link PhaseGuard}) and a restart of the job fails the run ({@link JobMonitor}): then, or
- * on any other failure, the child writes the reason to {@code <name>.failure} next to the result and exits with 2.
+ * An {@link ArrivalProbe} after the source counts the bytes arriving per checkpoint interval. Phase
+ * {@code live}: unbounded source; writes a ready file once the job runs, then waits for a line on
+ * stdin (or its end) and stops the job with a draining savepoint (every produced record gets
+ * committed). Phase {@code throughput}: bounded source over the backlog.
  *
- * <p>Arguments: {@code A|B live|throughput <result.json> <ready-file> <parallelism> <phase-timeout-ms>
- * <stop-wait-ms> key=value...} (job keys); {@code stop-wait-ms} bounds the live phase's wait for its stop request.
+ * <p>Every wait is bounded ({@link PhaseGuard}) and a restart of the job fails the run ({@link
+ * JobMonitor}): then, or on any other failure, the child writes the reason to {@code
+ * <name>.failure} next to the result and exits with 2.
+ *
+ * <p>Arguments: {@code A|B live|throughput <result.json> <ready-file> <parallelism>
+ * <phase-timeout-ms> <stop-wait-ms> key=value...} (job keys); {@code stop-wait-ms} bounds the live
+ * phase's wait for its stop request.
  */
 public final class BenchChild {
   private BenchChild() {}
@@ -86,14 +90,19 @@ public final class BenchChild {
       boolean live = phase.equals("live");
       String name = phase + " " + variant;
 
-      try (ChildCluster cluster = ChildCluster.start(parallelism,
-          resultFile.resolveSibling("checkpoints-" + phase + "-" + variant))) {
+      try (ChildCluster cluster =
+          ChildCluster.start(
+              parallelism, resultFile.resolveSibling("checkpoints-" + phase + "-" + variant))) {
         StreamExecutionEnvironment env = cluster.environment();
         env.setParallelism(parallelism);
         SpatialIngestJob.configureCheckpointing(env, config);
         DataStream<SourceRecord> source = SpatialIngestJob.source(env, config, !live);
-        DataStream<SourceRecord> probed = source.map(new ArrivalProbe()).name("arrival-probe").uid("arrival-probe")
-            .setParallelism(source.getParallelism());
+        DataStream<SourceRecord> probed =
+            source
+                .map(new ArrivalProbe())
+                .name("arrival-probe")
+                .uid("arrival-probe")
+                .setParallelism(source.getParallelism());
         DataStream<RowData> rows = SpatialIngestJob.transform(probed, config);
         switch (variant) {
           case "A" -> SpatialIngestJob.sink(rows, config);
@@ -115,13 +124,20 @@ public final class BenchChild {
           guard.await(stopRequest(), stopWait, "the stop request from the orchestrator");
           long stop = System.nanoTime();
           Path savepoints = Files.createTempDirectory(resultFile.getParent(), "savepoint-");
-          guard.await(job.stopWithSavepoint(true, savepoints.toUri().toString(), SavepointFormatType.CANONICAL),
-              phaseTimeout, "the draining stop-with-savepoint");
-          result = guard.await(job.getJobExecutionResult(), phaseTimeout, "the end of the drained job");
+          guard.await(
+              job.stopWithSavepoint(
+                  true, savepoints.toUri().toString(), SavepointFormatType.CANONICAL),
+              phaseTimeout,
+              "the draining stop-with-savepoint");
+          result =
+              guard.await(job.getJobExecutionResult(), phaseTimeout, "the end of the drained job");
           drainMs = (System.nanoTime() - stop) / 1_000_000;
         } else {
-          result = guard.await(job.getJobExecutionResult(), phaseTimeout,
-              "the end of the bounded job (the whole backlog read and committed)");
+          result =
+              guard.await(
+                  job.getJobExecutionResult(),
+                  phaseTimeout,
+                  "the end of the bounded job (the whole backlog read and committed)");
         }
         long clientWallMs = (System.nanoTime() - submitted) / 1_000_000;
         monitor.close();
@@ -130,38 +146,70 @@ public final class BenchChild {
         }
         String storage = rest.checkpointStorage();
         if (!storage.contains("FileSystem")) {
-          throw new PhaseFailure(name + ": the job used checkpoint storage " + storage + ", not a file system");
+          throw new PhaseFailure(
+              name + ": the job used checkpoint storage " + storage + ", not a file system");
         }
-        CheckpointSummary checkpoints = CheckpointSummary.of(rest.checkpoints().path("history"),
-            ArrivalProbe.arrivedByCheckpoint(), monitor.stagedByCheckpoint(), monitor.stagedMetricSeen());
+        CheckpointSummary checkpoints =
+            CheckpointSummary.of(
+                rest.checkpoints().path("history"),
+                ArrivalProbe.arrivedByCheckpoint(),
+                monitor.stagedByCheckpoint(),
+                monitor.stagedMetricSeen());
 
         Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
         Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
         TableStats.Stats s = TableStats.of(table);
-        RunResult r = new RunResult(variant, phase, s.rows(), s.snapshots(), s.dataFiles(), s.fileBytes(), s.p10(),
-            s.p50(), s.p90(), s.max(), s.maxRowAgeAtCommitMs(), s.closeReasons(), heap.peakSampledBytes(),
-            heap.peakAfterGcBytes(), heap.maxHeapBytes(), result.getNetRuntime(TimeUnit.MILLISECONDS), clientWallMs,
-            drainMs, storage, checkpoints);
+        RunResult r =
+            new RunResult(
+                variant,
+                phase,
+                s.rows(),
+                s.snapshots(),
+                s.dataFiles(),
+                s.fileBytes(),
+                s.p10(),
+                s.p50(),
+                s.p90(),
+                s.max(),
+                s.maxRowAgeAtCommitMs(),
+                s.closeReasons(),
+                heap.peakSampledBytes(),
+                heap.peakAfterGcBytes(),
+                heap.maxHeapBytes(),
+                result.getNetRuntime(TimeUnit.MILLISECONDS),
+                clientWallMs,
+                drainMs,
+                storage,
+                checkpoints);
         new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(resultFile.toFile(), r);
       }
     }
   }
 
-  /** Keeps {@code file} holding how many records the job has read, for the orchestrator's catch-up wait. */
+  /**
+   * Keeps {@code file} holding how many records the job has read, for the orchestrator's catch-up
+   * wait.
+   */
   private static void reportConsumed(Path file) {
-    Thread t = new Thread(() -> {
-      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-      try {
-        while (true) {
-          Files.writeString(tmp, Long.toString(ArrivalProbe.records()));
-          Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-              java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-          Thread.sleep(100);
-        }
-      } catch (IOException | InterruptedException e) {
-        // the child is ending
-      }
-    }, "consumed-reporter");
+    Thread t =
+        new Thread(
+            () -> {
+              Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+              try {
+                while (true) {
+                  Files.writeString(tmp, Long.toString(ArrivalProbe.records()));
+                  Files.move(
+                      tmp,
+                      file,
+                      java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                      java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                  Thread.sleep(100);
+                }
+              } catch (IOException | InterruptedException e) {
+                // the child is ending
+              }
+            },
+            "consumed-reporter");
     t.setDaemon(true);
     t.start();
   }
@@ -169,14 +217,18 @@ public final class BenchChild {
   /** Completes on a line on stdin, or when stdin ends (the orchestrator is gone). */
   private static CompletableFuture<Void> stopRequest() {
     CompletableFuture<Void> requested = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try {
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
-      } catch (IOException e) {
-        // stdin closed: stop as well
-      }
-      requested.complete(null);
-    }, "stop-request");
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))
+                    .readLine();
+              } catch (IOException e) {
+                // stdin closed: stop as well
+              }
+              requested.complete(null);
+            },
+            "stop-request");
     reader.setDaemon(true);
     reader.start();
     return requested;
@@ -185,7 +237,10 @@ public final class BenchChild {
   /** Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours. */
   static void icebergSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config), org.spatialingest.table.TelemetryTable.LAYOUT,
+    TableBootstrap.ensureTable(
+        catalog,
+        Catalogs.tableIdentifier(config),
+        org.spatialingest.table.TelemetryTable.LAYOUT,
         config.partitioning());
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))

@@ -25,9 +25,10 @@ import org.spatialingest.FailOnceAfterCheckpoint;
 import org.spatialingest.source.SourceRecord;
 
 /**
- * The benchmark child's guards and checkpoint figures on a real MiniCluster ({@link ChildCluster}, REST on loopback):
- * a restart fails the phase with its cause, a wait past its time-out fails clearly and cancels the job, and the
- * checkpoint summary combines the REST history, the arrival probe and a {@code spatialSink.stagedBytes} counter.
+ * The benchmark child's guards and checkpoint figures on a real MiniCluster ({@link ChildCluster},
+ * REST on loopback): a restart fails the phase with its cause, a wait past its time-out fails
+ * clearly and cancels the job, and the checkpoint summary combines the REST history, the arrival
+ * probe and a {@code spatialSink.stagedBytes} counter.
  */
 class BenchGuardTest {
   private static final int RECORD_BYTES = 100;
@@ -52,7 +53,10 @@ class BenchGuardTest {
     JobClient job = env.executeAsync("restarts");
     PhaseGuard guard = new PhaseGuard("test phase", job, monitor(job));
 
-    assertThatThrownBy(() -> guard.await(job.getJobExecutionResult(), Duration.ofMinutes(2), "the end of the job"))
+    assertThatThrownBy(
+            () ->
+                guard.await(
+                    job.getJobExecutionResult(), Duration.ofMinutes(2), "the end of the job"))
         .isInstanceOf(PhaseFailure.class)
         .hasMessageContaining("test phase: the job restarted 1 time(s) inside the measured phase")
         .hasMessageContaining("injected failure after a completed checkpoint");
@@ -67,7 +71,10 @@ class BenchGuardTest {
     PhaseGuard guard = new PhaseGuard("test phase", job, monitor(job));
     guard.awaitRunning(Duration.ofMinutes(1));
 
-    assertThatThrownBy(() -> guard.await(job.getJobExecutionResult(), Duration.ofSeconds(3), "the end of the job"))
+    assertThatThrownBy(
+            () ->
+                guard.await(
+                    job.getJobExecutionResult(), Duration.ofSeconds(3), "the end of the job"))
         .isInstanceOf(PhaseFailure.class)
         .hasMessage("test phase: the end of the job did not happen within PT3S (phase-timeout)");
     assertThat(job.getJobStatus().get(30, TimeUnit.SECONDS)).isEqualTo(JobStatus.CANCELED);
@@ -81,18 +88,24 @@ class BenchGuardTest {
     JobClient job = env.executeAsync("checkpoints");
     JobRest rest = new JobRest(cluster.restAddress(), job.getJobID());
     JobMonitor monitor = new JobMonitor(rest);
-    new PhaseGuard("test phase", job, monitor).await(job.getJobExecutionResult(), Duration.ofMinutes(2), "the end");
+    new PhaseGuard("test phase", job, monitor)
+        .await(job.getJobExecutionResult(), Duration.ofMinutes(2), "the end");
     monitor.close();
 
     assertThat(monitor.failure()).isNull();
     assertThat(rest.checkpointStorage()).isEqualTo("FileSystemCheckpointStorage");
-    CheckpointSummary c = CheckpointSummary.of(rest.checkpoints().path("history"), ArrivalProbe.arrivedByCheckpoint(),
-        monitor.stagedByCheckpoint(), monitor.stagedMetricSeen());
+    CheckpointSummary c =
+        CheckpointSummary.of(
+            rest.checkpoints().path("history"),
+            ArrivalProbe.arrivedByCheckpoint(),
+            monitor.stagedByCheckpoint(),
+            monitor.stagedMetricSeen());
     assertThat(c.stagedMetric()).isTrue();
     assertThat(c.completed()).isGreaterThanOrEqualTo(3);
     assertThat(c.withArrivals()).isBetween(1, c.completed());
     assertThat(c.arrivedBytes()).isPositive().isLessThanOrEqualTo((long) records * RECORD_BYTES);
-    // each subtask stages 1,000 bytes per checkpoint that saw records: 2 x 1,000 per such checkpoint
+    // each subtask stages 1,000 bytes per checkpoint that saw records: 2 x 1,000 per such
+    // checkpoint
     assertThat(c.stagedBytes()).isPositive().isEqualTo(c.stagedBytes() / 2_000 * 2_000);
     assertThat(c.ratioMedian()).isPositive().isLessThanOrEqualTo(c.ratioMax());
     assertThat(c.durationP50Ms()).isLessThanOrEqualTo(c.durationP95Ms());
@@ -109,19 +122,27 @@ class BenchGuardTest {
     return new JobMonitor(new JobRest(cluster.restAddress(), job.getJobID()));
   }
 
-  /** {@code count} records of {@link #RECORD_BYTES} bytes, at most ~1,000 per second and subtask, through the probe. */
+  /**
+   * {@code count} records of {@link #RECORD_BYTES} bytes, at most ~1,000 per second and subtask,
+   * through the probe.
+   */
   private static DataStream<SourceRecord> records(StreamExecutionEnvironment env, long count) {
     return env.fromSequence(1, count)
-        .map(i -> {
-          LockSupport.parkNanos(1_000_000);
-          return new SourceRecord(new byte[RECORD_BYTES], "t", 0, i, 0);
-        })
+        .map(
+            i -> {
+              LockSupport.parkNanos(1_000_000);
+              return new SourceRecord(new byte[RECORD_BYTES], "t", 0, i, 0);
+            })
         .returns(SourceRecord.class)
         .map(new ArrivalProbe());
   }
 
-  /** Has the writer counter of our sink's shape: stages 1,000 bytes at each barrier after records went by. */
-  static final class Stages extends RichMapFunction<SourceRecord, SourceRecord> implements CheckpointedFunction {
+  /**
+   * Has the writer counter of our sink's shape: stages 1,000 bytes at each barrier after records
+   * went by.
+   */
+  static final class Stages extends RichMapFunction<SourceRecord, SourceRecord>
+      implements CheckpointedFunction {
     private transient Counter staged;
     private transient boolean seen;
 

@@ -7,9 +7,9 @@ import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sizing.Units;
 
 /**
- * The benchmark's knobs. Each is read from a {@code name=value} (or {@code --name=value}) argument, else the system property
- * {@code bench.name}, else the default below (the issue's scenario scaled down: C = 1 s, L = 12 s so L/C = 12,
- * T = 128 MB, a live run of 60 s = 5 L).
+ * The benchmark's knobs. Each is read from a {@code name=value} (or {@code --name=value}) argument,
+ * else the system property {@code bench.name}, else the default below (the issue's scenario scaled
+ * down: C = 1 s, L = 12 s so L/C = 12, T = 128 MB, a live run of 60 s = 5 L).
  */
 record BenchSettings(
     Duration checkpoint,
@@ -49,7 +49,9 @@ record BenchSettings(
     DEFAULTS.put("hotspot", "0"); // share of the vehicles (so of the points) around one city
     DEFAULTS.put("seed", "42");
     DEFAULTS.put("xmx", "2g"); // heap of each child JVM (both sinks alike)
-    DEFAULTS.put("phase-timeout", "10m"); // bound on every wait of a phase (start, catch-up, drain, bounded job)
+    DEFAULTS.put(
+        "phase-timeout",
+        "10m"); // bound on every wait of a phase (start, catch-up, drain, bounded job)
   }
 
   static BenchSettings parse(String[] args) {
@@ -63,17 +65,34 @@ record BenchSettings(
       int eq = a.indexOf('=');
       String key = eq > 0 ? a.substring(0, eq) : null;
       if (key == null || !DEFAULTS.containsKey(key)) {
-        throw new IllegalArgumentException("unknown argument " + arg + "; known: " + String.join("=, ",
-            DEFAULTS.keySet()) + "=, jfr");
+        throw new IllegalArgumentException(
+            "unknown argument "
+                + arg
+                + "; known: "
+                + String.join("=, ", DEFAULTS.keySet())
+                + "=, jfr");
       }
       v.put(key, a.substring(eq + 1));
     }
-    BenchSettings s = new BenchSettings(Units.parseDuration(v.get("checkpoint")), Units.parseDuration(v.get("latency")),
-        v.get("target"), v.get("memory"), Units.parseDuration(v.get("duration")), Integer.parseInt(v.get("rate")),
-        Integer.parseInt(v.get("parallelism")), Integer.parseInt(v.get("partitions")),
-        Integer.parseInt(v.get("backlog")), Integer.parseInt(v.get("polygon-every")),
-        Integer.parseInt(v.get("polygon-vertices")), Integer.parseInt(v.get("vehicles")), v.get("area"),
-        Double.parseDouble(v.get("hotspot")), Long.parseLong(v.get("seed")), v.get("xmx"), Units.parseDuration(v.get("phase-timeout")));
+    BenchSettings s =
+        new BenchSettings(
+            Units.parseDuration(v.get("checkpoint")),
+            Units.parseDuration(v.get("latency")),
+            v.get("target"),
+            v.get("memory"),
+            Units.parseDuration(v.get("duration")),
+            Integer.parseInt(v.get("rate")),
+            Integer.parseInt(v.get("parallelism")),
+            Integer.parseInt(v.get("partitions")),
+            Integer.parseInt(v.get("backlog")),
+            Integer.parseInt(v.get("polygon-every")),
+            Integer.parseInt(v.get("polygon-vertices")),
+            Integer.parseInt(v.get("vehicles")),
+            v.get("area"),
+            Double.parseDouble(v.get("hotspot")),
+            Long.parseLong(v.get("seed")),
+            v.get("xmx"),
+            Units.parseDuration(v.get("phase-timeout")));
     s.generatorArea();
     Units.parseBytes(s.target());
     Units.parseBytes(s.memory());
@@ -82,11 +101,13 @@ record BenchSettings(
 
   /** Where the generated vehicles start. */
   TelemetryGenerator.Area generatorArea() {
-    TelemetryGenerator.Area a = switch (area) {
-      case "europe" -> TelemetryGenerator.Area.EUROPE;
-      case "world" -> TelemetryGenerator.Area.WORLD;
-      default -> throw new IllegalArgumentException("area must be europe or world, was " + area);
-    };
+    TelemetryGenerator.Area a =
+        switch (area) {
+          case "europe" -> TelemetryGenerator.Area.EUROPE;
+          case "world" -> TelemetryGenerator.Area.WORLD;
+          default ->
+              throw new IllegalArgumentException("area must be europe or world, was " + area);
+        };
     if (hotspot < 0 || hotspot > 1) {
       throw new IllegalArgumentException("hotspot must be a share from 0 to 1, was " + hotspot);
     }
@@ -95,14 +116,46 @@ record BenchSettings(
 
   /** The same knobs with another parallelism. */
   BenchSettings withParallelism(int p) {
-    return new BenchSettings(checkpoint, latency, target, memory, duration, rate, p, partitions, backlog, polygonEvery,
-        polygonVertices, vehicles, area, hotspot, seed, xmx, phaseTimeout);
+    return new BenchSettings(
+        checkpoint,
+        latency,
+        target,
+        memory,
+        duration,
+        rate,
+        p,
+        partitions,
+        backlog,
+        polygonEvery,
+        polygonVertices,
+        vehicles,
+        area,
+        hotspot,
+        seed,
+        xmx,
+        phaseTimeout);
   }
 
   /** The same knobs with another hot-spot share. */
   BenchSettings withHotspot(double share) {
-    return new BenchSettings(checkpoint, latency, target, memory, duration, rate, parallelism, partitions, backlog,
-        polygonEvery, polygonVertices, vehicles, area, share, seed, xmx, phaseTimeout);
+    return new BenchSettings(
+        checkpoint,
+        latency,
+        target,
+        memory,
+        duration,
+        rate,
+        parallelism,
+        partitions,
+        backlog,
+        polygonEvery,
+        polygonVertices,
+        vehicles,
+        area,
+        share,
+        seed,
+        xmx,
+        phaseTimeout);
   }
 
   long liveRecords() {
@@ -145,11 +198,26 @@ record BenchSettings(
 
   /** A one-line description of the scenario, for the report. */
   String describe() {
-    return String.format("C = %s, L = %s (L/C = %.1f), T = %s, M = %s, live run %s at %,d rec/s offered "
+    return String.format(
+        "C = %s, L = %s (L/C = %.1f), T = %s, M = %s, live run %s at %,d rec/s offered "
             + "(%,d records), parallelism %d, %d Kafka partitions, backlog N = %,d, 1 in %d records a %,d-vertex polygon, "
-            + "%d vehicles over %s%s, child JVM -Xmx%s", Units.formatDuration(checkpoint), Units.formatDuration(latency),
-        (double) latency.toMillis() / checkpoint.toMillis(), target, memory, Units.formatDuration(duration), rate,
-        liveRecords(), parallelism, partitions, backlog, polygonEvery, polygonVertices, vehicles, area,
-        hotspot > 0 ? String.format(" (%.0f %% around one city)", hotspot * 100) : "", xmx);
+            + "%d vehicles over %s%s, child JVM -Xmx%s",
+        Units.formatDuration(checkpoint),
+        Units.formatDuration(latency),
+        (double) latency.toMillis() / checkpoint.toMillis(),
+        target,
+        memory,
+        Units.formatDuration(duration),
+        rate,
+        liveRecords(),
+        parallelism,
+        partitions,
+        backlog,
+        polygonEvery,
+        polygonVertices,
+        vehicles,
+        area,
+        hotspot > 0 ? String.format(" (%.0f %% around one city)", hotspot * 100) : "",
+        xmx);
   }
 }

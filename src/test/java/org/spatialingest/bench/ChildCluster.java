@@ -15,11 +15,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.util.TestStreamEnvironment;
 
 /**
- * The child's own MiniCluster (one TaskManager, one slot per parallel subtask, as a local environment has) with what
- * the benchmark needs and a plain local environment lacks: <b>file-system checkpoint storage</b> in {@code
- * checkpointDir} (a local environment otherwise keeps checkpoints in JobManager memory and fails any task state over
- * 5 MiB, then restarts), a REST endpoint on a random loopback port, a checkpoint history long enough for a whole run,
- * and metrics fetched every 200 ms. {@link #environment()} submits to it.
+ * The child's own MiniCluster (one TaskManager, one slot per parallel subtask, as a local
+ * environment has) with what the benchmark needs and a plain local environment lacks:
+ * <b>file-system checkpoint storage</b> in {@code checkpointDir} (a local environment otherwise
+ * keeps checkpoints in JobManager memory and fails any task state over 5 MiB, then restarts), a
+ * REST endpoint on a random loopback port, a checkpoint history long enough for a whole run, and
+ * metrics fetched every 200 ms. {@link #environment()} submits to it.
  */
 final class ChildCluster implements AutoCloseable {
   private final MiniCluster cluster;
@@ -39,17 +40,21 @@ final class ChildCluster implements AutoCloseable {
     conf.set(RestOptions.BIND_PORT, "0");
     conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100_000);
     conf.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(JobMonitor.PERIOD_MS));
-    MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-        .setConfiguration(conf)
-        .setNumTaskManagers(1)
-        .setNumSlotsPerTaskManager(slots)
-        .build());
+    MiniCluster cluster =
+        new MiniCluster(
+            new MiniClusterConfiguration.Builder()
+                .setConfiguration(conf)
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(slots)
+                .build());
     cluster.start();
     TestStreamEnvironment.setAsContext(cluster, slots);
     return new ChildCluster(cluster, conf);
   }
 
-  /** An environment that runs on this cluster, with the same checkpoint storage set on the job too. */
+  /**
+   * An environment that runs on this cluster, with the same checkpoint storage set on the job too.
+   */
   StreamExecutionEnvironment environment() {
     return StreamExecutionEnvironment.getExecutionEnvironment(configuration);
   }

@@ -13,9 +13,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A {@link BenchChild} in its own JVM: the test classpath of this JVM, the same -Xmx and GC for every run, stdout and
- * stderr to {@code <dir>/<name>.log}, a GC log next to it, and a JFR recording when asked. Every wait on it is bounded;
- * a child that failed or timed out is reported with its own reason ({@code <name>.failure}) and is never left running.
+ * A {@link BenchChild} in its own JVM: the test classpath of this JVM, the same -Xmx and GC for
+ * every run, stdout and stderr to {@code <dir>/<name>.log}, a GC log next to it, and a JFR
+ * recording when asked. Every wait on it is bounded; a child that failed or timed out is reported
+ * with its own reason ({@code <name>.failure}) and is never left running.
  */
 final class ChildJvm implements AutoCloseable {
   private final String name;
@@ -40,8 +41,15 @@ final class ChildJvm implements AutoCloseable {
    *
    * @param stopWait the live child's bound on its wait for {@link #requestStop()}
    */
-  static ChildJvm start(Path dir, String variant, String phase, BenchSettings settings, Map<String, String> jobKeys,
-      Duration stopWait, boolean jfr) throws IOException {
+  static ChildJvm start(
+      Path dir,
+      String variant,
+      String phase,
+      BenchSettings settings,
+      Map<String, String> jobKeys,
+      Duration stopWait,
+      boolean jfr)
+      throws IOException {
     String name = phase + "-" + variant;
     Path result = dir.resolve(name + ".json").toAbsolutePath();
     Path ready = dir.resolve(name + ".ready").toAbsolutePath();
@@ -51,7 +59,9 @@ final class ChildJvm implements AutoCloseable {
     cmd.add("-XX:+UseParallelGC"); // as the test JVMs (surefire argLine)
     cmd.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log").toAbsolutePath());
     if (jfr) {
-      cmd.add("-XX:StartFlightRecording=settings=profile,filename=" + dir.resolve(name + ".jfr").toAbsolutePath());
+      cmd.add(
+          "-XX:StartFlightRecording=settings=profile,filename="
+              + dir.resolve(name + ".jfr").toAbsolutePath());
     }
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
@@ -65,7 +75,8 @@ final class ChildJvm implements AutoCloseable {
     cmd.add(Long.toString(stopWait.toMillis()));
     jobKeys.forEach((k, v) -> cmd.add(k + "=" + v));
     Path log = dir.resolve(name + ".log");
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    Process p =
+        new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new ChildJvm(name, p, result, ready);
   }
 
@@ -85,14 +96,22 @@ final class ChildJvm implements AutoCloseable {
     while (!Files.exists(ready)) {
       ensureAlive();
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(name + ": its job was not running within " + timeout
-            + " (phase-timeout); see " + name + ".log");
+        throw new IllegalStateException(
+            name
+                + ": its job was not running within "
+                + timeout
+                + " (phase-timeout); see "
+                + name
+                + ".log");
       }
       Thread.sleep(50);
     }
   }
 
-  /** Throws with the child's own reason if it has exited (a live child only exits by itself when it failed). */
+  /**
+   * Throws with the child's own reason if it has exited (a live child only exits by itself when it
+   * failed).
+   */
   void ensureAlive() throws IOException {
     if (!process.isAlive()) {
       throw failed();
@@ -109,8 +128,8 @@ final class ChildJvm implements AutoCloseable {
   RunResult awaitResult(Duration timeout) throws Exception {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
-      throw new IllegalStateException(name + " did not end within " + timeout + " and was killed; see " + name
-          + ".log");
+      throw new IllegalStateException(
+          name + " did not end within " + timeout + " and was killed; see " + name + ".log");
     }
     if (process.exitValue() != 0 || !Files.exists(result)) {
       throw failed();
@@ -128,8 +147,10 @@ final class ChildJvm implements AutoCloseable {
 
   private IllegalStateException failed() throws IOException {
     Path failure = failureFile(result);
-    String why = Files.exists(failure) ? Files.readString(failure) : "no reason written (exit " + process.exitValue()
-        + ")";
+    String why =
+        Files.exists(failure)
+            ? Files.readString(failure)
+            : "no reason written (exit " + process.exitValue() + ")";
     return new IllegalStateException(name + " failed: " + why + "; see " + name + ".log");
   }
 }

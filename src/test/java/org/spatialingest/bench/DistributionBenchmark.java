@@ -1,7 +1,6 @@
 package org.spatialingest.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,18 +29,24 @@ import org.spatialingest.sizing.Units;
 import org.spatialingest.table.Catalogs;
 
 /**
- * The writers' exchange ({@code sink.distribution}) measured on the live phase of the sink benchmark: the same paced
- * input, our sink in its own JVM per run, for each writer count (1, 2, 4) and mode (none, hash, range):
+ * The writers' exchange ({@code sink.distribution}) measured on the live phase of the sink
+ * benchmark: the same paced input, our sink in its own JVM per run, for each writer count (1, 2, 4)
+ * and mode (none, hash, range):
+ *
  * <ol>
  *   <li>files per commit and their p50 size (files should follow bytes / T, not the writer count);
- *   <li>on each table, the share of files Iceberg's {@code planFiles} keeps for 10° × 10° bbox filters around rows of
- *       the table (and that the filtered scan returns exactly the rows a full scan finds in the box);
- *   <li>rows per writer (from the data files' names) with a hot spot: {@code hotspot} of the points around one city.
+ *   <li>on each table, the share of files Iceberg's {@code planFiles} keeps for 10° × 10° bbox
+ *       filters around rows of the table (and that the filtered scan returns exactly the rows a
+ *       full scan finds in the box);
+ *   <li>rows per writer (from the data files' names) with a hot spot: {@code hotspot} of the points
+ *       around one city.
  * </ol>
- * Run: {@code mvn -B -o -Pbench verify -Dbench.class=DistributionBenchmark -Dbench.args="..."} (the knobs of
- * {@link BenchSettings}, plus {@code writers=1,2,4} and {@code modes=none,hash,range} to run a subset; the hot-spot
- * runs come after the others unless {@code hotspot} is set); report on stdout and in {@code target/bench/distribution.{md,json}}. A restart or a time-out
- * of a run fails the benchmark, as in {@link SinkBenchmark}.
+ *
+ * Run: {@code mvn -B -o -Pbench verify -Dbench.class=DistributionBenchmark -Dbench.args="..."} (the
+ * knobs of {@link BenchSettings}, plus {@code writers=1,2,4} and {@code modes=none,hash,range} to
+ * run a subset; the hot-spot runs come after the others unless {@code hotspot} is set); report on
+ * stdout and in {@code target/bench/distribution.{md,json}}. A restart or a time-out of a run fails
+ * the benchmark, as in {@link SinkBenchmark}.
  */
 public final class DistributionBenchmark {
   private static final String ALL_WRITERS = "1,2,4";
@@ -52,15 +57,28 @@ public final class DistributionBenchmark {
   private DistributionBenchmark() {}
 
   /** One run's figures. */
-  record Row(String mode, int writers, double hotspot, long rows, int commits, int files, double filesPerCommit,
-      long p50Bytes, double bytesPerCommitOverT, double meanKeptShare, double maxKeptShare, boolean boxesExact,
-      Map<Integer, Long> rowsPerWriter, double maxWriterOverMean) {}
+  record Row(
+      String mode,
+      int writers,
+      double hotspot,
+      long rows,
+      int commits,
+      int files,
+      double filesPerCommit,
+      long p50Bytes,
+      double bytesPerCommitOverT,
+      double meanKeptShare,
+      double maxKeptShare,
+      boolean boxesExact,
+      Map<Integer, Long> rowsPerWriter,
+      double maxWriterOverMean) {}
 
   public static void main(String[] args) {
     try {
       run(args);
     } catch (Throwable t) {
-      System.out.println("[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
+      System.out.println(
+          "[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
       t.printStackTrace(System.out);
       System.exit(1);
     }
@@ -91,8 +109,10 @@ public final class DistributionBenchmark {
     try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"))) {
       InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
       feed.generateLive(System.currentTimeMillis());
-      log(String.format("Generated the live sequence: %,d records, %.1f MB of JSON", settings.liveRecords(),
-          feed.liveBytes() / 1e6));
+      log(
+          String.format(
+              "Generated the live sequence: %,d records, %.1f MB of JSON",
+              settings.liveRecords(), feed.liveBytes() / 1e6));
       for (int writers : writerCounts) {
         for (String mode : modes) {
           rows.add(measure(kafka, feed, settings.withParallelism(writers), mode, dir));
@@ -109,13 +129,17 @@ public final class DistributionBenchmark {
     }
     String md = markdown(settings, rows, modes);
     Files.writeString(dir.resolve("distribution.md"), md);
-    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(dir.resolve("distribution.json").toFile(),
-        Map.of("settings", settings.asMap(), "runs", rows));
+    new ObjectMapper()
+        .writerWithDefaultPrettyPrinter()
+        .writeValue(
+            dir.resolve("distribution.json").toFile(),
+            Map.of("settings", settings.asMap(), "runs", rows));
     System.out.println();
     System.out.println(md);
   }
 
-  private static Row measure(EmbeddedKafka kafka, InputFeed feed, BenchSettings settings, String mode, Path dir)
+  private static Row measure(
+      EmbeddedKafka kafka, InputFeed feed, BenchSettings settings, String mode, Path dir)
       throws Exception {
     String name = mode + "-p" + settings.parallelism() + (settings.hotspot() > 0 ? "-hot" : "");
     String topic = "dist-" + name;
@@ -125,15 +149,31 @@ public final class DistributionBenchmark {
     keys.put("sink.distribution", mode);
     Duration timeout = settings.phaseTimeout();
     RunResult result;
-    try (ChildJvm child = ChildJvm.start(runDir, "A", "live", settings, keys,
-        settings.duration().plus(timeout.multipliedBy(2)), false)) {
+    try (ChildJvm child =
+        ChildJvm.start(
+            runDir,
+            "A",
+            "live",
+            settings,
+            keys,
+            settings.duration().plus(timeout.multipliedBy(2)),
+            false)) {
       child.awaitReady(timeout);
       InputFeed.Produced produced = feed.replayLive(topic);
       long catchUp = SinkBenchmark.awaitConsumed(produced.records(), child, timeout);
       child.requestStop();
       result = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
-      log(name + ": produced " + produced + ", caught up in " + catchUp + " ms; " + result.dataFiles() + " files in "
-          + result.snapshots() + " snapshots");
+      log(
+          name
+              + ": produced "
+              + produced
+              + ", caught up in "
+              + catchUp
+              + " ms; "
+              + result.dataFiles()
+              + " files in "
+              + result.snapshots()
+              + " snapshots");
     }
     JobConfig config = JobConfig.fromMap(keys);
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
@@ -141,7 +181,8 @@ public final class DistributionBenchmark {
     return figures(table, mode, settings, result);
   }
 
-  private static Row figures(Table table, String mode, BenchSettings settings, RunResult result) throws Exception {
+  private static Row figures(Table table, String mode, BenchSettings settings, RunResult result)
+      throws Exception {
     table.refresh();
     int commits = 0;
     for (Snapshot s : table.snapshots()) {
@@ -162,13 +203,19 @@ public final class DistributionBenchmark {
     List<Long> sizes = files.stream().map(DataFile::fileSizeInBytes).sorted().toList();
     long target = Units.parseBytes(settings.target());
 
-    // boxes around rows of the table; what a filtered scan returns must be what a full scan finds in the box
+    // boxes around rows of the table; what a filtered scan returns must be what a full scan finds
+    // in the box
     List<double[]> bboxes = new ArrayList<>();
     try (CloseableIterable<Record> all = IcebergGenerics.read(table).select("id", "bbox").build()) {
       for (Record r : all) {
         Record b = (Record) r.getField("bbox");
-        bboxes.add(new double[] {(Double) b.getField("xmin"), (Double) b.getField("ymin"),
-            (Double) b.getField("xmax"), (Double) b.getField("ymax")});
+        bboxes.add(
+            new double[] {
+              (Double) b.getField("xmin"),
+              (Double) b.getField("ymin"),
+              (Double) b.getField("xmax"),
+              (Double) b.getField("ymax")
+            });
       }
     }
     Random random = new Random(settings.seed());
@@ -179,10 +226,17 @@ public final class DistributionBenchmark {
       double[] centre = bboxes.get(random.nextInt(bboxes.size()));
       double x = (centre[0] + centre[2]) / 2;
       double y = (centre[1] + centre[3]) / 2;
-      double[] box = {x - BOX_DEGREES / 2, y - BOX_DEGREES / 2, x + BOX_DEGREES / 2, y + BOX_DEGREES / 2};
-      Expression filter = Expressions.and(
-          Expressions.and(Expressions.greaterThanOrEqual("bbox.xmax", box[0]), Expressions.lessThanOrEqual("bbox.xmin", box[2])),
-          Expressions.and(Expressions.greaterThanOrEqual("bbox.ymax", box[1]), Expressions.lessThanOrEqual("bbox.ymin", box[3])));
+      double[] box = {
+        x - BOX_DEGREES / 2, y - BOX_DEGREES / 2, x + BOX_DEGREES / 2, y + BOX_DEGREES / 2
+      };
+      Expression filter =
+          Expressions.and(
+              Expressions.and(
+                  Expressions.greaterThanOrEqual("bbox.xmax", box[0]),
+                  Expressions.lessThanOrEqual("bbox.xmin", box[2])),
+              Expressions.and(
+                  Expressions.greaterThanOrEqual("bbox.ymax", box[1]),
+                  Expressions.lessThanOrEqual("bbox.ymin", box[3])));
       int kept = 0;
       try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(filter).planFiles()) {
         for (FileScanTask ignored : tasks) {
@@ -192,11 +246,14 @@ public final class DistributionBenchmark {
       double share = files.isEmpty() ? 0 : kept / (double) files.size();
       keptSum += share;
       keptMax = Math.max(keptMax, share);
-      long expected = bboxes.stream().filter(b -> b[2] >= box[0] && b[0] <= box[2] && b[3] >= box[1]
-          && b[1] <= box[3]).count();
+      long expected =
+          bboxes.stream()
+              .filter(b -> b[2] >= box[0] && b[0] <= box[2] && b[3] >= box[1] && b[1] <= box[3])
+              .count();
       Set<String> found = new HashSet<>();
       long returned = 0;
-      try (CloseableIterable<Record> it = IcebergGenerics.read(table).where(filter).select("id").build()) {
+      try (CloseableIterable<Record> it =
+          IcebergGenerics.read(table).where(filter).select("id").build()) {
         for (Record r : it) {
           found.add((String) r.getField("id"));
           returned++;
@@ -206,14 +263,28 @@ public final class DistributionBenchmark {
     }
     long rowsTotal = perWriter.values().stream().mapToLong(Long::longValue).sum();
     double mean = rowsTotal / (double) settings.parallelism();
-    double maxOverMean = perWriter.values().stream().mapToLong(Long::longValue).max().orElse(0) / Math.max(1, mean);
-    return new Row(mode, settings.parallelism(), settings.hotspot(), rowsTotal, commits, files.size(),
-        commits == 0 ? 0 : files.size() / (double) commits, Percentiles.of(sizes, 50),
-        commits == 0 ? 0 : bytes / (double) commits / target, keptSum / Math.min(BOXES, Math.max(1, bboxes.size())),
-        keptMax, exact, perWriter, maxOverMean);
+    double maxOverMean =
+        perWriter.values().stream().mapToLong(Long::longValue).max().orElse(0) / Math.max(1, mean);
+    return new Row(
+        mode,
+        settings.parallelism(),
+        settings.hotspot(),
+        rowsTotal,
+        commits,
+        files.size(),
+        commits == 0 ? 0 : files.size() / (double) commits,
+        Percentiles.of(sizes, 50),
+        commits == 0 ? 0 : bytes / (double) commits / target,
+        keptSum / Math.min(BOXES, Math.max(1, bboxes.size())),
+        keptMax,
+        exact,
+        perWriter,
+        maxOverMean);
   }
 
-  /** The writer subtask that wrote a data file: Iceberg's file names start with the subtask index. */
+  /**
+   * The writer subtask that wrote a data file: Iceberg's file names start with the subtask index.
+   */
   private static int writerOf(DataFile file) {
     String name = Path.of(file.location().replace("file:", "")).getFileName().toString();
     return Integer.parseInt(name.substring(0, name.indexOf('-')));
@@ -222,23 +293,40 @@ public final class DistributionBenchmark {
   private static String markdown(BenchSettings settings, List<Row> rows, String[] modes) {
     StringBuilder sb = new StringBuilder();
     sb.append("## Distribution benchmark\n\n").append(settings.describe()).append("\n\n");
-    sb.append("| mode | writers | hot spot | rows | commits | files | files / commit | p50 file | bytes per commit / T "
-        + "| 10°×10° box keeps (mean / max of files) | filtered = full scan | rows per writer | max writer / mean |\n");
+    sb.append(
+        "| mode | writers | hot spot | rows | commits | files | files / commit | p50 file | bytes per commit / T "
+            + "| 10°×10° box keeps (mean / max of files) | filtered = full scan | rows per writer | max writer / mean |\n");
     sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (Row r : rows) {
-      sb.append(String.format("| %s | %d | %s | %,d | %d | %d | %.2f | %s | %.2f | %.1f %% / %.1f %% | %s | %s | %.2f |%n",
-          r.mode(), r.writers(), r.hotspot() > 0 ? String.format("%.0f %%", r.hotspot() * 100) : "-", r.rows(),
-          r.commits(), r.files(), r.filesPerCommit(), Units.formatSize(r.p50Bytes()), r.bytesPerCommitOverT(),
-          r.meanKeptShare() * 100, r.maxKeptShare() * 100, r.boxesExact() ? "yes" : "NO",
-          r.rowsPerWriter().values(), r.maxWriterOverMean()));
+      sb.append(
+          String.format(
+              "| %s | %d | %s | %,d | %d | %d | %.2f | %s | %.2f | %.1f %% / %.1f %% | %s | %s | %.2f |%n",
+              r.mode(),
+              r.writers(),
+              r.hotspot() > 0 ? String.format("%.0f %%", r.hotspot() * 100) : "-",
+              r.rows(),
+              r.commits(),
+              r.files(),
+              r.filesPerCommit(),
+              Units.formatSize(r.p50Bytes()),
+              r.bytesPerCommitOverT(),
+              r.meanKeptShare() * 100,
+              r.maxKeptShare() * 100,
+              r.boxesExact() ? "yes" : "NO",
+              r.rowsPerWriter().values(),
+              r.maxWriterOverMean()));
     }
     Map<String, Double> perCommit = new LinkedHashMap<>();
-    rows.stream().filter(r -> r.hotspot() == 0).forEach(r -> perCommit.put(r.mode() + r.writers(), r.filesPerCommit()));
+    rows.stream()
+        .filter(r -> r.hotspot() == 0)
+        .forEach(r -> perCommit.put(r.mode() + r.writers(), r.filesPerCommit()));
     for (String mode : modes) {
       Double one = perCommit.get(mode + 1);
       Double four = perCommit.get(mode + 4);
       if (one != null && four != null && one > 0) {
-        sb.append(String.format("%n%s: files per commit at 4 writers / at 1 writer = %.2f", mode, four / one));
+        sb.append(
+            String.format(
+                "%n%s: files per commit at 4 writers / at 1 writer = %.2f", mode, four / one));
       }
     }
     sb.append("\n");

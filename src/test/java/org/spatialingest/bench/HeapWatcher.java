@@ -13,8 +13,9 @@ import javax.management.NotificationEmitter;
 import javax.management.openmbean.CompositeData;
 
 /**
- * Peak heap of this JVM, two ways: used heap sampled every 20 ms (includes garbage not yet collected, so it depends on
- * GC timing), and the largest heap left after any collection (closer to what the run really keeps alive).
+ * Peak heap of this JVM, two ways: used heap sampled every 20 ms (includes garbage not yet
+ * collected, so it depends on GC timing), and the largest heap left after any collection (closer to
+ * what the run really keeps alive).
  */
 final class HeapWatcher implements AutoCloseable {
   private final MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -29,30 +30,40 @@ final class HeapWatcher implements AutoCloseable {
         .filter(p -> p.getType() == MemoryType.HEAP)
         .forEach(p -> heapPools.add(p.getName()));
     for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-      ((NotificationEmitter) gc).addNotificationListener((notification, handback) -> {
-        if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
-          var info = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
-          long after = 0;
-          for (var e : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
-            if (heapPools.contains(e.getKey())) {
-              after += e.getValue().getUsed();
-            }
-          }
-          peakAfterGc.accumulateAndGet(after, Math::max);
-        }
-      }, null, null);
+      ((NotificationEmitter) gc)
+          .addNotificationListener(
+              (notification, handback) -> {
+                if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+                    notification.getType())) {
+                  var info =
+                      GarbageCollectionNotificationInfo.from(
+                          (CompositeData) notification.getUserData());
+                  long after = 0;
+                  for (var e : info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
+                    if (heapPools.contains(e.getKey())) {
+                      after += e.getValue().getUsed();
+                    }
+                  }
+                  peakAfterGc.accumulateAndGet(after, Math::max);
+                }
+              },
+              null,
+              null);
     }
-    sampler = new Thread(() -> {
-      while (running) {
-        MemoryUsage heap = memory.getHeapMemoryUsage();
-        peakSampled.accumulateAndGet(heap.getUsed(), Math::max);
-        try {
-          Thread.sleep(20);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }, "heap-watcher");
+    sampler =
+        new Thread(
+            () -> {
+              while (running) {
+                MemoryUsage heap = memory.getHeapMemoryUsage();
+                peakSampled.accumulateAndGet(heap.getUsed(), Math::max);
+                try {
+                  Thread.sleep(20);
+                } catch (InterruptedException e) {
+                  return;
+                }
+              }
+            },
+            "heap-watcher");
     sampler.setDaemon(true);
     sampler.start();
   }

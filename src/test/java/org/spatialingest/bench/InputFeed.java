@@ -10,9 +10,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
- * The benchmark input. The live sequence is generated once (fixed seed and event times) and kept in memory, so both
- * sinks receive byte-identical records at the same offered rate; the backlog is produced once as fast as possible and
- * read by both throughput runs.
+ * The benchmark input. The live sequence is generated once (fixed seed and event times) and kept in
+ * memory, so both sinks receive byte-identical records at the same offered rate; the backlog is
+ * produced once as fast as possible and read by both throughput runs.
  */
 final class InputFeed {
   /** What one paced replay achieved. */
@@ -66,7 +66,8 @@ final class InputFeed {
         long due = Math.min(values.size(), (long) (elapsedSec * settings.rate()));
         if (due > sent) {
           // how far behind schedule the oldest unsent record is
-          maxBehind = Math.max(maxBehind, (long) (elapsedSec * 1000 - sent * 1000.0 / settings.rate()));
+          maxBehind =
+              Math.max(maxBehind, (long) (elapsedSec * 1000 - sent * 1000.0 / settings.rate()));
         }
         while (sent < due) {
           producer.send(new ProducerRecord<>(topic, keys.get(sent), values.get(sent)));
@@ -79,7 +80,10 @@ final class InputFeed {
     return new Produced(sent, bytes, (System.nanoTime() - start) / 1_000_000, maxBehind);
   }
 
-  /** Produces {@code settings.backlog()} records (their own seed) to {@code topic} as fast as possible. */
+  /**
+   * Produces {@code settings.backlog()} records (their own seed) to {@code topic} as fast as
+   * possible.
+   */
   Produced produceBacklog(String topic) {
     TelemetryGenerator gen = generator(settings.seed() + 1);
     long start = System.nanoTime();
@@ -97,7 +101,11 @@ final class InputFeed {
   }
 
   private TelemetryGenerator generator(long seed) {
-    return new TelemetryGenerator(seed, settings.vehicles(), settings.polygonEvery(), settings.polygonVertices(),
+    return new TelemetryGenerator(
+        seed,
+        settings.vehicles(),
+        settings.polygonEvery(),
+        settings.polygonVertices(),
         settings.generatorArea());
   }
 

@@ -8,15 +8,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches the child's one job through {@link JobRest} every {@link #PERIOD_MS} ms while it runs:
+ *
  * <ul>
- *   <li>a restart ({@code numRestarts} > 0) makes {@link #failure()} non-null, with the first failure's cause: a
- *       measured phase must not contain a restart (its figures would mix two runs), so the caller fails the run;
- *   <li>each time {@code lastCompletedCheckpointId} moves, it records the sink's cumulative staged bytes (the writer
- *       counter {@value #STAGED_METRIC}, summed over subtasks) under that checkpoint id: bytes the sink writes to its
- *       staging area at a barrier belong to the last checkpoint completed when they are first seen. Absent metric
- *       (IcebergSink, or our sink before it has the counter): nothing recorded, {@link #stagedMetricSeen()} false.
+ *   <li>a restart ({@code numRestarts} > 0) makes {@link #failure()} non-null, with the first
+ *       failure's cause: a measured phase must not contain a restart (its figures would mix two
+ *       runs), so the caller fails the run;
+ *   <li>each time {@code lastCompletedCheckpointId} moves, it records the sink's cumulative staged
+ *       bytes (the writer counter {@value #STAGED_METRIC}, summed over subtasks) under that
+ *       checkpoint id: bytes the sink writes to its staging area at a barrier belong to the last
+ *       checkpoint completed when they are first seen. Absent metric (IcebergSink, or our sink
+ *       before it has the counter): nothing recorded, {@link #stagedMetricSeen()} false.
  * </ul>
- * REST metrics lag by up to {@code metrics.fetcher.update-interval} (set to 200 ms in the child). A daemon thread.
+ *
+ * REST metrics lag by up to {@code metrics.fetcher.update-interval} (set to 200 ms in the child). A
+ * daemon thread.
  */
 final class JobMonitor implements AutoCloseable {
   static final String STAGED_METRIC = "spatialSink.stagedBytes";
@@ -58,8 +63,8 @@ final class JobMonitor implements AutoCloseable {
   }
 
   /**
-   * Stops watching, then takes one last look at the job's exception history (served for finished jobs too, unlike
-   * its metrics), so a failure just before the end still invalidates the phase.
+   * Stops watching, then takes one last look at the job's exception history (served for finished
+   * jobs too, unlike its metrics), so a failure just before the end still invalidates the phase.
    */
   @Override
   public void close() throws Exception {
@@ -67,8 +72,11 @@ final class JobMonitor implements AutoCloseable {
     thread.interrupt();
     thread.join(30_000);
     if (failure == null && rest.failureCount() > 0) {
-      failure = "the job failed " + rest.failureCount() + " time(s) inside the measured phase; first failure: "
-          + rest.firstFailure();
+      failure =
+          "the job failed "
+              + rest.failureCount()
+              + " time(s) inside the measured phase; first failure: "
+              + rest.firstFailure();
       LOG.error("BENCH PHASE INVALID: {}", failure);
     }
   }
@@ -89,8 +97,11 @@ final class JobMonitor implements AutoCloseable {
       OptionalLong n = rest.jobMetric("numRestarts");
       if (n.isPresent() && n.getAsLong() > 0 && failure == null) {
         restarts = n.getAsLong();
-        failure = "the job restarted " + restarts + " time(s) inside the measured phase; first failure: "
-            + rest.firstFailure();
+        failure =
+            "the job restarted "
+                + restarts
+                + " time(s) inside the measured phase; first failure: "
+                + rest.firstFailure();
         LOG.error("BENCH PHASE INVALID: {}", failure);
       }
       OptionalLong checkpoint = rest.jobMetric("lastCompletedCheckpointId");
@@ -105,7 +116,8 @@ final class JobMonitor implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (Exception e) {
-      LOG.warn("job monitor: {}", e.toString()); // the job may be ending; the next sample tries again
+      LOG.warn(
+          "job monitor: {}", e.toString()); // the job may be ending; the next sample tries again
     }
   }
 }

@@ -16,9 +16,9 @@ import java.util.OptionalLong;
 import org.apache.flink.api.common.JobID;
 
 /**
- * Reads one job's figures from the child's own MiniCluster REST API (loopback, a random port): job metrics, the
- * checkpoint history and configuration, the exception history, and a sum of one operator metric over every subtask.
- * Every call is bounded by a 10 s time-out.
+ * Reads one job's figures from the child's own MiniCluster REST API (loopback, a random port): job
+ * metrics, the checkpoint history and configuration, the exception history, and a sum of one
+ * operator metric over every subtask. Every call is bounded by a 10 s time-out.
  */
 final class JobRest {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
@@ -43,14 +43,15 @@ final class JobRest {
   }
 
   /**
-   * The sum over all subtasks of every vertex of the operator metrics whose name ends with {@code suffix} (e.g.
-   * {@code .spatialSink.stagedBytes}); empty when no vertex has such a metric.
+   * The sum over all subtasks of every vertex of the operator metrics whose name ends with {@code
+   * suffix} (e.g. {@code .spatialSink.stagedBytes}); empty when no vertex has such a metric.
    */
   OptionalLong operatorMetricSum(String suffix) throws IOException, InterruptedException {
     long sum = 0;
     boolean found = false;
     for (JsonNode vertex : get("/jobs/" + job).path("vertices")) {
-      String path = "/jobs/" + job + "/vertices/" + vertex.path("id").asText() + "/subtasks/metrics";
+      String path =
+          "/jobs/" + job + "/vertices/" + vertex.path("id").asText() + "/subtasks/metrics";
       List<String> ids = new ArrayList<>();
       for (JsonNode m : get(path)) {
         if (m.path("id").asText().endsWith(suffix)) {
@@ -58,7 +59,8 @@ final class JobRest {
         }
       }
       if (!ids.isEmpty()) {
-        List<String> encoded = ids.stream().map(id -> URLEncoder.encode(id, StandardCharsets.UTF_8)).toList();
+        List<String> encoded =
+            ids.stream().map(id -> URLEncoder.encode(id, StandardCharsets.UTF_8)).toList();
         for (JsonNode m : get(path + "?agg=sum&get=" + String.join(",", encoded))) {
           sum += (long) m.path("sum").asDouble();
           found = true;
@@ -68,7 +70,10 @@ final class JobRest {
     return found ? OptionalLong.of(sum) : OptionalLong.empty();
   }
 
-  /** {@code /jobs/<id>/checkpoints}: counts, summary and the history (as long as web.checkpoints.history allows). */
+  /**
+   * {@code /jobs/<id>/checkpoints}: counts, summary and the history (as long as
+   * web.checkpoints.history allows).
+   */
   JsonNode checkpoints() throws IOException, InterruptedException {
     return get("/jobs/" + job + "/checkpoints");
   }
@@ -91,9 +96,13 @@ final class JobRest {
     }
     JsonNode first = entries.get(entries.size() - 1); // newest first
     String trace = first.path("stacktrace").asText("");
-    String cause = trace.lines().filter(l -> l.startsWith("Caused by:")).reduce((a, b) -> b) // the root cause
-        .map(l -> l.substring("Caused by:".length()).trim())
-        .orElse(trace.lines().findFirst().orElse(first.path("exceptionName").asText("?")));
+    String cause =
+        trace
+            .lines()
+            .filter(l -> l.startsWith("Caused by:"))
+            .reduce((a, b) -> b) // the root cause
+            .map(l -> l.substring("Caused by:".length()).trim())
+            .orElse(trace.lines().findFirst().orElse(first.path("exceptionName").asText("?")));
     return cause + " (in " + first.path("taskName").asText("the job") + ")";
   }
 
@@ -105,7 +114,8 @@ final class JobRest {
     HttpRequest request = HttpRequest.newBuilder(base.resolve(path)).timeout(TIMEOUT).GET().build();
     HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() != 200) {
-      throw new IOException("GET " + path + " -> HTTP " + response.statusCode() + ": " + response.body());
+      throw new IOException(
+          "GET " + path + " -> HTTP " + response.statusCode() + ": " + response.body());
     }
     return json.readTree(response.body());
   }

@@ -2,7 +2,9 @@ package org.spatialingest.bench;
 
 import java.util.List;
 
-/** Nearest-rank percentiles of sorted values, the one definition every figure of the report uses. */
+/**
+ * Nearest-rank percentiles of sorted values, the one definition every figure of the report uses.
+ */
 final class Percentiles {
   private Percentiles() {}
 

@@ -9,9 +9,10 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.core.execution.JobClient;
 
 /**
- * Every wait of a measured phase in the child: bounded by a time-out, and cut short as soon as the {@link JobMonitor}
- * reports a restart. Either way the job is cancelled (if still running) and a {@link PhaseFailure} names the phase,
- * what was awaited and why it failed; nothing waits without a bound.
+ * Every wait of a measured phase in the child: bounded by a time-out, and cut short as soon as the
+ * {@link JobMonitor} reports a restart. Either way the job is cancelled (if still running) and a
+ * {@link PhaseFailure} names the phase, what was awaited and why it failed; nothing waits without a
+ * bound.
  */
 final class PhaseGuard {
   private static final long SLICE_MS = 200;

@@ -3,15 +3,18 @@ package org.spatialingest.bench;
 import java.util.Map;
 
 /**
- * What one child JVM measured for one sink in one phase; written as JSON by {@link BenchChild}, read by
- * {@link SinkBenchmark}.
+ * What one child JVM measured for one sink in one phase; written as JSON by {@link BenchChild},
+ * read by {@link SinkBenchmark}.
  *
  * @param variant {@code A} (our bounded sink) or {@code B} (Iceberg's IcebergSink)
- * @param phase {@code live} (paced input, stopped by draining) or {@code throughput} (bounded read of a backlog)
+ * @param phase {@code live} (paced input, stopped by draining) or {@code throughput} (bounded read
+ *     of a backlog)
  * @param jobRuntimeMs the job's own runtime (JobExecutionResult net runtime)
- * @param clientWallMs from submitting the job to its end, seen by the client (the child's MiniCluster runs already)
+ * @param clientWallMs from submitting the job to its end, seen by the client (the child's
+ *     MiniCluster runs already)
  * @param drainMs live phase: from the stop request to the end of the drained job
- * @param checkpointStorage the checkpoint storage the job used (REST {@code checkpoints/config}); always a file system
+ * @param checkpointStorage the checkpoint storage the job used (REST {@code checkpoints/config});
+ *     always a file system
  * @param checkpoints the run's checkpoint costs, see {@link CheckpointSummary}
  */
 record RunResult(

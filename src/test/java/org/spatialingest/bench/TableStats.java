@@ -14,14 +14,26 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
-import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TelemetryTable;
 
-/** Reads the same figures from either sink's table: snapshots, current data files and their sizes, freshness. */
+/**
+ * Reads the same figures from either sink's table: snapshots, current data files and their sizes,
+ * freshness.
+ */
 final class TableStats {
   /** What a table holds after a run. */
-  record Stats(long rows, int snapshots, int dataFiles, long fileBytes, long p10, long p50, long p90, long max,
-      long maxRowAgeAtCommitMs, Map<String, Long> closeReasons) {}
+  record Stats(
+      long rows,
+      int snapshots,
+      int dataFiles,
+      long fileBytes,
+      long p10,
+      long p50,
+      long p90,
+      long max,
+      long maxRowAgeAtCommitMs,
+      Map<String, Long> closeReasons) {}
 
   private TableStats() {}
 
@@ -33,7 +45,8 @@ final class TableStats {
     Map<String, Long> reasons = new TreeMap<>();
     for (Snapshot s : table.snapshots()) {
       snapshots++;
-      // the oldest row of a snapshot is the smallest ingest_time lower bound among the files it added
+      // the oldest row of a snapshot is the smallest ingest_time lower bound among the files it
+      // added
       for (DataFile f : s.addedDataFiles(table.io())) {
         ByteBuffer lower = f.lowerBounds() == null ? null : f.lowerBounds().get(ingestField);
         if (lower != null) {
@@ -41,11 +54,16 @@ final class TableStats {
           maxAge = Math.max(maxAge, s.timestampMillis() - micros / 1000);
         }
       }
-      s.summary().forEach((k, v) -> {
-        if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
-          reasons.merge(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()), Long.parseLong(v), Long::sum);
-        }
-      });
+      s.summary()
+          .forEach(
+              (k, v) -> {
+                if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
+                  reasons.merge(
+                      k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()),
+                      Long.parseLong(v),
+                      Long::sum);
+                }
+              });
     }
     List<Long> sizes = new ArrayList<>();
     long rows = 0;
@@ -62,7 +80,16 @@ final class TableStats {
       }
     }
     sizes.sort(null);
-    return new Stats(rows, snapshots, sizes.size(), bytes, Percentiles.of(sizes, 10), Percentiles.of(sizes, 50),
-        Percentiles.of(sizes, 90), sizes.isEmpty() ? 0 : sizes.get(sizes.size() - 1), maxAge, reasons);
+    return new Stats(
+        rows,
+        snapshots,
+        sizes.size(),
+        bytes,
+        Percentiles.of(sizes, 10),
+        Percentiles.of(sizes, 50),
+        Percentiles.of(sizes, 90),
+        sizes.isEmpty() ? 0 : sizes.get(sizes.size() - 1),
+        maxAge,
+        reasons);
   }
 }

@@ -16,30 +16,59 @@ import org.spatialingest.TestKit;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * The independent check at the end of a chaos run, from the tables' files and metadata only (not from the job's
- * metrics or logs): every acknowledged record exactly once, as a row or as a reject; the other writer's rows intact;
- * no file in the tables' locations that no snapshot references; every snapshot of the sink saying what it added; and
- * the oldest row of each commit no older than L + C plus the recovery time of the faults it lived through.
+ * The independent check at the end of a chaos run, from the tables' files and metadata only (not
+ * from the job's metrics or logs): every acknowledged record exactly once, as a row or as a reject;
+ * the other writer's rows intact; no file in the tables' locations that no snapshot references;
+ * every snapshot of the sink saying what it added; and the oldest row of each commit no older than
+ * L + C plus the recovery time of the faults it lived through.
  */
 final class ChaosCheck {
   private ChaosCheck() {}
 
-  /** A time the job could not commit: a fault until its recovery, or the first start until the first commit. */
+  /**
+   * A time the job could not commit: a fault until its recovery, or the first start until the first
+   * commit.
+   */
   record Outage(String what, long startMillis, long endMillis) {}
 
-  record Result(long produced, long expectedRows, long rows, long lost, long duplicated, long expectedRejects,
-      long rejects, long rejectsLost, long rejectsDuplicated, long externalRows, List<String> orphans,
-      List<String> incoherentSnapshots, long sinkSnapshots, long maxRowAgeMillis, long freshnessViolations,
+  record Result(
+      long produced,
+      long expectedRows,
+      long rows,
+      long lost,
+      long duplicated,
+      long expectedRejects,
+      long rejects,
+      long rejectsLost,
+      long rejectsDuplicated,
+      long externalRows,
+      List<String> orphans,
+      List<String> incoherentSnapshots,
+      long sinkSnapshots,
+      long maxRowAgeMillis,
+      long freshnessViolations,
       List<String> freshnessExamples) {
     boolean ok() {
-      return lost == 0 && duplicated == 0 && rejectsLost == 0 && rejectsDuplicated == 0 && orphans.isEmpty()
-          && incoherentSnapshots.isEmpty() && freshnessViolations == 0;
+      return lost == 0
+          && duplicated == 0
+          && rejectsLost == 0
+          && rejectsDuplicated == 0
+          && orphans.isEmpty()
+          && incoherentSnapshots.isEmpty()
+          && freshnessViolations == 0;
     }
   }
 
-  static Result run(Table table, Table rejects, BitSet acknowledged, BitSet malformedNumbers, Set<String> malformed,
+  static Result run(
+      Table table,
+      Table rejects,
+      BitSet acknowledged,
+      BitSet malformedNumbers,
+      Set<String> malformed,
       List<String> externalIds,
-      List<Outage> outages, long latencyPlusInterval) throws Exception {
+      List<Outage> outages,
+      long latencyPlusInterval)
+      throws Exception {
     table.refresh();
     rejects.refresh();
     BitSet accepted = (BitSet) acknowledged.clone();
@@ -83,7 +112,8 @@ final class ChaosCheck {
     try (CloseableIterable<Record> it = IcebergGenerics.read(rejects).select("raw").build()) {
       for (Record r : it) {
         rejectRows++;
-        rejected.merge(new String(TestKit.bytes(r.getField("raw")), StandardCharsets.UTF_8), 1, Integer::sum);
+        rejected.merge(
+            new String(TestKit.bytes(r.getField("raw")), StandardCharsets.UTF_8), 1, Integer::sum);
       }
     }
     long rejectsLost = 0;
@@ -114,8 +144,18 @@ final class ChaosCheck {
         String filesSaid = summary.get(SnapshotSummaryKeys.FILES);
         if (!rowsSaid.equals(summary.getOrDefault("added-records", "0"))
             || !filesSaid.equals(summary.getOrDefault("added-data-files", "0"))) {
-          incoherent.add(t.name() + "@" + s.snapshotId() + ": says " + rowsSaid + " rows/" + filesSaid
-              + " files, Iceberg counted " + summary.get("added-records") + "/" + summary.get("added-data-files"));
+          incoherent.add(
+              t.name()
+                  + "@"
+                  + s.snapshotId()
+                  + ": says "
+                  + rowsSaid
+                  + " rows/"
+                  + filesSaid
+                  + " files, Iceberg counted "
+                  + summary.get("added-records")
+                  + "/"
+                  + summary.get("added-data-files"));
         }
         String minIngest = summary.get(SnapshotSummaryKeys.MIN_INGEST_MS);
         if (minIngest == null) {
@@ -133,8 +173,17 @@ final class ChaosCheck {
         if (age > latencyPlusInterval + allowance) {
           violations++;
           if (examples.size() < 5) {
-            examples.add(t.name() + "@" + s.snapshotId() + ": oldest row " + age + " ms old at commit > L + C "
-                + latencyPlusInterval + " ms + recovery " + allowance + " ms");
+            examples.add(
+                t.name()
+                    + "@"
+                    + s.snapshotId()
+                    + ": oldest row "
+                    + age
+                    + " ms old at commit > L + C "
+                    + latencyPlusInterval
+                    + " ms + recovery "
+                    + allowance
+                    + " ms");
           }
         }
       }
@@ -142,10 +191,26 @@ final class ChaosCheck {
     Snapshot current = table.currentSnapshot();
     String total = current.summary().get("total-records");
     if (total != null && Long.parseLong(total) != rows) {
-      incoherent.add(table.name() + " current snapshot says total-records " + total + ", a scan read " + rows);
+      incoherent.add(
+          table.name() + " current snapshot says total-records " + total + ", a scan read " + rows);
     }
-    return new Result(produced, expectedRows, rows, lost, duplicated, malformed.size(), rejectRows, rejectsLost,
-        rejectsDuplicated, externalIds.size(), orphans, incoherent, sinkSnapshots, maxAge, violations, examples);
+    return new Result(
+        produced,
+        expectedRows,
+        rows,
+        lost,
+        duplicated,
+        malformed.size(),
+        rejectRows,
+        rejectsLost,
+        rejectsDuplicated,
+        externalIds.size(),
+        orphans,
+        incoherent,
+        sinkSnapshots,
+        maxAge,
+        violations,
+        examples);
   }
 
   /** n for an id {@code rec-<n>} of the generator within range, else -1. */

@@ -9,12 +9,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The chaos run (see src/site/markdown/chaos.md). In {@code mvn verify}: the short variant (100,000 records, one fault
- * of each part); {@code mvn -Pchaos verify}: at least 1,000,000 records and every fault kind twice. Writes
- * {@code target/chaos/results.md} and {@code .json} and fails unless nothing was lost, duplicated or left behind.
+ * The chaos run (see src/site/markdown/chaos.md). In {@code mvn verify}: the short variant (100,000
+ * records, one fault of each part); {@code mvn -Pchaos verify}: at least 1,000,000 records and
+ * every fault kind twice. Writes {@code target/chaos/results.md} and {@code .json} and fails unless
+ * nothing was lost, duplicated or left behind.
  */
 class ChaosIT {
-  static final Path BUILD = Path.of(System.getProperty("spatialingest.build.dir", "target")).toAbsolutePath();
+  static final Path BUILD =
+      Path.of(System.getProperty("spatialingest.build.dir", "target")).toAbsolutePath();
 
   @Test
   void nothingLostNothingDuplicatedThroughFaultsOfEveryKind(@TempDir Path work) throws Exception {
@@ -25,17 +27,25 @@ class ChaosIT {
 
     ChaosCheck.Result check = report.check();
     assertThat(report.faults()).as("faults injected").hasSize(settings.faults().size());
-    assertThat(report.faults()).as("faults the job never reached").noneMatch(f -> f.note().startsWith("NOT REACHED"));
+    assertThat(report.faults())
+        .as("faults the job never reached")
+        .noneMatch(f -> f.note().startsWith("NOT REACHED"));
     Set<FaultKind> kinds = EnumSet.noneOf(FaultKind.class);
     report.faults().forEach(f -> kinds.add(f.kind()));
-    assertThat(kinds).as("kinds injected").containsExactlyInAnyOrderElementsOf(EnumSet.copyOf(settings.faults()));
+    assertThat(kinds)
+        .as("kinds injected")
+        .containsExactlyInAnyOrderElementsOf(EnumSet.copyOf(settings.faults()));
     assertThat(check.produced()).as("records produced").isGreaterThanOrEqualTo(settings.rows());
     assertThat(check.lost()).as("rows lost").isZero();
     assertThat(check.duplicated()).as("rows duplicated").isZero();
-    assertThat(check.rows()).as("rows in the table").isEqualTo(check.expectedRows() + check.externalRows());
+    assertThat(check.rows())
+        .as("rows in the table")
+        .isEqualTo(check.expectedRows() + check.externalRows());
     assertThat(check.expectedRejects()).as("malformed records produced").isPositive();
     assertThat(check.rejects()).as("rejects = malformed").isEqualTo(check.expectedRejects());
-    assertThat(check.rejectsLost() + check.rejectsDuplicated()).as("rejects lost or duplicated").isZero();
+    assertThat(check.rejectsLost() + check.rejectsDuplicated())
+        .as("rejects lost or duplicated")
+        .isZero();
     assertThat(check.orphans()).as("orphan files").isEmpty();
     assertThat(check.incoherentSnapshots()).as("incoherent snapshot summaries").isEmpty();
     assertThat(check.freshnessExamples()).as("commits older than L + C + recovery").isEmpty();

@@ -15,10 +15,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
- * Produces the run's input while faults happen: generated points and polygon refreshes ({@link TelemetryGenerator}),
- * one record in {@code malformedEvery} cut in half (a {@code malformed_json} reject), at a steady rate: at least
- * {@code minimum} records, and on until {@link #finish()} (the sink faults need input flowing). Remembers which
- * records were acknowledged: the accepted ones by number (ids {@code rec-<n>}), the malformed ones by value.
+ * Produces the run's input while faults happen: generated points and polygon refreshes ({@link
+ * TelemetryGenerator}), one record in {@code malformedEvery} cut in half (a {@code malformed_json}
+ * reject), at a steady rate: at least {@code minimum} records, and on until {@link #finish()} (the
+ * sink faults need input flowing). Remembers which records were acknowledged: the accepted ones by
+ * number (ids {@code rec-<n>}), the malformed ones by value.
  */
 final class ChaosProducer implements AutoCloseable {
   private final String bootstrap;
@@ -27,8 +28,13 @@ final class ChaosProducer implements AutoCloseable {
   private final int malformedEvery;
   private final double perSecond;
   private final TelemetryGenerator generator;
-  /** record numbers the broker acknowledged (set by the producer's I/O thread only; read after it ended) */
+
+  /**
+   * record numbers the broker acknowledged (set by the producer's I/O thread only; read after it
+   * ended)
+   */
   private final BitSet acknowledged = new BitSet();
+
   private final BitSet malformedNumbers = new BitSet();
   private final Set<String> malformed = java.util.Collections.synchronizedSet(new HashSet<>());
   private final AtomicLong acks = new AtomicLong();
@@ -37,7 +43,13 @@ final class ChaosProducer implements AutoCloseable {
   private volatile boolean stop;
   private volatile boolean finish;
 
-  ChaosProducer(String bootstrap, String topic, int minimum, int malformedEvery, double perSecond, long seed) {
+  ChaosProducer(
+      String bootstrap,
+      String topic,
+      int minimum,
+      int malformedEvery,
+      double perSecond,
+      long seed) {
     this.bootstrap = bootstrap;
     this.topic = topic;
     this.minimum = minimum;
@@ -79,18 +91,20 @@ final class ChaosProducer implements AutoCloseable {
         }
         int number = n;
         byte[] sent = value;
-        producer.send(new ProducerRecord<>(topic, r.id().getBytes(StandardCharsets.UTF_8), value), (meta, e) -> {
-          if (e != null) {
-            failure.compareAndSet(null, e);
-            return;
-          }
-          if (bad) {
-            malformed.add(new String(sent, StandardCharsets.UTF_8));
-            malformedNumbers.set(number);
-          }
-          acknowledged.set(number);
-          acks.incrementAndGet();
-        });
+        producer.send(
+            new ProducerRecord<>(topic, r.id().getBytes(StandardCharsets.UTF_8), value),
+            (meta, e) -> {
+              if (e != null) {
+                failure.compareAndSet(null, e);
+                return;
+              }
+              if (bad) {
+                malformed.add(new String(sent, StandardCharsets.UTF_8));
+                malformedNumbers.set(number);
+              }
+              acknowledged.set(number);
+              acks.incrementAndGet();
+            });
       }
       producer.flush();
     } catch (Exception e) {
@@ -108,7 +122,8 @@ final class ChaosProducer implements AutoCloseable {
     finish();
     thread.join();
     if (failure.get() != null) {
-      throw new AssertionError("the producer lost records (so the check could not tell what to expect)", failure.get());
+      throw new AssertionError(
+          "the producer lost records (so the check could not tell what to expect)", failure.get());
     }
   }
 

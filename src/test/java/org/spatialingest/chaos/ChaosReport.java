@@ -11,8 +11,14 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The run's results as {@code results.md} (a table for people) and {@code results.json} (for tools). */
-record ChaosReport(ChaosSettings settings, List<ChaosRun.FaultRecord> faults, ChaosCheck.Result check,
+/**
+ * The run's results as {@code results.md} (a table for people) and {@code results.json} (for
+ * tools).
+ */
+record ChaosReport(
+    ChaosSettings settings,
+    List<ChaosRun.FaultRecord> faults,
+    ChaosCheck.Result check,
     long wallMillis) {
 
   Map<FaultKind, List<Long>> recoveriesByKind() {
@@ -30,24 +36,50 @@ record ChaosReport(ChaosSettings settings, List<ChaosRun.FaultRecord> faults, Ch
 
   String markdown() {
     StringBuilder md = new StringBuilder();
-    md.append(String.format(Locale.ROOT, "Chaos run: %,d records produced (%,d rows, %,d malformed), %d faults, "
-        + "seed %d, wall time %s%n%n", check.produced(), check.expectedRows(), check.expectedRejects(),
-        faults.size(), settings.seed(), minutes(wallMillis)));
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Chaos run: %,d records produced (%,d rows, %,d malformed), %d faults, "
+                + "seed %d, wall time %s%n%n",
+            check.produced(),
+            check.expectedRows(),
+            check.expectedRejects(),
+            faults.size(),
+            settings.seed(),
+            minutes(wallMillis)));
     md.append("| fault | injected | recovery p50 | recovery max |\n|---|---:|---:|---:|\n");
-    recoveriesByKind().forEach((kind, r) -> md.append(String.format(Locale.ROOT, "| %s | %d | %.1f s | %.1f s |%n",
-        kind.name().toLowerCase(Locale.ROOT), r.size(), p50(r) / 1000.0, r.get(r.size() - 1) / 1000.0)));
+    recoveriesByKind()
+        .forEach(
+            (kind, r) ->
+                md.append(
+                    String.format(
+                        Locale.ROOT,
+                        "| %s | %d | %.1f s | %.1f s |%n",
+                        kind.name().toLowerCase(Locale.ROOT),
+                        r.size(),
+                        p50(r) / 1000.0,
+                        r.get(r.size() - 1) / 1000.0)));
     md.append("\n| result | value |\n|---|---:|\n");
     summary().forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
     if (!check.ok()) {
       md.append("\nFAILED\n");
-      check.orphans().stream().limit(10).forEach(o -> md.append("- orphan ").append(o).append('\n'));
-      check.incoherentSnapshots().stream().limit(10).forEach(o -> md.append("- ").append(o).append('\n'));
+      check.orphans().stream()
+          .limit(10)
+          .forEach(o -> md.append("- orphan ").append(o).append('\n'));
+      check.incoherentSnapshots().stream()
+          .limit(10)
+          .forEach(o -> md.append("- ").append(o).append('\n'));
       check.freshnessExamples().forEach(o -> md.append("- ").append(o).append('\n'));
     }
     md.append("\nFaults in order:\n\n");
     for (ChaosRun.FaultRecord f : faults) {
-      md.append(String.format(Locale.ROOT, "1. %s: recovered in %.1f s %s%n", f.kind().name().toLowerCase(Locale.ROOT),
-          f.recoveryMillis() / 1000.0, f.note().isEmpty() ? "" : "(" + f.note() + ")"));
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "1. %s: recovered in %.1f s %s%n",
+              f.kind().name().toLowerCase(Locale.ROOT),
+              f.recoveryMillis() / 1000.0,
+              f.note().isEmpty() ? "" : "(" + f.note() + ")"));
     }
     return md.toString();
   }
@@ -63,8 +95,12 @@ record ChaosReport(ChaosSettings settings, List<ChaosRun.FaultRecord> faults, Ch
     s.put("rejects in the rejects table", check.rejects());
     s.put("rejects lost / duplicated", check.rejectsLost() + " / " + check.rejectsDuplicated());
     s.put("orphan files", check.orphans().size());
-    s.put("sink snapshots (incoherent)", check.sinkSnapshots() + " (" + check.incoherentSnapshots().size() + ")");
-    s.put("oldest row age at commit, max", String.format(Locale.ROOT, "%.1f s", check.maxRowAgeMillis() / 1000.0));
+    s.put(
+        "sink snapshots (incoherent)",
+        check.sinkSnapshots() + " (" + check.incoherentSnapshots().size() + ")");
+    s.put(
+        "oldest row age at commit, max",
+        String.format(Locale.ROOT, "%.1f s", check.maxRowAgeMillis() / 1000.0));
     s.put("commits older than L + C + recovery", check.freshnessViolations());
     s.put("wall time", minutes(wallMillis));
     return s;
@@ -78,14 +114,38 @@ record ChaosReport(ChaosSettings settings, List<ChaosRun.FaultRecord> faults, Ch
     json.put("seed", settings.seed());
     json.put("wallMillis", wallMillis);
     Map<String, Object> kinds = new LinkedHashMap<>();
-    recoveriesByKind().forEach((kind, r) -> kinds.put(kind.name(), Map.of("count", r.size(),
-        "recoveryP50Millis", p50(r), "recoveryMaxMillis", r.get(r.size() - 1))));
+    recoveriesByKind()
+        .forEach(
+            (kind, r) ->
+                kinds.put(
+                    kind.name(),
+                    Map.of(
+                        "count",
+                        r.size(),
+                        "recoveryP50Millis",
+                        p50(r),
+                        "recoveryMaxMillis",
+                        r.get(r.size() - 1))));
     json.put("faultsByKind", kinds);
-    json.put("faults", faults.stream().map(f -> Map.of("kind", f.kind().name(), "startedMillis", f.startedMillis(),
-        "recoveryMillis", f.recoveryMillis(), "note", f.note())).toList());
+    json.put(
+        "faults",
+        faults.stream()
+            .map(
+                f ->
+                    Map.of(
+                        "kind",
+                        f.kind().name(),
+                        "startedMillis",
+                        f.startedMillis(),
+                        "recoveryMillis",
+                        f.recoveryMillis(),
+                        "note",
+                        f.note()))
+            .toList());
     json.put("check", check);
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(dir.resolve("results.json").toFile(),
-        json);
+    new ObjectMapper()
+        .enable(SerializationFeature.INDENT_OUTPUT)
+        .writeValue(dir.resolve("results.json").toFile(), json);
   }
 
   private static String minutes(long millis) {

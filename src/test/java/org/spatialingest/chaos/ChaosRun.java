@@ -26,12 +26,12 @@ import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * One chaos run on real parts: a KRaft broker, a standalone Flink session cluster (JobManager + 2 TaskManager
- * processes) running the packaged job jar submitted with {@code flink run}, and a JDBC (SQLite) Iceberg catalog that
- * this process shares with the job as a second client. Produces the input while it injects the planned faults one
- * after the other, each after a random pause, and measures each fault's recovery: from the injection to the first
- * commit of the job after the fault is over. Then waits until the tables hold every record and hands over to
- * {@link ChaosCheck}.
+ * One chaos run on real parts: a KRaft broker, a standalone Flink session cluster (JobManager + 2
+ * TaskManager processes) running the packaged job jar submitted with {@code flink run}, and a JDBC
+ * (SQLite) Iceberg catalog that this process shares with the job as a second client. Produces the
+ * input while it injects the planned faults one after the other, each after a random pause, and
+ * measures each fault's recovery: from the injection to the first commit of the job after the fault
+ * is over. Then waits until the tables hold every record and hands over to {@link ChaosCheck}.
  */
 final class ChaosRun {
   static final String TOPIC = "chaos";
@@ -41,8 +41,10 @@ final class ChaosRun {
   static final Duration MAX_LATENCY = Duration.ofSeconds(6);
   static final Duration CATALOG_OUTAGE = Duration.ofSeconds(20);
   static final Duration BROKER_DOWN = Duration.ofSeconds(10);
+
   /** the longest any single fault may take to recover before the run is declared failed */
   static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(5);
+
   private static final String ENTRY = "org.spatialingest.cli.Main";
 
   private final ChaosSettings settings;
@@ -51,8 +53,13 @@ final class ChaosRun {
   private final Random random;
   private final List<FaultRecord> faults = new ArrayList<>();
   private final List<String> externalIds = new ArrayList<>();
-  /** the faults' and the first start's: rows that lived through one may be older at commit by its length */
+
+  /**
+   * the faults' and the first start's: rows that lived through one may be older at commit by its
+   * length
+   */
   private final List<ChaosCheck.Outage> outages = new ArrayList<>();
+
   private EmbeddedKafka kafka;
   private StandaloneFlinkCluster cluster;
   private Map<String, String> jobKeys;
@@ -87,20 +94,28 @@ final class ChaosRun {
     lib.add(jdbcDriver(build.resolve("lib"))); // a JDBC catalog's driver goes in Flink's lib/
     Path faultsDir = Files.createDirectories(work.resolve("sink-faults"));
     catalogUrl = "jdbc:sqlite:" + work.resolve("catalog.db");
-    Map<String, String> clusterConf = Map.of(
-        "execution.checkpointing.dir", work.resolve("checkpoints").toUri().toString(),
-        "execution.checkpointing.savepoint-dir", work.resolve("savepoints").toUri().toString(),
-        "restart-strategy.type", "fixed-delay",
-        "restart-strategy.fixed-delay.attempts", "1000000",
-        "restart-strategy.fixed-delay.delay", "1 s",
-        // a kill -9 is noticed by heartbeat: keep it short so recovery measures the job, not the default 50 s
-        "heartbeat.interval", "1000",
-        "heartbeat.timeout", "8000",
-        "taskmanager.memory.process.size", "1152m",
-        "metrics.fetcher.update-interval", "1000");
+    Map<String, String> clusterConf =
+        Map.of(
+            "execution.checkpointing.dir", work.resolve("checkpoints").toUri().toString(),
+            "execution.checkpointing.savepoint-dir", work.resolve("savepoints").toUri().toString(),
+            "restart-strategy.type", "fixed-delay",
+            "restart-strategy.fixed-delay.attempts", "1000000",
+            "restart-strategy.fixed-delay.delay", "1 s",
+            // a kill -9 is noticed by heartbeat: keep it short so recovery measures the job, not
+            // the default 50 s
+            "heartbeat.interval", "1000",
+            "heartbeat.timeout", "8000",
+            "taskmanager.memory.process.size", "1152m",
+            "metrics.fetcher.update-interval", "1000");
     try (EmbeddedKafka broker = EmbeddedKafka.start(work.resolve("kafka"));
-        StandaloneFlinkCluster flink = StandaloneFlinkCluster.start(work.resolve("flink"), lib, 2, 2, clusterConf,
-            List.of("-D" + SinkFaults.TRIGGER_DIR_PROPERTY + "=" + faultsDir))) {
+        StandaloneFlinkCluster flink =
+            StandaloneFlinkCluster.start(
+                work.resolve("flink"),
+                lib,
+                2,
+                2,
+                clusterConf,
+                List.of("-D" + SinkFaults.TRIGGER_DIR_PROPERTY + "=" + faultsDir))) {
       kafka = broker;
       cluster = flink;
       kafka.createTopic(TOPIC, PARTITIONS);
@@ -108,8 +123,14 @@ final class ChaosRun {
       submit(jar, null, parallelism);
       awaitRunning(Duration.ofMinutes(3));
 
-      ChaosProducer producer = new ChaosProducer(kafka.bootstrapServers(), TOPIC, settings.rows(),
-          settings.malformedEvery(), settings.ratePerSecond(), settings.seed());
+      ChaosProducer producer =
+          new ChaosProducer(
+              kafka.bootstrapServers(),
+              TOPIC,
+              settings.rows(),
+              settings.malformedEvery(),
+              settings.ratePerSecond(),
+              settings.seed());
       producer.start();
       try {
         long firstRecord = System.currentTimeMillis();
@@ -118,14 +139,23 @@ final class ChaosRun {
         rejects = catalog.loadTable(Catalogs.rejectsTableIdentifier(JobConfig.fromMap(jobKeys)));
         outages.add(new ChaosCheck.Outage("job start", firstRecord, awaitCommitAfter(firstRecord)));
         for (FaultKind kind : settings.faults()) {
-          long gap = settings.minGap().toMillis()
-              + (long) (random.nextDouble() * (settings.maxGap().toMillis() - settings.minGap().toMillis()));
+          long gap =
+              settings.minGap().toMillis()
+                  + (long)
+                      (random.nextDouble()
+                          * (settings.maxGap().toMillis() - settings.minGap().toMillis()));
           Thread.sleep(gap);
           FaultRecord record = inject(kind, jar, faultsDir);
           faults.add(record);
-          outages.add(new ChaosCheck.Outage(kind.name(), record.startedMillis(), record.recoveredMillis()));
-          System.out.printf("chaos: %-24s recovered in %6d ms (%d of %d acknowledged) %s%n", kind,
-              record.recoveryMillis(), producer.acknowledgedCount(), settings.rows(), record.note());
+          outages.add(
+              new ChaosCheck.Outage(kind.name(), record.startedMillis(), record.recoveredMillis()));
+          System.out.printf(
+              "chaos: %-24s recovered in %6d ms (%d of %d acknowledged) %s%n",
+              kind,
+              record.recoveryMillis(),
+              producer.acknowledgedCount(),
+              settings.rows(),
+              record.note());
         }
         producer.finish();
         producer.awaitDone();
@@ -135,9 +165,16 @@ final class ChaosRun {
       awaitCaughtUp(Duration.ofMinutes(10));
       // a late duplicate (a batch committed twice) would land within a few more commit rounds
       Thread.sleep(2 * (MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis()));
-      ChaosCheck.Result check = ChaosCheck.run(table, rejects, producer.acknowledged(), producer.malformedNumbers(),
-          producer.malformed(),
-          externalIds, outages, MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis());
+      ChaosCheck.Result check =
+          ChaosCheck.run(
+              table,
+              rejects,
+              producer.acknowledged(),
+              producer.malformedNumbers(),
+              producer.malformed(),
+              externalIds,
+              outages,
+              MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis());
       cancelJob();
       return new ChaosReport(settings, faults, check, System.currentTimeMillis() - wallStart);
     }
@@ -150,10 +187,12 @@ final class ChaosRun {
     String note = "";
     switch (kind) {
       case TASKMANAGER_KILL -> {
-        // a TaskManager the job runs on: killing an idle one (a job of parallelism 2 may fit on one) tests nothing
+        // a TaskManager the job runs on: killing an idle one (a job of parallelism 2 may fit on
+        // one) tests nothing
         List<String> hosting = new ArrayList<>();
         for (var vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
-          String path = "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/taskmanagers";
+          String path =
+              "/jobs/" + jobId + "/vertices/" + vertex.path("id").asText() + "/taskmanagers";
           for (var tm : cluster.get(path).path("taskmanagers")) {
             hosting.add(tm.path("taskmanager-id").asText());
           }
@@ -165,14 +204,23 @@ final class ChaosRun {
           }
         }
         if (live.isEmpty()) {
-          throw new IllegalStateException("no live TaskManager process runs job " + jobId + " (it runs on " + hosting
-              + ")");
+          throw new IllegalStateException(
+              "no live TaskManager process runs job " + jobId + " (it runs on " + hosting + ")");
         }
         ChildJvm victim = live.get(random.nextInt(live.size()));
         cluster.killTaskManager(victim);
-        note = "killed " + victim.name() + " (pid " + victim.pid() + "), started " + cluster.startTaskManager();
+        note =
+            "killed "
+                + victim.name()
+                + " (pid "
+                + victim.pid()
+                + "), started "
+                + cluster.startTaskManager();
       }
-      case SINK_AFTER_MEMORY_FLUSH, SINK_AFTER_FILE_WRITTEN, SINK_AFTER_STAGING, SINK_BEFORE_COMMIT,
+      case SINK_AFTER_MEMORY_FLUSH,
+          SINK_AFTER_FILE_WRITTEN,
+          SINK_AFTER_STAGING,
+          SINK_BEFORE_COMMIT,
           SINK_AFTER_COMMIT -> {
         Path trigger = faultsDir.resolve(kind.sinkPoint.name());
         Files.writeString(trigger, "armed by the chaos run");
@@ -183,8 +231,12 @@ final class ChaosRun {
         Path trigger = faultsDir.resolve(kind.sinkPoint.name());
         Files.writeString(trigger, "armed by the chaos run");
         try {
-          String savepoint = cluster.stopWithSavepoint(jobId, work.resolve("savepoints").toUri().toString(), true,
-              Duration.ofMinutes(3));
+          String savepoint =
+              cluster.stopWithSavepoint(
+                  jobId,
+                  work.resolve("savepoints").toUri().toString(),
+                  true,
+                  Duration.ofMinutes(3));
           // the fault did not fire: the job drained and finished; continue from its savepoint
           Files.deleteIfExists(trigger);
           note = "NOT REACHED: the drain completed (" + savepoint + ")";
@@ -206,13 +258,15 @@ final class ChaosRun {
         note = ids.size() + " rows in 5 commits";
       }
       case COMPACTION -> {
-        int rewritten = TableMaintenance.rewriteDataFiles(StreamExecutionEnvironment.createLocalEnvironment(1),
-            table);
+        int rewritten =
+            TableMaintenance.rewriteDataFiles(
+                StreamExecutionEnvironment.createLocalEnvironment(1), table);
         note = "rewrote " + rewritten + " data files";
       }
       case SAVEPOINT_RESCALE -> {
-        String savepoint = cluster.stopWithSavepoint(jobId, work.resolve("savepoints").toUri().toString(), false,
-            Duration.ofMinutes(3));
+        String savepoint =
+            cluster.stopWithSavepoint(
+                jobId, work.resolve("savepoints").toUri().toString(), false, Duration.ofMinutes(3));
         awaitState("FINISHED", Duration.ofMinutes(1));
         int from = parallelism;
         parallelism = parallelism == 2 ? 3 : 2;
@@ -226,16 +280,23 @@ final class ChaosRun {
       }
       default -> throw new IllegalArgumentException(kind.toString());
     }
-    if (kind == FaultKind.TASKMANAGER_KILL || kind.sinkPoint != null && !note.startsWith("NOT REACHED")) {
-      // the job must notice (a killed process only by heartbeat): recovery is over after its restart, not before
-      ChildJvm.await("job " + jobId + " to fail after " + kind, RECOVERY_TIMEOUT,
+    if (kind == FaultKind.TASKMANAGER_KILL
+        || kind.sinkPoint != null && !note.startsWith("NOT REACHED")) {
+      // the job must notice (a killed process only by heartbeat): recovery is over after its
+      // restart, not before
+      ChildJvm.await(
+          "job " + jobId + " to fail after " + kind,
+          RECOVERY_TIMEOUT,
           () -> lastFailureMillis() > lastFailureBefore);
     }
     long faultOver = System.currentTimeMillis();
     awaitRunning(RECOVERY_TIMEOUT);
     if (jobId.equals(injectedInto)) {
       long failures = failuresSince(lastFailureBefore);
-      note = (note.isEmpty() ? "" : note + "; ") + failures + (failures == 1 ? " job failure" : " job failures");
+      note =
+          (note.isEmpty() ? "" : note + "; ")
+              + failures
+              + (failures == 1 ? " job failure" : " job failures");
     }
     long recovered = awaitCommitAfter(faultOver);
     return new FaultRecord(kind, start, recovered, note);
@@ -252,9 +313,12 @@ final class ChaosRun {
     m.put("catalog.warehouse", work.resolve("warehouse").toUri().toString());
     m.put("checkpoint.interval", CHECKPOINT_INTERVAL.toSeconds() + "s");
     m.put("sink.max-latency", MAX_LATENCY.toSeconds() + "s");
-    // small enough that writers also close files by memory within L (so the memory-flush fault point is reached):
+    // small enough that writers also close files by memory within L (so the memory-flush fault
+    // point is reached):
     // about a third of what a writer of 3 buffers in L at the run's rate, ~300 bytes a row
-    long memoryKb = Math.max(32, (long) (settings.ratePerSecond() / 3 * MAX_LATENCY.toSeconds() * 300 / 3 / 1000));
+    long memoryKb =
+        Math.max(
+            32, (long) (settings.ratePerSecond() / 3 * MAX_LATENCY.toSeconds() * 300 / 3 / 1000));
     m.put("sink.memory-budget", memoryKb + "KB");
     m.put("sink.target-file-size", "8MB");
     return m;
@@ -267,10 +331,16 @@ final class ChaosRun {
     }
     List<String> args = new ArrayList<>(List.of("run"));
     jobKeys.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
-    StandaloneFlinkCluster.Submission submission = cluster.submitDetached(options, jar, ENTRY, args);
+    StandaloneFlinkCluster.Submission submission =
+        cluster.submitDetached(options, jar, ENTRY, args);
     if (submission.exitCode() != 0 || submission.jobId() == null) {
-      throw new AssertionError("flink run failed (" + submission.exitCode() + "):\n" + submission.output() + "\n"
-          + cluster.logTail("client", 60));
+      throw new AssertionError(
+          "flink run failed ("
+              + submission.exitCode()
+              + "):\n"
+              + submission.output()
+              + "\n"
+              + cluster.logTail("client", 60));
     }
     jobId = submission.jobId();
     jobsSubmitted++;
@@ -284,7 +354,8 @@ final class ChaosRun {
   /** When the current job last failed (its exception history, per the REST API), or 0. */
   private long lastFailureMillis() throws Exception {
     long last = 0;
-    for (var entry : cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
+    for (var entry :
+        cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
       last = Math.max(last, entry.path("timestamp").asLong());
     }
     return last;
@@ -293,84 +364,112 @@ final class ChaosRun {
   /** Failures of the current job after {@code millis}. */
   private long failuresSince(long millis) throws Exception {
     long n = 0;
-    for (var entry : cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
+    for (var entry :
+        cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
       n += entry.path("timestamp").asLong() > millis ? 1 : 0;
     }
     return n;
   }
 
   private void awaitState(String state, Duration timeout) throws Exception {
-    ChildJvm.await("job " + jobId + " " + state, timeout, () -> state.equals(cluster.jobState(jobId)));
+    ChildJvm.await(
+        "job " + jobId + " " + state, timeout, () -> state.equals(cluster.jobState(jobId)));
   }
 
-  /** RUNNING with every task running (a job restarting after a failure is RUNNING with tasks still deploying). */
+  /**
+   * RUNNING with every task running (a job restarting after a failure is RUNNING with tasks still
+   * deploying).
+   */
   private void awaitRunning(Duration timeout) throws Exception {
-    ChildJvm.await("job " + jobId + " running with all tasks", timeout, () -> {
-      String state = cluster.jobState(jobId);
-      if ("FAILED".equals(state) || "CANCELED".equals(state) || "FINISHED".equals(state)) {
-        throw new AssertionError("job " + jobId + " is " + state + ":\n" + cluster.get("/jobs/" + jobId
-            + "/exceptions"));
-      }
-      if (!"RUNNING".equals(state)) {
-        return false;
-      }
-      for (var vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
-        if (!"RUNNING".equals(vertex.path("status").asText())) {
-          return false;
-        }
-      }
-      return true;
-    });
+    ChildJvm.await(
+        "job " + jobId + " running with all tasks",
+        timeout,
+        () -> {
+          String state = cluster.jobState(jobId);
+          if ("FAILED".equals(state) || "CANCELED".equals(state) || "FINISHED".equals(state)) {
+            throw new AssertionError(
+                "job "
+                    + jobId
+                    + " is "
+                    + state
+                    + ":\n"
+                    + cluster.get("/jobs/" + jobId + "/exceptions"));
+          }
+          if (!"RUNNING".equals(state)) {
+            return false;
+          }
+          for (var vertex : cluster.get("/jobs/" + jobId).path("vertices")) {
+            if (!"RUNNING".equals(vertex.path("status").asText())) {
+              return false;
+            }
+          }
+          return true;
+        });
   }
 
   private Catalog awaitTables(Duration timeout) throws Exception {
     JobConfig config = JobConfig.fromMap(jobKeys);
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    ChildJvm.await("the job to create its tables", timeout,
-        () -> catalog.tableExists(Catalogs.tableIdentifier(config))
-            && catalog.tableExists(Catalogs.rejectsTableIdentifier(config)));
+    ChildJvm.await(
+        "the job to create its tables",
+        timeout,
+        () ->
+            catalog.tableExists(Catalogs.tableIdentifier(config))
+                && catalog.tableExists(Catalogs.rejectsTableIdentifier(config)));
     return catalog;
   }
 
-  /** Waits for a commit of the job to the telemetry table after {@code millis}; returns its time. */
+  /**
+   * Waits for a commit of the job to the telemetry table after {@code millis}; returns its time.
+   */
   private long awaitCommitAfter(long millis) throws Exception {
     long[] at = {0};
-    ChildJvm.await("a commit of the job after " + millis, RECOVERY_TIMEOUT, () -> {
-      table.refresh(); // fails while the catalog is unavailable: retried
-      Snapshot current = table.currentSnapshot();
-      if (current == null) {
-        return false;
-      }
-      for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
-        if (s.timestampMillis() <= millis) {
+    ChildJvm.await(
+        "a commit of the job after " + millis,
+        RECOVERY_TIMEOUT,
+        () -> {
+          table.refresh(); // fails while the catalog is unavailable: retried
+          Snapshot current = table.currentSnapshot();
+          if (current == null) {
+            return false;
+          }
+          for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+            if (s.timestampMillis() <= millis) {
+              return false;
+            }
+            if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
+              at[0] = s.timestampMillis();
+              return true;
+            }
+          }
           return false;
-        }
-        if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
-          at[0] = s.timestampMillis();
-          return true;
-        }
-      }
-      return false;
-    });
+        });
     return at[0];
   }
 
   private void awaitTriggered(Path trigger, Duration timeout) throws Exception {
     try {
-      ChildJvm.await("the sink to reach " + trigger.getFileName(), timeout, () -> !Files.exists(trigger));
+      ChildJvm.await(
+          "the sink to reach " + trigger.getFileName(), timeout, () -> !Files.exists(trigger));
     } catch (AssertionError e) {
       Files.deleteIfExists(trigger);
       throw e;
     }
   }
 
-  /** Until the consumer group's offsets, which the sink sets to the table's positions, reach the topic's end. */
+  /**
+   * Until the consumer group's offsets, which the sink sets to the table's positions, reach the
+   * topic's end.
+   */
   private void awaitCaughtUp(Duration timeout) throws Exception {
     try (Admin admin = Admin.create(kafka.adminProperties())) {
-      ChildJvm.await("the tables to hold every record of " + TOPIC, timeout, () -> {
-        KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, TOPIC, GROUP);
-        return offsets.records() > 0 && offsets.unread() == 0;
-      });
+      ChildJvm.await(
+          "the tables to hold every record of " + TOPIC,
+          timeout,
+          () -> {
+            KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, TOPIC, GROUP);
+            return offsets.records() > 0 && offsets.unread() == 0;
+          });
     }
   }
 
@@ -380,7 +479,8 @@ final class ChaosRun {
 
   private static Path jdbcDriver(Path targetLib) throws Exception {
     try (Stream<Path> jars = Files.list(targetLib)) {
-      return jars.filter(p -> p.getFileName().toString().startsWith("sqlite-jdbc-")).findFirst()
+      return jars.filter(p -> p.getFileName().toString().startsWith("sqlite-jdbc-"))
+          .findFirst()
           .orElseThrow(() -> new IllegalStateException("no sqlite-jdbc jar in " + targetLib));
     }
   }

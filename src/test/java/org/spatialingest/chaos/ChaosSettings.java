@@ -8,15 +8,22 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * What one chaos run does: how many records, which faults in which (seeded, random) order, the pauses between them.
- * Read from system properties so the Maven profile and a developer can size it: {@code chaos.rows},
- * {@code chaos.faults} ({@code short}, {@code full} = every kind {@code chaos.rounds} times, default 2, or a
- * comma-separated list of {@link FaultKind} names), {@code chaos.seed}, {@code chaos.fault-seconds} (the expected
- * time per fault, which sets the produce rate so that the minimum of records lasts about as long as the faults; the
- * producer goes on until the last fault is over anyway).
+ * What one chaos run does: how many records, which faults in which (seeded, random) order, the
+ * pauses between them. Read from system properties so the Maven profile and a developer can size
+ * it: {@code chaos.rows}, {@code chaos.faults} ({@code short}, {@code full} = every kind {@code
+ * chaos.rounds} times, default 2, or a comma-separated list of {@link FaultKind} names), {@code
+ * chaos.seed}, {@code chaos.fault-seconds} (the expected time per fault, which sets the produce
+ * rate so that the minimum of records lasts about as long as the faults; the producer goes on until
+ * the last fault is over anyway).
  */
-record ChaosSettings(int rows, List<FaultKind> faults, long seed, Duration minGap, Duration maxGap,
-    Duration expectedPerFault, int malformedEvery) {
+record ChaosSettings(
+    int rows,
+    List<FaultKind> faults,
+    long seed,
+    Duration minGap,
+    Duration maxGap,
+    Duration expectedPerFault,
+    int malformedEvery) {
 
   static ChaosSettings fromSystemProperties() {
     int rows = Integer.getInteger("chaos.rows", 100_000);
@@ -35,8 +42,15 @@ record ChaosSettings(int rows, List<FaultKind> faults, long seed, Duration minGa
       }
     }
     Collections.shuffle(faults, new Random(seed));
-    return new ChaosSettings(rows, List.copyOf(faults), seed, Duration.ofSeconds(2), Duration.ofSeconds(8),
-        Duration.ofSeconds(Integer.getInteger("chaos.fault-seconds", spec.equals("short") ? 25 : 35)), 100);
+    return new ChaosSettings(
+        rows,
+        List.copyOf(faults),
+        seed,
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(8),
+        Duration.ofSeconds(
+            Integer.getInteger("chaos.fault-seconds", spec.equals("short") ? 25 : 35)),
+        100);
   }
 
   /** Records per second, so that production lasts about as long as the faults. */

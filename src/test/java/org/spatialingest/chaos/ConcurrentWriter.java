@@ -23,9 +23,10 @@ import org.locationtech.jts.io.WKBWriter;
 import org.spatialingest.geometry.HilbertCurve;
 
 /**
- * Another application appending to the job's table through the same catalog, with Iceberg's generic writer: its own
- * rows (ids {@code ext-...}, no source position), its own snapshots, committed while the job commits; Iceberg must
- * retry the losers of each race, and the job must neither fail nor touch these rows.
+ * Another application appending to the job's table through the same catalog, with Iceberg's generic
+ * writer: its own rows (ids {@code ext-...}, no source position), its own snapshots, committed
+ * while the job commits; Iceberg must retry the losers of each race, and the job must neither fail
+ * nor touch these rows.
  */
 final class ConcurrentWriter {
   private static final GeometryFactory GEOMETRY = new GeometryFactory();
@@ -36,8 +37,12 @@ final class ConcurrentWriter {
     this.table = table;
   }
 
-  /** Commits {@code commits} appends of {@code rowsPerCommit} rows, {@code pauseMillis} apart; returns the ids. */
-  List<String> append(String prefix, int commits, int rowsPerCommit, long pauseMillis) throws Exception {
+  /**
+   * Commits {@code commits} appends of {@code rowsPerCommit} rows, {@code pauseMillis} apart;
+   * returns the ids.
+   */
+  List<String> append(String prefix, int commits, int rowsPerCommit, long pauseMillis)
+      throws Exception {
     List<String> ids = new ArrayList<>();
     for (int c = 0; c < commits; c++) {
       table.refresh();
@@ -52,7 +57,9 @@ final class ConcurrentWriter {
         r.setField("id", id);
         r.setField("event_time", now);
         r.setField("ingest_time", now);
-        r.setField("geometry", ByteBuffer.wrap(new WKBWriter().write(GEOMETRY.createPoint(new Coordinate(x, y)))));
+        r.setField(
+            "geometry",
+            ByteBuffer.wrap(new WKBWriter().write(GEOMETRY.createPoint(new Coordinate(x, y)))));
         r.setField("geometry_type", "Point");
         r.setField("xmin", x);
         r.setField("ymin", y);
@@ -65,13 +72,16 @@ final class ConcurrentWriter {
         byPartition.computeIfAbsent(key, k -> new ArrayList<>()).add(r);
         ids.add(id);
       }
-      OutputFileFactory outputs = OutputFileFactory.builderFor(table, 9_000 + files++, 1).format(FileFormat.PARQUET)
-          .build();
+      OutputFileFactory outputs =
+          OutputFileFactory.builderFor(table, 9_000 + files++, 1)
+              .format(FileFormat.PARQUET)
+              .build();
       GenericAppenderFactory appenders = new GenericAppenderFactory(table.schema(), table.spec());
       var append = table.newAppend();
       for (Map.Entry<PartitionKey, List<Record>> e : byPartition.entrySet()) {
-        DataWriter<Record> writer = appenders.newDataWriter(outputs.newOutputFile(table.spec(), e.getKey()),
-            FileFormat.PARQUET, e.getKey());
+        DataWriter<Record> writer =
+            appenders.newDataWriter(
+                outputs.newOutputFile(table.spec(), e.getKey()), FileFormat.PARQUET, e.getKey());
         try (writer) {
           e.getValue().forEach(writer::write);
         }

@@ -32,9 +32,18 @@ enum FaultKind {
   /** cancel without savepoint, start again without state on the same consumer group */
   STATELESS_RESTART;
 
-  /** the short variant inside {@code mvn verify}: one of each kind of part (process, sink, broker, table, state) */
-  static final List<FaultKind> SHORT = List.of(TASKMANAGER_KILL, SINK_AFTER_COMMIT, BROKER_RESTART, CONCURRENT_WRITER,
-      COMPACTION, SAVEPOINT_RESCALE);
+  /**
+   * the short variant inside {@code mvn verify}: one of each kind of part (process, sink, broker,
+   * table, state)
+   */
+  static final List<FaultKind> SHORT =
+      List.of(
+          TASKMANAGER_KILL,
+          SINK_AFTER_COMMIT,
+          BROKER_RESTART,
+          CONCURRENT_WRITER,
+          COMPACTION,
+          SAVEPOINT_RESCALE);
 
   /** the sink step for the sink faults, else null */
   final SinkFaults.Point sinkPoint;

@@ -21,9 +21,9 @@ import org.spatialingest.sink.CloseReason;
 import org.spatialingest.tools.SinkTables;
 
 /**
- * {@code inspect --html} on a real table written through the sink's file writer: one self-contained page whose
- * charts hold the table's numbers (the histogram counts every current file, T and L + C come from the configuration,
- * one point per sink commit, the close reasons of the summaries).
+ * {@code inspect --html} on a real table written through the sink's file writer: one self-contained
+ * page whose charts hold the table's numbers (the histogram counts every current file, T and L + C
+ * come from the configuration, one point per sink commit, the close reasons of the summaries).
  */
 class InspectHtmlTest {
   private static final Pattern SVG = Pattern.compile("<svg.*?</svg>", Pattern.DOTALL);
@@ -34,12 +34,20 @@ class InspectHtmlTest {
     Table table = SinkTables.create(config, Map.of());
     TelemetryGenerator gen = new TelemetryGenerator(3, 20, 0, 0);
     long day = 1_795_000_000_000L;
-    CloseReason[] reasons = {CloseReason.LATENCY, CloseReason.BYTES, CloseReason.LATENCY, CloseReason.MEMORY,
-        CloseReason.LATENCY};
+    CloseReason[] reasons = {
+      CloseReason.LATENCY,
+      CloseReason.BYTES,
+      CloseReason.LATENCY,
+      CloseReason.MEMORY,
+      CloseReason.LATENCY
+    };
     for (int i = 0; i < reasons.length; i++) {
       // commits 1 and 3 span two days: two files in one commit
-      SinkTables.commit(table, SinkTables.rows(gen, 200 * (i + 1), day + i * 3_600_000L, i % 2 == 1 ? 500_000 : 10),
-          reasons[i], i + 1);
+      SinkTables.commit(
+          table,
+          SinkTables.rows(gen, 200 * (i + 1), day + i * 3_600_000L, i % 2 == 1 ? 500_000 : 10),
+          reasons[i],
+          i + 1);
     }
     table.refresh();
     int files = 0;
@@ -49,17 +57,33 @@ class InspectHtmlTest {
       }
     }
     Map<String, Long> closed = new TreeMap<>();
-    table.snapshots().forEach(s -> s.summary().forEach((k, v) -> {
-      if (k.startsWith("spatial-ingest.closed.")) {
-        closed.merge(k.substring("spatial-ingest.closed.".length()), Long.parseLong(v), Long::sum);
-      }
-    }));
+    table
+        .snapshots()
+        .forEach(
+            s ->
+                s.summary()
+                    .forEach(
+                        (k, v) -> {
+                          if (k.startsWith("spatial-ingest.closed.")) {
+                            closed.merge(
+                                k.substring("spatial-ingest.closed.".length()),
+                                Long.parseLong(v),
+                                Long::sum);
+                          }
+                        }));
 
     Path page = dir.resolve("inspect.html");
-    List<String> args = new ArrayList<>(List.of("inspect", "--html", page.toString(), "--limit", "2"));
+    List<String> args =
+        new ArrayList<>(List.of("inspect", "--html", page.toString(), "--limit", "2"));
     args.addAll(SinkTables.catalogArgs(config));
-    args.addAll(List.of("--set", "sink.target-file-size=500KB", "--set", "sink.max-latency=20s", "--set",
-        "checkpoint.interval=10s"));
+    args.addAll(
+        List.of(
+            "--set",
+            "sink.target-file-size=500KB",
+            "--set",
+            "sink.max-latency=20s",
+            "--set",
+            "checkpoint.interval=10s"));
     CliRun r = CliRun.of(args.toArray(String[]::new));
     assertThat(r.exitCode()).as(r.err()).isZero();
 
@@ -84,11 +108,13 @@ class InspectHtmlTest {
     assertThat(charts.get(3)).contains("L + C = 30s");
     // 5: close reasons as the summaries count them
     Map<String, Long> shown = new TreeMap<>();
-    Matcher m = Pattern.compile("data-reason='([a-z_]+)' data-files='(\\d+)'").matcher(charts.get(4));
+    Matcher m =
+        Pattern.compile("data-reason='([a-z_]+)' data-files='(\\d+)'").matcher(charts.get(4));
     while (m.find()) {
       shown.put(m.group(1), Long.parseLong(m.group(2)));
     }
-    assertThat(shown).containsKeys("end_of_input", "partition_limit", "checkpoint"); // every reason, also at 0
+    assertThat(shown)
+        .containsKeys("end_of_input", "partition_limit", "checkpoint"); // every reason, also at 0
     shown.values().removeIf(n -> n == 0);
     assertThat(shown).isEqualTo(closed).containsKeys("latency", "bytes", "memory");
   }

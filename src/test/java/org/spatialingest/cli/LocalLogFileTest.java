@@ -15,10 +15,11 @@ import org.spatialingest.it.ChildJvm;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
- * A local {@code run} in its own JVM ({@code java -cp ... Main run}, as {@code java -jar} does): it prints its own log
- * file and its checkpoint directory (given with {@code --flink}); after the JVM has exited, the log file holds the
- * run's first line, its last line, and a line logged by a shutdown hook after log4j would formerly have stopped (which
- * used to re-initialise log4j and truncate the file).
+ * A local {@code run} in its own JVM ({@code java -cp ... Main run}, as {@code java -jar} does): it
+ * prints its own log file and its checkpoint directory (given with {@code --flink}); after the JVM
+ * has exited, the log file holds the run's first line, its last line, and a line logged by a
+ * shutdown hook after log4j would formerly have stopped (which used to re-initialise log4j and
+ * truncate the file).
  */
 class LocalLogFileTest {
   @Test
@@ -27,7 +28,10 @@ class LocalLogFileTest {
     TelemetryGenerator generator = new TelemetryGenerator(7, 5, 0, 0);
     List<String> lines = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
-      lines.add(new String(generator.next(1_796_000_000_000L + i).json(), java.nio.charset.StandardCharsets.UTF_8));
+      lines.add(
+          new String(
+              generator.next(1_796_000_000_000L + i).json(),
+              java.nio.charset.StandardCharsets.UTF_8));
     }
     Files.write(input, lines);
     Path checkpoints = tmp.resolve("checkpoints");
@@ -36,11 +40,24 @@ class LocalLogFileTest {
 
     int exit;
     String output;
-    try (ChildJvm run = ChildJvm.start("local run", classpath(), List.of("-Xmx512m", "-Djava.io.tmpdir=" + javaTmp),
-        LateShutdownLogging.class.getName(), List.of("run", "--set", "source=file:" + input,
-            "--set", "catalog.warehouse=" + tmp.resolve("warehouse"), "--set", "checkpoint.interval=200ms",
-            "--flink", "execution.checkpointing.dir=" + checkpointsUri),
-        Map.of(), tmp.resolve("child-output.txt"))) {
+    try (ChildJvm run =
+        ChildJvm.start(
+            "local run",
+            classpath(),
+            List.of("-Xmx512m", "-Djava.io.tmpdir=" + javaTmp),
+            LateShutdownLogging.class.getName(),
+            List.of(
+                "run",
+                "--set",
+                "source=file:" + input,
+                "--set",
+                "catalog.warehouse=" + tmp.resolve("warehouse"),
+                "--set",
+                "checkpoint.interval=200ms",
+                "--flink",
+                "execution.checkpointing.dir=" + checkpointsUri),
+            Map.of(),
+            tmp.resolve("child-output.txt"))) {
       exit = run.waitFor(Duration.ofSeconds(120));
       output = run.output();
     }
@@ -52,7 +69,9 @@ class LocalLogFileTest {
     assertThat(log.getFileName().toString()).matches("spatial-ingest-run-\\d{8}-\\d{6}-\\d+\\.log");
     assertThat(output).contains("Checkpoints: " + checkpointsUri + " (filesystem storage; ");
     try (Stream<Path> jobs = Files.list(checkpoints)) {
-      assertThat(jobs.toList()).as("one folder per job in the --flink checkpoint directory").hasSize(1);
+      assertThat(jobs.toList())
+          .as("one folder per job in the --flink checkpoint directory")
+          .hasSize(1);
     }
     assertThat(log).isNotEmptyFile();
     String logged = Files.readString(log);
@@ -63,6 +82,8 @@ class LocalLogFileTest {
   }
 
   private static List<Path> classpath() {
-    return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator)).map(Path::of).toList();
+    return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+        .map(Path::of)
+        .toList();
   }
 }

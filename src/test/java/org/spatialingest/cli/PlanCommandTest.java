@@ -24,9 +24,21 @@ class PlanCommandTest {
     CliRun r = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "100", "--json");
     assertThat(r.exitCode()).as(r.err()).isZero();
     JsonNode j = JSON.readTree(r.out());
-    assertThat(j.fieldNames()).toIterable().contains(
-        "bytesPerRecord", "encodedBytesPerRecord", "rowsByMemory", "rowsByFile", "rowsByTime", "rowsPerBatch",
-        "commitIntervalSeconds", "expectedFileMb", "bindingConstraint", "filesPerDay", "advice", "config");
+    assertThat(j.fieldNames())
+        .toIterable()
+        .contains(
+            "bytesPerRecord",
+            "encodedBytesPerRecord",
+            "rowsByMemory",
+            "rowsByFile",
+            "rowsByTime",
+            "rowsPerBatch",
+            "commitIntervalSeconds",
+            "expectedFileMb",
+            "bindingConstraint",
+            "filesPerDay",
+            "advice",
+            "config");
     assertThat(j.get("bytesPerRecord").asDouble()).isEqualTo(500.0);
     assertThat(j.get("encodedBytesPerRecord").asDouble()).isEqualTo(500.0);
     assertThat(j.get("encodedBytesSource").asText()).isEqualTo("assumed-equal-to-buffered");
@@ -44,13 +56,28 @@ class PlanCommandTest {
     assertThat(job.get("sink.target-file-size").asText()).isEqualTo("128MB");
     assertThat(job.get("sink.max-latency").asText()).isEqualTo("120s");
     assertThat(job.get("checkpoint.interval").asText()).isEqualTo("10s");
-    assertThat(j.get("config").get("flinkConf").get("execution.checkpointing.interval").asText()).isEqualTo("10s");
+    assertThat(j.get("config").get("flinkConf").get("execution.checkpointing.interval").asText())
+        .isEqualTo("10s");
   }
 
   @Test
   void the432000FilesPerDayExample() throws Exception {
-    CliRun r = CliRun.of("plan", "--bytes-per-record", "1000", "--rate", "5000", "--max-latency", "10s",
-        "--checkpoint-interval", "10s", "--partitions-per-commit", "50", "--writers", "1", "--json");
+    CliRun r =
+        CliRun.of(
+            "plan",
+            "--bytes-per-record",
+            "1000",
+            "--rate",
+            "5000",
+            "--max-latency",
+            "10s",
+            "--checkpoint-interval",
+            "10s",
+            "--partitions-per-commit",
+            "50",
+            "--writers",
+            "1",
+            "--json");
     assertThat(r.exitCode()).as(r.err()).isZero();
     JsonNode j = JSON.readTree(r.out());
     assertThat(j.get("commitIntervalSeconds").asDouble()).isEqualTo(10.0);
@@ -60,12 +87,25 @@ class PlanCommandTest {
   @Test
   void sampleFileAndEncodedFlag() throws Exception {
     Path sample = dir.resolve("sample.ndjson");
-    String point = "{\"id\":\"p%d\",\"event_time\":\"2026-11-29T10:00:0%dZ\","
-        + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[13.4,52.5]}}";
-    Files.writeString(sample, String.format(point, 1, 1) + "\n\n" + String.format(point, 2, 2) + "\n",
+    String point =
+        "{\"id\":\"p%d\",\"event_time\":\"2026-11-29T10:00:0%dZ\","
+            + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[13.4,52.5]}}";
+    Files.writeString(
+        sample,
+        String.format(point, 1, 1) + "\n\n" + String.format(point, 2, 2) + "\n",
         StandardCharsets.UTF_8);
-    CliRun enc = CliRun.of("plan", "--sample", sample.toString(), "--encoded-bytes-per-record", "50", "--rate",
-        "1000", "--memory-mb", "64", "--json");
+    CliRun enc =
+        CliRun.of(
+            "plan",
+            "--sample",
+            sample.toString(),
+            "--encoded-bytes-per-record",
+            "50",
+            "--rate",
+            "1000",
+            "--memory-mb",
+            "64",
+            "--json");
     assertThat(enc.exitCode()).as(enc.err()).isZero();
     JsonNode e = JSON.readTree(enc.out());
     assertThat(e.get("sampleSize").asLong()).isEqualTo(2);
@@ -74,24 +114,42 @@ class PlanCommandTest {
     assertThat(e.get("rowsByFile").asLong()).isEqualTo(2_560_000); // 128e6 / 50
     assertThat(e.has("encodedFiles")).as("no Parquet written when the flag gives e").isFalse();
     double b = e.get("bytesPerRecord").asDouble();
-    assertThat(b).as("serialized row + per-row overhead, not the JSON line").isGreaterThan(100).isLessThan(300);
+    assertThat(b)
+        .as("serialized row + per-row overhead, not the JSON line")
+        .isGreaterThan(100)
+        .isLessThan(300);
     assertThat(e.get("rowsByMemory").asLong()).isEqualTo((long) Math.floor(64e6 / b));
 
     // lines that are not telemetry records: nothing to measure
     Path junk = dir.resolve("junk.ndjson");
-    Files.writeString(junk, "a".repeat(100) + "\n" + "b".repeat(300) + "\n", StandardCharsets.UTF_8);
+    Files.writeString(
+        junk, "a".repeat(100) + "\n" + "b".repeat(300) + "\n", StandardCharsets.UTF_8);
     CliRun r = CliRun.of("plan", "--sample", junk.toString(), "--rate", "1000", "--json");
     assertThat(r.exitCode()).isEqualTo(2);
-    assertThat(r.err()).contains("--sample").contains("none of the 2 records").contains("malformed_json");
+    assertThat(r.err())
+        .contains("--sample")
+        .contains("none of the 2 records")
+        .contains("malformed_json");
   }
 
   @Test
   void humanOutputAndDerivation() throws Exception {
     Path out = dir.resolve("derived");
-    CliRun r = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "20000", "--memory-mb", "1000",
-        "--write-derivation", out.toString());
+    CliRun r =
+        CliRun.of(
+            "plan",
+            "--bytes-per-record",
+            "500",
+            "--rate",
+            "20000",
+            "--memory-mb",
+            "1000",
+            "--write-derivation",
+            out.toString());
     assertThat(r.exitCode()).as(r.err()).isZero();
-    assertThat(r.out()).contains("file_size binds").contains("sink.memory-budget: 1000MB")
+    assertThat(r.out())
+        .contains("file_size binds")
+        .contains("sink.memory-budget: 1000MB")
         .contains("execution.checkpointing.interval: 10s");
 
     JsonNode d = JSON.readTree(out.resolve("derivation.json").toFile());
@@ -100,11 +158,14 @@ class PlanCommandTest {
     assertThat(d.get("bytesPerRecord").asDouble()).isEqualTo(500.0);
     assertThat(d.get("inputs").get("rate").asDouble()).isEqualTo(20000.0);
     assertThat(d.get("outputs").get("bindingConstraint").asText()).isEqualTo("file_size");
-    assertThat(d.get("outputs").get("commitIntervalSeconds").asDouble()).isEqualTo(20.0); // 12.8 s -> 20 s
+    assertThat(d.get("outputs").get("commitIntervalSeconds").asDouble())
+        .isEqualTo(20.0); // 12.8 s -> 20 s
 
     // the job snippet loads through the real config loader
     Map<String, String> yaml = ConfigLoader.readYaml(out.resolve("sizing.yaml"));
-    assertThat(yaml).containsEntry("sink.memory-budget", "1000MB").containsEntry("sink.max-latency", "120s");
+    assertThat(yaml)
+        .containsEntry("sink.memory-budget", "1000MB")
+        .containsEntry("sink.max-latency", "120s");
     assertThat(Files.readString(out.resolve("flink-conf-sizing.yaml")))
         .contains("execution.checkpointing.interval: 10s");
   }
@@ -123,11 +184,13 @@ class PlanCommandTest {
     assertThat(both.exitCode()).isEqualTo(2);
     assertThat(both.err()).contains("--sample").contains("--bytes-per-record");
 
-    CliRun latency = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--max-latency", "2 weeks");
+    CliRun latency =
+        CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--max-latency", "2 weeks");
     assertThat(latency.exitCode()).isEqualTo(2);
     assertThat(latency.err()).contains("--max-latency");
 
-    CliRun writers = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--writers", "0");
+    CliRun writers =
+        CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--writers", "0");
     assertThat(writers.exitCode()).isEqualTo(2);
     assertThat(writers.err()).contains("--writers");
 
@@ -140,33 +203,64 @@ class PlanCommandTest {
   void aSampleIsParsedAndSizedWithTheJobsConfig() throws Exception {
     // a WKB hex point with a typed property: the default config (GeoJSON) rejects every record
     Path sample = dir.resolve("wkb.ndjson");
-    String record = "{\"id\":\"w%d\",\"event_time\":\"2026-11-29T10:00:0%dZ\",\"geometry\":"
-        + "\"0101000000CDCCCCCCCCCC2A400000000000404A40\",\"properties\":{\"speed\":%d.5}}";
-    Files.writeString(sample, String.format(record, 1, 1, 10) + "\n" + String.format(record, 2, 2, 20) + "\n",
+    String record =
+        "{\"id\":\"w%d\",\"event_time\":\"2026-11-29T10:00:0%dZ\",\"geometry\":"
+            + "\"0101000000CDCCCCCCCCCC2A400000000000404A40\",\"properties\":{\"speed\":%d.5}}";
+    Files.writeString(
+        sample,
+        String.format(record, 1, 1, 10) + "\n" + String.format(record, 2, 2, 20) + "\n",
         StandardCharsets.UTF_8);
-    CliRun defaults = CliRun.of("plan", "--sample", sample.toString(), "--rate", "100", "--json",
-        "--encoded-bytes-per-record", "50");
+    CliRun defaults =
+        CliRun.of(
+            "plan",
+            "--sample",
+            sample.toString(),
+            "--rate",
+            "100",
+            "--json",
+            "--encoded-bytes-per-record",
+            "50");
     assertThat(defaults.exitCode()).isEqualTo(2);
     assertThat(defaults.err()).contains("none of the 2 records").contains("input.format: wkb-hex");
 
     Path config = dir.resolve("job.yaml");
     Files.writeString(config, "input:\n  format: wkb-hex\n", StandardCharsets.UTF_8);
-    CliRun wkb = CliRun.of("plan", "--sample", sample.toString(), "--rate", "100", "--json", "--config",
-        config.toString());
+    CliRun wkb =
+        CliRun.of(
+            "plan",
+            "--sample",
+            sample.toString(),
+            "--rate",
+            "100",
+            "--json",
+            "--config",
+            config.toString());
     assertThat(wkb.exitCode()).as(wkb.err()).isZero();
     JsonNode w = JSON.readTree(wkb.out());
     assertThat(w.get("sampleSize").asLong()).isEqualTo(2);
     assertThat(w.get("encodedFiles").asInt()).isEqualTo(1);
 
     // a typed column: the row (and so the buffered bytes) is the typed table's
-    CliRun typed = CliRun.of("plan", "--sample", sample.toString(), "--rate", "100", "--json", "--config",
-        config.toString(), "--set", "input.typed-properties=speed:double");
+    CliRun typed =
+        CliRun.of(
+            "plan",
+            "--sample",
+            sample.toString(),
+            "--rate",
+            "100",
+            "--json",
+            "--config",
+            config.toString(),
+            "--set",
+            "input.typed-properties=speed:double");
     assertThat(typed.exitCode()).as(typed.err()).isZero();
     JsonNode t = JSON.readTree(typed.out());
     assertThat(t.get("sampleSize").asLong()).isEqualTo(2);
     assertThat(t.get("bytesPerRecord").asDouble()).isNotEqualTo(w.get("bytesPerRecord").asDouble());
 
-    CliRun noSample = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "1", "--config", config.toString());
+    CliRun noSample =
+        CliRun.of(
+            "plan", "--bytes-per-record", "500", "--rate", "1", "--config", config.toString());
     assertThat(noSample.exitCode()).isEqualTo(2);
     assertThat(noSample.err()).contains("--config and --set apply only with --sample or --topic");
   }

@@ -24,17 +24,17 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.source.SourceRecord;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * plan --sample measures what the sink buffers and writes: the same records run through the real job (Flink
- * MiniCluster, BoundedIcebergSink) give the same buffered bytes (the sink's snapshot summaries) and, within 1%, the
- * same Parquet bytes per row. inspect then reads that job's snapshot summaries.
+ * plan --sample measures what the sink buffers and writes: the same records run through the real
+ * job (Flink MiniCluster, BoundedIcebergSink) give the same buffered bytes (the sink's snapshot
+ * summaries) and, within 1%, the same Parquet bytes per row. inspect then reads that job's snapshot
+ * summaries.
  */
 class PlanSampleAndInspectTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -57,10 +57,12 @@ class PlanSampleAndInspectTest {
     String[] bad = {
       "not json at all",
       "{\"id\":\"x1\",\"event_time\":\"2026-11-29T10:00:00Z\"}",
-      "{\"id\":\"x2\",\"event_time\":\"yesterday\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}}"};
+      "{\"id\":\"x2\",\"event_time\":\"yesterday\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}}"
+    };
     for (String b : bad) {
       ndjson.append(b).append("\n\n");
-      records.add(new SourceRecord(b.getBytes(StandardCharsets.UTF_8), "sample", 0, records.size(), t0));
+      records.add(
+          new SourceRecord(b.getBytes(StandardCharsets.UTF_8), "sample", 0, records.size(), t0));
     }
     Path sample = dir.resolve("sample.ndjson");
     Files.writeString(sample, ndjson);
@@ -81,21 +83,35 @@ class PlanSampleAndInspectTest {
     assertThat(p.get("rateSource").asText()).isEqualTo("flag");
     double buffered = p.get("bytesPerRecord").asDouble();
     double encoded = p.get("encodedBytesPerRecord").asDouble();
-    assertThat(encoded).as("Parquet (zstd) is much smaller than the buffered rows").isLessThan(buffered * 0.8);
+    assertThat(encoded)
+        .as("Parquet (zstd) is much smaller than the buffered rows")
+        .isLessThan(buffered * 0.8);
     assertThat(p.get("rowsByFile").asLong()).isEqualTo((long) Math.floor(128e6 / encoded));
     assertThat(p.get("rowsByMemory").asLong()).isEqualTo((long) Math.floor(128e6 / buffered));
-    // a line-length stand-in would be far off for WKB polygons: the JSON text is not what the sink buffers
-    double meanLine = (ndjson.toString().lines().filter(l -> !l.isBlank()).mapToLong(l -> l.getBytes(
-        StandardCharsets.UTF_8).length).sum()) / (double) (n + 3);
+    // a line-length stand-in would be far off for WKB polygons: the JSON text is not what the sink
+    // buffers
+    double meanLine =
+        (ndjson
+                .toString()
+                .lines()
+                .filter(l -> !l.isBlank())
+                .mapToLong(l -> l.getBytes(StandardCharsets.UTF_8).length)
+                .sum())
+            / (double) (n + 3);
     assertThat(Math.abs(meanLine - buffered) / buffered).isGreaterThan(0.1);
 
     // the same records through the real job
     Path warehouse = dir.resolve("warehouse");
-    JobConfig config = TestKit.config("unused:9092", "sample", warehouse, Map.of(
-        "sink.max-latency", "1h",
-        "sink.target-file-size", "1GB",
-        "sink.memory-budget", "512MB",
-        "checkpoint.interval", "500ms"));
+    JobConfig config =
+        TestKit.config(
+            "unused:9092",
+            "sample",
+            warehouse,
+            Map.of(
+                "sink.max-latency", "1h",
+                "sink.target-file-size", "1GB",
+                "sink.memory-budget", "512MB",
+                "checkpoint.interval", "500ms"));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
     SpatialIngestJob.configureCheckpointing(env, config);
@@ -119,15 +135,25 @@ class PlanSampleAndInspectTest {
       summaryBuffered += Long.parseLong(s.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES));
       sinkCommits++;
     }
-    assertThat(Math.round(buffered * n)).as("plan counts exactly the bytes the sink's writer accounted")
+    assertThat(Math.round(buffered * n))
+        .as("plan counts exactly the bytes the sink's writer accounted")
         .isEqualTo(summaryBuffered);
     double sinkEncoded = fileBytes / (double) rows;
-    assertThat(Math.abs(sinkEncoded - encoded) / sinkEncoded).as("plan %.2f vs sink %.2f bytes/row", encoded,
-        sinkEncoded).isLessThan(0.01);
+    assertThat(Math.abs(sinkEncoded - encoded) / sinkEncoded)
+        .as("plan %.2f vs sink %.2f bytes/row", encoded, sinkEncoded)
+        .isLessThan(0.01);
 
     // inspect: the sink's summary fields of that job
-    CliRun ins = CliRun.of("inspect", "--set", "catalog.warehouse=" + warehouse, "--set", "table.namespace="
-        + config.namespace(), "--set", "table.name=" + config.table(), "--json");
+    CliRun ins =
+        CliRun.of(
+            "inspect",
+            "--set",
+            "catalog.warehouse=" + warehouse,
+            "--set",
+            "table.namespace=" + config.namespace(),
+            "--set",
+            "table.name=" + config.table(),
+            "--json");
     assertThat(ins.exitCode()).as(ins.err()).isZero();
     JsonNode j = JSON.readTree(ins.out());
     assertThat(j.get("rows").asLong()).isEqualTo(n);
@@ -139,8 +165,9 @@ class PlanSampleAndInspectTest {
     assertThat(j.get("newestKafkaTimestampMs").asLong()).isEqualTo(t0 + (n - 1) * 10L);
     assertThat(j.get("closedByReason").get("end_of_input").asLong()).isEqualTo(files);
     assertThat(j.get("timeSinceLastCommitMs").asLong()).isGreaterThanOrEqualTo(0);
-    assertThat(j.get("encodedPerBufferedRatio").asDouble()).isCloseTo(fileBytes / (double) summaryBuffered,
-        org.assertj.core.data.Offset.offset(0.001));
+    assertThat(j.get("encodedPerBufferedRatio").asDouble())
+        .isCloseTo(
+            fileBytes / (double) summaryBuffered, org.assertj.core.data.Offset.offset(0.001));
     JsonNode sizes = j.get("fileSizes");
     assertThat(sizes.get("p10").asLong()).isLessThanOrEqualTo(sizes.get("p50").asLong());
     assertThat(sizes.get("p50").asLong()).isLessThanOrEqualTo(sizes.get("p90").asLong());
@@ -148,23 +175,30 @@ class PlanSampleAndInspectTest {
     Snapshot current = table.currentSnapshot();
     assertThat(newest.get("snapshotId").asLong()).isEqualTo(current.snapshotId());
     assertThat(newest.get("sink").asBoolean()).isTrue();
-    assertThat(newest.get("rows").asLong()).isEqualTo(Long.parseLong(current.summary().get(SnapshotSummaryKeys.ROWS)));
+    assertThat(newest.get("rows").asLong())
+        .isEqualTo(Long.parseLong(current.summary().get(SnapshotSummaryKeys.ROWS)));
     assertThat(newest.get("checkpointId").asLong())
         .isEqualTo(Long.parseLong(current.summary().get(SnapshotSummaryKeys.CHECKPOINT_ID)));
     long minIngest = Long.parseLong(current.summary().get(SnapshotSummaryKeys.MIN_INGEST_MS));
     long maxIngest = Long.parseLong(current.summary().get(SnapshotSummaryKeys.MAX_INGEST_MS));
     assertThat(newest.get("minIngestMs").asLong()).isEqualTo(minIngest);
-    assertThat(newest.get("maxAgeAtCommitMs").asLong()).isEqualTo(current.timestampMillis() - minIngest);
-    assertThat(newest.get("minAgeAtCommitMs").asLong()).isEqualTo(current.timestampMillis() - maxIngest);
+    assertThat(newest.get("maxAgeAtCommitMs").asLong())
+        .isEqualTo(current.timestampMillis() - minIngest);
+    assertThat(newest.get("minAgeAtCommitMs").asLong())
+        .isEqualTo(current.timestampMillis() - maxIngest);
     assertThat(newest.get("closedByReason").get("end_of_input").asLong()).isPositive();
-    for (String field : new String[] {"fileBytes", "bufferedBytes", "files", "flinkJobId", "committedAt"}) {
+    for (String field :
+        new String[] {"fileBytes", "bufferedBytes", "files", "flinkJobId", "committedAt"}) {
       assertThat(newest.has(field)).as(field).isTrue();
     }
 
-    CliRun limited = CliRun.of("inspect", "--set", "catalog.warehouse=" + warehouse, "--limit", "0", "--json");
+    CliRun limited =
+        CliRun.of("inspect", "--set", "catalog.warehouse=" + warehouse, "--limit", "0", "--json");
     assertThat(JSON.readTree(limited.out()).get("snapshotList")).isEmpty();
     CliRun text = CliRun.of("inspect", "--set", "catalog.warehouse=" + warehouse);
     assertThat(text.exitCode()).isZero();
-    assertThat(text.out()).contains("data files             " + files).contains("end_of_input=" + files);
+    assertThat(text.out())
+        .contains("data files             " + files)
+        .contains("end_of_input=" + files);
   }
 }

@@ -24,7 +24,9 @@ import org.spatialingest.sink.CloseReason;
 import org.spatialingest.sink.SinkFiles;
 import org.spatialingest.tools.SinkTables;
 
-/** verify on a table written by the sink's file writer and committed with the sink's summary keys. */
+/**
+ * verify on a table written by the sink's file writer and committed with the sink's summary keys.
+ */
 class VerifyCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long DAY = 86_400_000L;
@@ -44,13 +46,22 @@ class VerifyCommandTest {
     TelemetryGenerator gen = new TelemetryGenerator(11, 6, 9, 200);
     // older day: tiny files closed by latency
     for (int i = 0; i < 3; i++) {
-      SinkTables.commit(table, SinkTables.rows(gen, 15, OLD_DAY + i * 60_000L, 100), CloseReason.LATENCY, i + 1);
+      SinkTables.commit(
+          table, SinkTables.rows(gen, 15, OLD_DAY + i * 60_000L, 100), CloseReason.LATENCY, i + 1);
     }
     // newest day: five files of 400..480 rows, closed by bytes except one by latency
     for (int i = 0; i < 5; i++) {
-      Snapshot s = SinkTables.commit(table, SinkTables.rows(gen, 400 + 20 * i, NEW_DAY + i * 60_000L, 10),
-          i == 4 ? CloseReason.LATENCY : CloseReason.BYTES, 10 + i);
-      SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles().forEach(newestFiles::add);
+      Snapshot s =
+          SinkTables.commit(
+              table,
+              SinkTables.rows(gen, 400 + 20 * i, NEW_DAY + i * 60_000L, 10),
+              i == 4 ? CloseReason.LATENCY : CloseReason.BYTES,
+              10 + i);
+      SnapshotChanges.builderFor(table)
+          .snapshot(s)
+          .build()
+          .addedDataFiles()
+          .forEach(newestFiles::add);
     }
     long[] sizes = newestFiles.stream().mapToLong(DataFile::fileSizeInBytes).sorted().toArray();
     assertThat(sizes).hasSize(5);
@@ -92,7 +103,10 @@ class VerifyCommandTest {
 
     CliRun text = verify("--expected-mb", mb(newestMedian));
     assertThat(text.exitCode()).isZero();
-    assertThat(text.out()).contains("files                5").contains("OK").contains("size histogram");
+    assertThat(text.out())
+        .contains("files                5")
+        .contains("OK")
+        .contains("size histogram");
   }
 
   @Test
@@ -109,11 +123,13 @@ class VerifyCommandTest {
     assertThat(l.get("verdict").asText()).isEqualTo("too_large");
     assertThat(l.get("explanation").asText()).contains("fan-out");
 
-    assertThat(verify("--expected-mb", mb(newestMedian * 3), "--tolerance", "4").exitCode()).isZero();
+    assertThat(verify("--expected-mb", mb(newestMedian * 3), "--tolerance", "4").exitCode())
+        .isZero();
 
     // the older day holds the tiny files
     String oldDay = java.time.Instant.ofEpochMilli(OLD_DAY).toString().substring(0, 10);
-    CliRun old = verify("--expected-mb", mb(newestMedian), "--partition", "day=" + oldDay, "--json");
+    CliRun old =
+        verify("--expected-mb", mb(newestMedian), "--partition", "day=" + oldDay, "--json");
     assertThat(old.exitCode()).isEqualTo(1);
     assertThat(JSON.readTree(old.out()).get("files").asInt()).isEqualTo(3);
     assertThat(JSON.readTree(old.out()).get("closedByReason").get("latency").asLong()).isEqualTo(3);
@@ -121,10 +137,20 @@ class VerifyCommandTest {
 
   @Test
   void expectedSizeFromAPlanDerivation(@TempDir Path planDir) throws Exception {
-    // latency binds: rows = 10 rec/s * 120 s = 1200 per batch; expectedFileMb = 1200 * e / 1e6 = median
+    // latency binds: rows = 10 rec/s * 120 s = 1200 per batch; expectedFileMb = 1200 * e / 1e6 =
+    // median
     double e = newestMedian / 1200.0;
-    CliRun plan = CliRun.of("plan", "--bytes-per-record", "100", "--encoded-bytes-per-record",
-        String.format(Locale.ROOT, "%.6f", e), "--rate", "10", "--write-derivation", planDir.toString());
+    CliRun plan =
+        CliRun.of(
+            "plan",
+            "--bytes-per-record",
+            "100",
+            "--encoded-bytes-per-record",
+            String.format(Locale.ROOT, "%.6f", e),
+            "--rate",
+            "10",
+            "--write-derivation",
+            planDir.toString());
     assertThat(plan.exitCode()).as(plan.err()).isZero();
     CliRun r = verify("--plan", planDir.toString(), "--json");
     assertThat(r.exitCode()).as(r.out() + r.err()).isZero();
@@ -133,15 +159,17 @@ class VerifyCommandTest {
     assertThat(j.get("ratio").asDouble()).isBetween(0.99, 1.01);
 
     assertThat(verify("--plan", planDir.resolve("missing").toString()).exitCode()).isEqualTo(2);
-    assertThat(verify("--expected-mb", "1", "--partition", "day=2000-01-01").exitCode()).isEqualTo(2);
+    assertThat(verify("--expected-mb", "1", "--partition", "day=2000-01-01").exitCode())
+        .isEqualTo(2);
     assertThat(verify("--expected-mb", "1", "--tolerance", "0.5").exitCode()).isEqualTo(2);
   }
 
   @Test
   void measuresTheSinkFilesNotTheCompactedOnes() throws Exception {
     // compaction: the five newest files rewritten into one (a non-sink snapshot)
-    SinkFiles.Written compacted = SinkFiles.write(table,
-        SinkTables.rows(new TelemetryGenerator(12, 6, 9, 200), 2200, NEW_DAY, 10));
+    SinkFiles.Written compacted =
+        SinkFiles.write(
+            table, SinkTables.rows(new TelemetryGenerator(12, 6, 9, 200), 2200, NEW_DAY, 10));
     RewriteFiles rewrite = table.newRewrite();
     newestFiles.forEach(rewrite::deleteFile);
     compacted.files().forEach(rewrite::addFile);

@@ -19,7 +19,8 @@ class JobConfigTest {
     assertThat(c.memoryBudgetBytes()).isEqualTo(128_000_000L);
     assertThat(c.maxLatency()).isEqualTo(Duration.ofSeconds(120));
     assertThat(c.closePolicy()).isEqualTo(JobConfig.ClosePolicyKind.BOUNDED);
-    assertThat(JobConfig.KEYS).containsKeys("sink.memory-budget", "sink.target-file-size", "sink.max-latency");
+    assertThat(JobConfig.KEYS)
+        .containsKeys("sink.memory-budget", "sink.target-file-size", "sink.max-latency");
   }
 
   @Test
@@ -33,15 +34,18 @@ class JobConfigTest {
   @Test
   void badValuesNameTheKeyAndWhatIsAllowed() {
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("catalog.type", "hive")))
-        .hasMessageContaining("catalog.type").hasMessageContaining("hadoop, jdbc, rest");
+        .hasMessageContaining("catalog.type")
+        .hasMessageContaining("hadoop, jdbc, rest");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("sink.memory-budget", "lots")))
-        .hasMessageContaining("sink.memory-budget").hasMessageContaining("size > 0");
+        .hasMessageContaining("sink.memory-budget")
+        .hasMessageContaining("size > 0");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("sink.max-latency", "0s")))
         .hasMessageContaining("sink.max-latency must be > 0");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("parallelism.sink", "-1")))
         .hasMessageContaining("parallelism.sink");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("checkpoint.interval", "10 fortnights")))
-        .hasMessageContaining("checkpoint.interval").hasMessageContaining("unknown duration unit");
+        .hasMessageContaining("checkpoint.interval")
+        .hasMessageContaining("unknown duration unit");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("catalog.type", "jdbc")))
         .hasMessageContaining("catalog.uri is required when catalog.type is jdbc");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("kafka.topic", " ")))
@@ -62,47 +66,72 @@ class JobConfigTest {
     assertThat(d.transform().maxRecordBytes()).isEqualTo(16L << 20);
     assertThat(d.regions().enabled()).isFalse();
 
-    JobConfig c = JobConfig.fromMap(Map.of("source", "file:/data/replay", "input.format", "wkb-base64",
-        "input.typed-properties", "speed:double, vehicle:string", "transform.reproject-from", "3857",
-        "transform.simplify-method", "douglas-peucker", "regions.refresh-kind", "boundary_refresh"));
+    JobConfig c =
+        JobConfig.fromMap(
+            Map.of(
+                "source",
+                "file:/data/replay",
+                "input.format",
+                "wkb-base64",
+                "input.typed-properties",
+                "speed:double, vehicle:string",
+                "transform.reproject-from",
+                "3857",
+                "transform.simplify-method",
+                "douglas-peucker",
+                "regions.refresh-kind",
+                "boundary_refresh"));
     assertThat(c.input().filePath()).isEqualTo("/data/replay");
     assertThat(c.input().format()).isEqualTo(InputConfig.InputFormat.WKB_BASE64);
-    assertThat(c.input().typedProperties()).containsExactly(
-        new InputConfig.TypedProperty("speed", InputConfig.PropertyType.DOUBLE),
-        new InputConfig.TypedProperty("vehicle", InputConfig.PropertyType.STRING));
+    assertThat(c.input().typedProperties())
+        .containsExactly(
+            new InputConfig.TypedProperty("speed", InputConfig.PropertyType.DOUBLE),
+            new InputConfig.TypedProperty("vehicle", InputConfig.PropertyType.STRING));
     assertThat(c.transform().reprojectFrom()).isEqualTo("EPSG:3857");
-    assertThat(c.transform().simplifyMethod()).isEqualTo(TransformConfig.SimplifyMethod.DOUGLAS_PEUCKER);
+    assertThat(c.transform().simplifyMethod())
+        .isEqualTo(TransformConfig.SimplifyMethod.DOUGLAS_PEUCKER);
     assertThat(JobConfig.fromMap(c.toMap())).isEqualTo(c);
 
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("source", "s3://bucket")))
-        .hasMessageContaining("source").hasMessageContaining("file:<path>");
+        .hasMessageContaining("source")
+        .hasMessageContaining("file:<path>");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.format", "kml")))
-        .hasMessageContaining("input.format").hasMessageContaining("wkb-hex");
+        .hasMessageContaining("input.format")
+        .hasMessageContaining("wkb-hex");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "speed:float")))
-        .hasMessageContaining("input.typed-properties").hasMessageContaining("float");
+        .hasMessageContaining("input.typed-properties")
+        .hasMessageContaining("float");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "region:string")))
-        .hasMessageContaining("input.typed-properties").hasMessageContaining("already a column");
+        .hasMessageContaining("input.typed-properties")
+        .hasMessageContaining("already a column");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "a:long,a:double")))
         .hasMessageContaining("declared twice");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.reproject-from", "EPSG:999999")))
-        .hasMessageContaining("transform.reproject-from").hasMessageContaining("does not know EPSG:999999");
+        .hasMessageContaining("transform.reproject-from")
+        .hasMessageContaining("does not know EPSG:999999");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.reproject-from", "mercator")))
-        .hasMessageContaining("transform.reproject-from").hasMessageContaining("not an EPSG code");
+        .hasMessageContaining("transform.reproject-from")
+        .hasMessageContaining("not an EPSG code");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.validate", "yes")))
-        .hasMessageContaining("transform.validate").hasMessageContaining("true, false");
+        .hasMessageContaining("transform.validate")
+        .hasMessageContaining("true, false");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.validate", "false")))
         .hasMessageContaining("transform.repair needs transform.validate");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.simplify-tolerance", "-1")))
         .hasMessageContaining("transform.simplify-tolerance");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.simplify-method", "visvalingam")))
-        .hasMessageContaining("transform.simplify-method").hasMessageContaining("topology, douglas-peucker");
+        .hasMessageContaining("transform.simplify-method")
+        .hasMessageContaining("topology, douglas-peucker");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.max-vertices", "0")))
         .hasMessageContaining("transform.max-vertices");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("transform.max-record-bytes", "0")))
         .hasMessageContaining("transform.max-record-bytes must be > 0");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("regions.partition", "true")))
         .hasMessageContaining("regions.partition needs regions.refresh-kind");
-    assertThat(JobConfig.fromMap(Map.of("regions.partition", "true", "regions.refresh-kind", "b")).regions().partition())
+    assertThat(
+            JobConfig.fromMap(Map.of("regions.partition", "true", "regions.refresh-kind", "b"))
+                .regions()
+                .partition())
         .isTrue();
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("regions.name-property", " ")))
         .hasMessageContaining("regions.name-property must not be empty");
@@ -111,7 +140,9 @@ class JobConfigTest {
   @Test
   void yamlNestedAndFlatKeysPlusOverrides(@TempDir Path dir) throws Exception {
     Path yaml = dir.resolve("job.yaml");
-    Files.writeString(yaml, """
+    Files.writeString(
+        yaml,
+        """
         kafka:
           bootstrap-servers: broker:9092
           properties:
@@ -123,7 +154,8 @@ class JobConfigTest {
           type: jdbc
           uri: jdbc:sqlite:/tmp/c.db
         """);
-    JobConfig c = ConfigLoader.load(yaml, List.of("sink.max-latency=30s", "table.partitioning=hour"));
+    JobConfig c =
+        ConfigLoader.load(yaml, List.of("sink.max-latency=30s", "table.partitioning=hour"));
     assertThat(c.bootstrapServers()).isEqualTo("broker:9092");
     assertThat(c.kafkaProperties()).containsEntry("security.protocol", "SASL_SSL");
     assertThat(c.targetFileBytes()).isEqualTo(256L << 20);

@@ -33,36 +33,47 @@ import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.table.TelemetryTable;
 
 /**
- * The exchange in front of the writers, on a real broker, MiniCluster and catalog: 2 source and transform subtasks, 4
- * writers, one partition, files closed only at end of input. With {@code range} each writer's file holds a compact
- * run of Hilbert keys (so a bbox filter skips files); with {@code none} every writer's file spans the whole area.
+ * The exchange in front of the writers, on a real broker, MiniCluster and catalog: 2 source and
+ * transform subtasks, 4 writers, one partition, files closed only at end of input. With {@code
+ * range} each writer's file holds a compact run of Hilbert keys (so a bbox filter skips files);
+ * with {@code none} every writer's file spans the whole area.
  */
 class DistributionTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
   private static final AtomicInteger TOPICS = new AtomicInteger();
   private static final int ROWS = 20_000;
   private static final int HILBERT_FIELD = TelemetryTable.SCHEMA.findField("hilbert").fieldId();
 
   @Test
-  void rangeDistributionGivesEachFileACompactKeyRangeAndLosesNothing(@TempDir Path dir) throws Exception {
+  void rangeDistributionGivesEachFileACompactKeyRangeAndLosesNothing(@TempDir Path dir)
+      throws Exception {
     Run range = run("range", dir.resolve("range"));
     Run none = run("none", dir.resolve("none"));
 
     assertThat(range.files).as("the 4 writers each wrote a range").hasSizeGreaterThanOrEqualTo(3);
-    System.out.printf("key spans / total: range %s, none %s%n", range.relativeSpans(), none.relativeSpans());
-    // the files' key intervals barely overlap: together (but for the widest, which holds the first rows of each
-    // subtask, sent before it had statistics) they span about the keys once; without an exchange each spans them all
-    assertThat(range.spansButWidest()).as("range: sum of key spans but the widest / total span")
+    System.out.printf(
+        "key spans / total: range %s, none %s%n", range.relativeSpans(), none.relativeSpans());
+    // the files' key intervals barely overlap: together (but for the widest, which holds the first
+    // rows of each
+    // subtask, sent before it had statistics) they span about the keys once; without an exchange
+    // each spans them all
+    assertThat(range.spansButWidest())
+        .as("range: sum of key spans but the widest / total span")
         .isLessThanOrEqualTo(1.25);
-    assertThat(none.spansButWidest()).as("none: sum of key spans but the widest / total span")
+    assertThat(none.spansButWidest())
+        .as("none: sum of key spans but the widest / total span")
         .isGreaterThanOrEqualTo(2.0);
 
-    // a 2 x 2 degree box around one vehicle: the range table's files are skipped where the none table's are not
-    Expression box = bbox(range.anyPoint[0] - 1, range.anyPoint[1] - 1, range.anyPoint[0] + 1, range.anyPoint[1] + 1);
+    // a 2 x 2 degree box around one vehicle: the range table's files are skipped where the none
+    // table's are not
+    Expression box =
+        bbox(
+            range.anyPoint[0] - 1,
+            range.anyPoint[1] - 1,
+            range.anyPoint[0] + 1,
+            range.anyPoint[1] + 1);
     int keptRange = plannedFiles(range.table, box);
     int keptNone = plannedFiles(none.table, box);
     assertThat(keptRange).as("files a bbox filter keeps, range vs none").isLessThan(keptNone);
@@ -94,10 +105,24 @@ class DistributionTest {
     String topic = "distribution-" + TOPICS.incrementAndGet();
     kafka.createTopic(topic, 2);
     Map<String, TelemetryGenerator.Record> sent =
-        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(11, 20, 0, 0), ROWS);
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, warehouse, Map.of(
-        "sink.max-latency", "1h", "sink.target-file-size", "64MB", "sink.memory-budget", "64MB",
-        "parallelism.sink", "4", "sink.distribution", mode));
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, new TelemetryGenerator(11, 20, 0, 0), ROWS);
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            warehouse,
+            Map.of(
+                "sink.max-latency",
+                "1h",
+                "sink.target-file-size",
+                "64MB",
+                "sink.memory-budget",
+                "64MB",
+                "parallelism.sink",
+                "4",
+                "sink.distribution",
+                mode));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, true);
@@ -125,9 +150,13 @@ class DistributionTest {
 
   /** The bbox filter README documents: the row's bbox intersects the box. */
   private static Expression bbox(double minX, double minY, double maxX, double maxY) {
-    return Expressions.and(Expressions.and(Expressions.greaterThanOrEqual("bbox.xmax", minX),
+    return Expressions.and(
+        Expressions.and(
+            Expressions.greaterThanOrEqual("bbox.xmax", minX),
             Expressions.lessThanOrEqual("bbox.xmin", maxX)),
-        Expressions.and(Expressions.greaterThanOrEqual("bbox.ymax", minY), Expressions.lessThanOrEqual("bbox.ymin", maxY)));
+        Expressions.and(
+            Expressions.greaterThanOrEqual("bbox.ymax", minY),
+            Expressions.lessThanOrEqual("bbox.ymin", maxY)));
   }
 
   private static int plannedFiles(Table table, Expression filter) throws Exception {

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.sizing.SizingBounds;
 
-/** Range boundaries follow the data, and the range count follows bytes per L, on Hilbert keys of real coordinates. */
+/**
+ * Range boundaries follow the data, and the range count follows bytes per L, on Hilbert keys of
+ * real coordinates.
+ */
 class KeyRangesTest {
   private static final HilbertCurve CURVE = HilbertCurve.CRS84;
 
@@ -35,7 +38,8 @@ class KeyRangesTest {
     }
     double mean = keys.length / (double) writers;
     for (long n : perRange) {
-      assertThat((double) n).as("rows per range %s", Arrays.toString(perRange))
+      assertThat((double) n)
+          .as("rows per range %s", Arrays.toString(perRange))
           .isBetween(mean / 2, mean * 2);
     }
   }
@@ -71,18 +75,24 @@ class KeyRangesTest {
 
   @Test
   void rangesFollowBytesPerLatencyOverTheTargetFile() {
-    // T = 10 MB, M = 100 MB, L = 10 s, Parquet at 0.5 of the buffered bytes: a range must bring 20 MB per L
-    SizingBounds bounds = new SizingBounds(100_000_000, 10_000_000, Duration.ofSeconds(10), Duration.ofSeconds(1));
+    // T = 10 MB, M = 100 MB, L = 10 s, Parquet at 0.5 of the buffered bytes: a range must bring 20
+    // MB per L
+    SizingBounds bounds =
+        new SizingBounds(100_000_000, 10_000_000, Duration.ofSeconds(10), Duration.ofSeconds(1));
     RangeCount count = RangeCount.of(bounds, 0.5, 4, 8);
     assertThat(count.bytesPerRange()).isEqualTo(20_000_000);
-    assertThat(count.maxRanges()).as("4 writers x 4 buffers each (half of 8 open partitions; M holds 5)")
+    assertThat(count.maxRanges())
+        .as("4 writers x 4 buffers each (half of 8 open partitions; M holds 5)")
         .isEqualTo(16);
     assertThat(count.ranges(0, 0)).isEqualTo(1);
-    assertThat(count.ranges(3_900_000, 0)).as("39 MB per L: one file's worth, not two").isEqualTo(1);
+    assertThat(count.ranges(3_900_000, 0))
+        .as("39 MB per L: one file's worth, not two")
+        .isEqualTo(1);
     assertThat(count.ranges(4_000_000, 0)).isEqualTo(2);
     assertThat(count.ranges(30_000_000, 0)).isEqualTo(15);
     assertThat(count.ranges(1e12, 0)).isEqualTo(16);
-    assertThat(count.ranges(0, 10_001)).as("rows older than L: a backlog, one range per writer at least")
+    assertThat(count.ranges(0, 10_001))
+        .as("rows older than L: a backlog, one range per writer at least")
         .isEqualTo(4);
     assertThat(count.ranges(30_000_000, 10_001)).isEqualTo(15);
   }
@@ -90,10 +100,13 @@ class KeyRangesTest {
   @Test
   void memoryCapsTheRangesAWriterHolds() {
     // T = M = 128 MB with an unknown ratio (1): a range fills M, so each writer holds one
-    SizingBounds bounds = new SizingBounds(128_000_000, 128_000_000, Duration.ofSeconds(120), Duration.ofSeconds(10));
+    SizingBounds bounds =
+        new SizingBounds(128_000_000, 128_000_000, Duration.ofSeconds(120), Duration.ofSeconds(10));
     RangeCount count = RangeCount.of(bounds, 0, 3, 8);
     assertThat(count.bytesPerRange()).isEqualTo(128_000_000);
     assertThat(count.maxRanges()).isEqualTo(3);
-    assertThat(count.ranges(1_000_000, 0)).as("1 MB/s = 120 MB per L: under one range's worth").isEqualTo(1);
+    assertThat(count.ranges(1_000_000, 0))
+        .as("1 MB/s = 120 MB per L: under one range's worth")
+        .isEqualTo(1);
   }
 }

@@ -17,7 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** event_time at both ends of 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z, as epoch millis and as ISO-8601. */
+/**
+ * event_time at both ends of 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z, as epoch millis and as
+ * ISO-8601.
+ */
 class EventTimeTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final long FIRST = Instant.parse("0001-01-01T00:00:00Z").toEpochMilli();
@@ -27,38 +30,66 @@ class EventTimeTest {
   void theRangeIsYears0001To9999() {
     assertThat(EventTime.MIN_MILLIS).isEqualTo(FIRST);
     assertThat(EventTime.MAX_MILLIS).isEqualTo(LAST);
-    assertThat(EventTime.RANGE).isEqualTo(Instant.ofEpochMilli(FIRST) + ".." + Instant.ofEpochMilli(LAST));
+    assertThat(EventTime.RANGE)
+        .isEqualTo(Instant.ofEpochMilli(FIRST) + ".." + Instant.ofEpochMilli(LAST));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"-62135596800000", "\"0001-01-01T00:00:00Z\"", "\"0001-01-01T00:00:00.000000000Z\"",
-      "\"0001-01-01T01:00:00+01:00\"", "\"0000-12-31T23:00:00-01:00\""})
+  @ValueSource(
+      strings = {
+        "-62135596800000",
+        "\"0001-01-01T00:00:00Z\"",
+        "\"0001-01-01T00:00:00.000000000Z\"",
+        "\"0001-01-01T01:00:00+01:00\"",
+        "\"0000-12-31T23:00:00-01:00\""
+      })
   void theFirstMillisecondIsAccepted(String json) throws Exception {
     assertThat(EventTime.millis(node(json))).isEqualTo(FIRST);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"253402300799999", "\"9999-12-31T23:59:59.999Z\"", "\"9999-12-31T23:59:59.999999999Z\"",
-      "\"9999-12-31T22:59:59.999-01:00\"", "\"+10000-01-01T00:59:59.999+01:00\""})
+  @ValueSource(
+      strings = {
+        "253402300799999",
+        "\"9999-12-31T23:59:59.999Z\"",
+        "\"9999-12-31T23:59:59.999999999Z\"",
+        "\"9999-12-31T22:59:59.999-01:00\"",
+        "\"+10000-01-01T00:59:59.999+01:00\""
+      })
   void theLastMillisecondIsAccepted(String json) throws Exception {
     assertThat(EventTime.millis(node(json))).isEqualTo(LAST);
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"-62135596800001", "253402300800000", "1000000000000000000", "-1000000000000000000",
-      "9223372036854775807", "100000000000000000000000", "\"0000-12-31T23:59:59.999Z\"",
-      "\"0000-12-31T23:59:59.999999999Z\"", "\"+10000-01-01T00:00:00Z\"", "\"0001-01-01T00:59:59.999+01:00\"",
-      "\"9999-12-31T23:59:59-00:01\"", "\"+300000000-01-01T00:00:00Z\"", "\"-999999999-01-01T00:00:00Z\""})
+  @ValueSource(
+      strings = {
+        "-62135596800001",
+        "253402300800000",
+        "1000000000000000000",
+        "-1000000000000000000",
+        "9223372036854775807",
+        "100000000000000000000000",
+        "\"0000-12-31T23:59:59.999Z\"",
+        "\"0000-12-31T23:59:59.999999999Z\"",
+        "\"+10000-01-01T00:00:00Z\"",
+        "\"0001-01-01T00:59:59.999+01:00\"",
+        "\"9999-12-31T23:59:59-00:01\"",
+        "\"+300000000-01-01T00:00:00Z\"",
+        "\"-999999999-01-01T00:00:00Z\""
+      })
   void justOutsideAndFarOutsideAreRejectedWithTheRange(String json) {
-    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> EventTime.millis(node(json)));
+    RecordRejectedException e =
+        catchThrowableOfType(RecordRejectedException.class, () -> EventTime.millis(node(json)));
     assertThat(e).as(json).isNotNull();
     assertThat(e.reason()).isEqualTo(RejectReason.INVALID_TIME);
-    assertThat(e.getMessage()).contains("is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z");
+    assertThat(e.getMessage())
+        .contains("is outside 0001-01-01T00:00:00Z..9999-12-31T23:59:59.999Z");
   }
 
   /**
-   * Why the range is needed: the sink converts TimestampData to Iceberg micros (millis × 1000, unchecked) through
-   * RowDataWrapper and partitions by day/hour; both ends convert exactly, the value users sent (1e18 ms) wrapped.
+   * Why the range is needed: the sink converts TimestampData to Iceberg micros (millis × 1000,
+   * unchecked) through RowDataWrapper and partitions by day/hour; both ends convert exactly, the
+   * value users sent (1e18 ms) wrapped.
    */
   @Test
   void bothEndsSurviveTheSinksConversionAndPartitionTransforms() {
@@ -71,9 +102,13 @@ class EventTimeTest {
     for (int i = 0; i < ends.length; i++) {
       long micros = micros(wrapper, ends[i]);
       assertThat(micros).isEqualTo(ends[i] * 1000);
-      assertThat(Transforms.day().toHumanString(type, (Integer) Transforms.day().bind(type).apply(micros)))
+      assertThat(
+              Transforms.day()
+                  .toHumanString(type, (Integer) Transforms.day().bind(type).apply(micros)))
           .isEqualTo(days[i]);
-      assertThat(Transforms.hour().toHumanString(type, (Integer) Transforms.hour().bind(type).apply(micros)))
+      assertThat(
+              Transforms.hour()
+                  .toHumanString(type, (Integer) Transforms.hour().bind(type).apply(micros)))
           .isEqualTo(hours[i]);
     }
     long wrapped = micros(wrapper, 1_000_000_000_000_000_000L);
@@ -95,7 +130,8 @@ class EventTimeTest {
   }
 
   private static RejectReason reason(String json) {
-    return catchThrowableOfType(RecordRejectedException.class, () -> EventTime.millis(node(json))).reason();
+    return catchThrowableOfType(RecordRejectedException.class, () -> EventTime.millis(node(json)))
+        .reason();
   }
 
   private static JsonNode node(String json) throws Exception {

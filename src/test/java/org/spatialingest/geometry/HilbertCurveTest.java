@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 class HilbertCurveTest {
   private static final long CELLS = 1L << 31;
 
-  /** The classic conversion, one level at a time (what the keys of existing tables were computed with). */
+  /**
+   * The classic conversion, one level at a time (what the keys of existing tables were computed
+   * with).
+   */
   private static long classic(long x, long y) {
     long d = 0;
     for (long s = CELLS >>> 1; s > 0; s >>>= 1) {
@@ -31,7 +34,9 @@ class HilbertCurveTest {
 
   @Test
   void sameIndexAsTheClassicConversion() {
-    long[] edges = {0, 1, 2, 3, 15, 16, 17, CELLS / 2 - 1, CELLS / 2, CELLS / 2 + 1, CELLS - 2, CELLS - 1};
+    long[] edges = {
+      0, 1, 2, 3, 15, 16, 17, CELLS / 2 - 1, CELLS / 2, CELLS / 2 + 1, CELLS - 2, CELLS - 1
+    };
     for (long x : edges) {
       for (long y : edges) {
         assertThat(HilbertCurve.index(x, y)).as("cell %d, %d", x, y).isEqualTo(classic(x, y));
@@ -48,7 +53,9 @@ class HilbertCurveTest {
       long y = random.nextLong(CELLS);
       assertThat(HilbertCurve.index(x, y)).isEqualTo(classic(x, y));
     }
-    for (long x = 0; x < 64; x++) { // every cell of the low corner: neighbours on the curve are neighbours in space
+    for (long x = 0;
+        x < 64;
+        x++) { // every cell of the low corner: neighbours on the curve are neighbours in space
       for (long y = 0; y < 64; y++) {
         assertThat(HilbertCurve.index(x, y)).isEqualTo(classic(x, y));
       }
@@ -58,8 +65,10 @@ class HilbertCurveTest {
   @Test
   void keysOfKnownPoints() {
     HilbertCurve c = HilbertCurve.CRS84;
-    for (double[] p : new double[][] {{13.4050012, 52.5200066}, {-180, -90}, {180, 90}, {0, 0}, {-0.0, 1e-9},
-        {Double.NaN, 5}}) {
+    for (double[] p :
+        new double[][] {
+          {13.4050012, 52.5200066}, {-180, -90}, {180, 90}, {0, 0}, {-0.0, 1e-9}, {Double.NaN, 5}
+        }) {
       long x = cell(p[0], -180, 360);
       long y = cell(p[1], -90, 180);
       assertThat(c.key(p[0], p[1])).isEqualTo(classic(x, y));
@@ -67,6 +76,8 @@ class HilbertCurveTest {
   }
 
   private static long cell(double v, double min, double span) {
-    return Double.isNaN(v) ? 0 : Math.max(0, Math.min(CELLS - 1, (long) ((v - min) / span * CELLS)));
+    return Double.isNaN(v)
+        ? 0
+        : Math.max(0, Math.min(CELLS - 1, (long) ((v - min) / span * CELLS)));
   }
 }

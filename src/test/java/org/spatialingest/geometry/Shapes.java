@@ -8,22 +8,28 @@ import org.locationtech.jts.geom.MultiPolygon;
 import org.locationtech.jts.geom.Point;
 import org.locationtech.jts.geom.Polygon;
 
-/** Generated test shapes (no downloaded data): stars, rings with holes, bow-ties, antimeridian multipolygons. */
+/**
+ * Generated test shapes (no downloaded data): stars, rings with holes, bow-ties, antimeridian
+ * multipolygons.
+ */
 public final class Shapes {
   public static final GeometryFactory F = new GeometryFactory();
 
   private Shapes() {}
 
   /**
-   * A star whose spikes are as deep as about two vertex spacings: the shape of a detailed real boundary. (Deep spikes,
-   * e.g. inner = 0.6 outer, make every segment's envelope overlap thousands of others: IsValidOp then costs ~23 s at
-   * 120k vertices on this machine.)
+   * A star whose spikes are as deep as about two vertex spacings: the shape of a detailed real
+   * boundary. (Deep spikes, e.g. inner = 0.6 outer, make every segment's envelope overlap thousands
+   * of others: IsValidOp then costs ~23 s at 120k vertices on this machine.)
    */
   public static Polygon star(double cx, double cy, int vertices, double outer) {
     return star(cx, cy, vertices, outer, outer * (1 - 4 * Math.PI / vertices));
   }
 
-  /** A valid star-shaped polygon of {@code vertices} vertices (alternating radii) around (cx, cy), in degrees. */
+  /**
+   * A valid star-shaped polygon of {@code vertices} vertices (alternating radii) around (cx, cy),
+   * in degrees.
+   */
   public static Polygon star(double cx, double cy, int vertices, double outer, double inner) {
     Coordinate[] c = new Coordinate[vertices + 1];
     for (int i = 0; i < vertices; i++) {
@@ -51,15 +57,22 @@ public final class Shapes {
     LinearRing[] h = new LinearRing[holes];
     for (int i = 0; i < holes; i++) {
       double a = 2 * Math.PI * i / holes;
-      h[i] = circle(cx + 0.6 * Math.cos(a), cy + 0.6 * Math.sin(a), 0.15, Math.max(8, n / 20), true);
+      h[i] =
+          circle(cx + 0.6 * Math.cos(a), cy + 0.6 * Math.sin(a), 0.15, Math.max(8, n / 20), true);
     }
     return F.createPolygon(shell, h);
   }
 
   /** A self-intersecting bow-tie (invalid; GeometryFixer makes two triangles of it). */
   public static Polygon bowTie(double x, double y, double size) {
-    return F.createPolygon(new Coordinate[] {new Coordinate(x, y), new Coordinate(x + size, y + size),
-        new Coordinate(x + size, y), new Coordinate(x, y + size), new Coordinate(x, y)});
+    return F.createPolygon(
+        new Coordinate[] {
+          new Coordinate(x, y),
+          new Coordinate(x + size, y + size),
+          new Coordinate(x + size, y),
+          new Coordinate(x, y + size),
+          new Coordinate(x, y)
+        });
   }
 
   /** A bow-tie whose edges are densified to about {@code vertices} vertices. */
@@ -67,7 +80,9 @@ public final class Shapes {
     Coordinate[] corners = bowTie(x, y, size).getCoordinates();
     int perEdge = Math.max(1, vertices / 4);
     Coordinate[] c = new Coordinate[4 * perEdge + 1];
-    for (int e = 0; e < 4; e++) { // linear subdivision keeps the self-intersection (JTS's Densifier would repair it)
+    for (int e = 0;
+        e < 4;
+        e++) { // linear subdivision keeps the self-intersection (JTS's Densifier would repair it)
       Coordinate a = corners[e];
       Coordinate b = corners[e + 1];
       for (int i = 0; i < perEdge; i++) {
@@ -80,21 +95,25 @@ public final class Shapes {
   }
 
   /**
-   * A star whose spikes are deep (inner radius 0.6 of the outer): the shape users sent with 120,000 vertices. Valid,
-   * but every spike's box overlaps thousands of others, so {@code IsValidOp} alone took ~23 s on it before the budget.
+   * A star whose spikes are deep (inner radius 0.6 of the outer): the shape users sent with 120,000
+   * vertices. Valid, but every spike's box overlaps thousands of others, so {@code IsValidOp} alone
+   * took ~23 s on it before the budget.
    */
   public static Polygon deepStar(double cx, double cy, int vertices, double outer) {
     return star(cx, cy, vertices, outer, 0.6 * outer);
   }
 
-  /** A star whose inner vertices are all the centre: one ring touching itself {@code vertices / 2} times. Invalid. */
+  /**
+   * A star whose inner vertices are all the centre: one ring touching itself {@code vertices / 2}
+   * times. Invalid.
+   */
   public static Polygon touchingStar(double cx, double cy, int vertices, double outer) {
     return star(cx, cy, vertices, outer, 0);
   }
 
   /**
-   * The star polygon {n/k}: {@code n} points on a circle joined every {@code k}-th, so edges cross each other about
-   * n·(k−1) times (k ≈ n/2: every edge crosses almost every other). Invalid.
+   * The star polygon {n/k}: {@code n} points on a circle joined every {@code k}-th, so edges cross
+   * each other about n·(k−1) times (k ≈ n/2: every edge crosses almost every other). Invalid.
    */
   public static Polygon crossingStar(double cx, double cy, int n, int k, double r) {
     Coordinate[] c = new Coordinate[n + 1];
@@ -107,22 +126,40 @@ public final class Shapes {
   }
 
   /**
-   * A 2 × 2 degree square with {@code side × side} round holes of {@code perHole} vertices on a grid; hole radius =
-   * {@code fill} × half the grid spacing, so {@code fill < 1} gives disjoint holes (valid) and {@code fill > 1.42}
-   * holes overlapping their neighbours (invalid). With {@code bowTieShell} the shell crosses itself too.
+   * A 2 × 2 degree square with {@code side × side} round holes of {@code perHole} vertices on a
+   * grid; hole radius = {@code fill} × half the grid spacing, so {@code fill < 1} gives disjoint
+   * holes (valid) and {@code fill > 1.42} holes overlapping their neighbours (invalid). With {@code
+   * bowTieShell} the shell crosses itself too.
    */
-  public static Polygon gridOfHoles(double cx, double cy, int side, int perHole, double fill, boolean bowTieShell) {
-    Coordinate[] shell = bowTieShell
-        ? new Coordinate[] {new Coordinate(cx - 1, cy - 1), new Coordinate(cx + 1, cy + 1),
-            new Coordinate(cx + 1, cy - 1), new Coordinate(cx - 1, cy + 1), new Coordinate(cx - 1, cy - 1)}
-        : new Coordinate[] {new Coordinate(cx - 1, cy - 1), new Coordinate(cx + 1, cy - 1),
-            new Coordinate(cx + 1, cy + 1), new Coordinate(cx - 1, cy + 1), new Coordinate(cx - 1, cy - 1)};
+  public static Polygon gridOfHoles(
+      double cx, double cy, int side, int perHole, double fill, boolean bowTieShell) {
+    Coordinate[] shell =
+        bowTieShell
+            ? new Coordinate[] {
+              new Coordinate(cx - 1, cy - 1),
+              new Coordinate(cx + 1, cy + 1),
+              new Coordinate(cx + 1, cy - 1),
+              new Coordinate(cx - 1, cy + 1),
+              new Coordinate(cx - 1, cy - 1)
+            }
+            : new Coordinate[] {
+              new Coordinate(cx - 1, cy - 1),
+              new Coordinate(cx + 1, cy - 1),
+              new Coordinate(cx + 1, cy + 1),
+              new Coordinate(cx - 1, cy + 1),
+              new Coordinate(cx - 1, cy - 1)
+            };
     LinearRing[] holes = new LinearRing[side * side];
     double step = 2.0 / side;
     for (int i = 0; i < side; i++) {
       for (int j = 0; j < side; j++) {
-        holes[i * side + j] = circle(cx - 1 + (i + 0.5) * step, cy - 1 + (j + 0.5) * step, fill * step / 2, perHole,
-            true);
+        holes[i * side + j] =
+            circle(
+                cx - 1 + (i + 0.5) * step,
+                cy - 1 + (j + 0.5) * step,
+                fill * step / 2,
+                perHole,
+                true);
       }
     }
     return F.createPolygon(F.createLinearRing(shell), holes);
@@ -159,10 +196,12 @@ public final class Shapes {
   /** GeoJSON with coordinates rounded to 7 decimals (about 1 cm): compact text for big shapes. */
   public static String geoJsonRounded(Geometry g) {
     Geometry copy = g.copy();
-    copy.apply((org.locationtech.jts.geom.CoordinateFilter) c -> {
-      c.x = Math.round(c.x * 1e7) / 1e7;
-      c.y = Math.round(c.y * 1e7) / 1e7;
-    });
+    copy.apply(
+        (org.locationtech.jts.geom.CoordinateFilter)
+            c -> {
+              c.x = Math.round(c.x * 1e7) / 1e7;
+              c.y = Math.round(c.y * 1e7) / 1e7;
+            });
     copy.geometryChanged();
     return geoJson(copy);
   }
@@ -216,7 +255,11 @@ public final class Shapes {
 
   /** A JSON telemetry record with the given geometry JSON (an object, or a quoted string). */
   public static String record(String id, String geometryJson, String propertiesJson) {
-    return "{\"id\":\"" + id + "\",\"event_time\":\"2026-11-29T10:00:00Z\",\"geometry\":" + geometryJson
-        + (propertiesJson == null ? "" : ",\"properties\":" + propertiesJson) + "}";
+    return "{\"id\":\""
+        + id
+        + "\",\"event_time\":\"2026-11-29T10:00:00Z\",\"geometry\":"
+        + geometryJson
+        + (propertiesJson == null ? "" : ",\"properties\":" + propertiesJson)
+        + "}";
   }
 }

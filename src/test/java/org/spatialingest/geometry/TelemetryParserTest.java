@@ -21,14 +21,23 @@ class TelemetryParserTest {
 
   @Test
   void geoJsonPointBecomesARowWithBboxAndKey() throws Exception {
-    GenericRowData row = parse("{\"id\":\"a\",\"event_time\":\"2026-11-29T10:00:00Z\",\"geometry\":"
-        + "{\"type\":\"Point\",\"coordinates\":[13.4,52.5]},\"properties\":{\"speed\":3}}");
+    GenericRowData row =
+        parse(
+            "{\"id\":\"a\",\"event_time\":\"2026-11-29T10:00:00Z\",\"geometry\":"
+                + "{\"type\":\"Point\",\"coordinates\":[13.4,52.5]},\"properties\":{\"speed\":3}}");
     Geometry g = new WKBReader().read((byte[]) row.getField(TelemetryTable.GEOMETRY));
     assertThat(g.getCoordinate().x).isEqualTo(13.4);
     assertThat(g.getCoordinate().y).isEqualTo(52.5);
-    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMIN)).isEqualTo(13.4);
-    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.YMAX)).isEqualTo(52.5);
-    assertThat(row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond()).isEqualTo(1795946400000L); // 2026-11-29T10:00:00Z
+    assertThat(
+            row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS)
+                .getDouble(TelemetryTable.XMIN))
+        .isEqualTo(13.4);
+    assertThat(
+            row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS)
+                .getDouble(TelemetryTable.YMAX))
+        .isEqualTo(52.5);
+    assertThat(row.getTimestamp(TelemetryTable.EVENT_TIME, 6).getMillisecond())
+        .isEqualTo(1795946400000L); // 2026-11-29T10:00:00Z
     assertThat(row.getTimestamp(TelemetryTable.INGEST_TIME, 6).getMillisecond()).isEqualTo(77L);
     assertThat(row.getLong(TelemetryTable.HILBERT)).isEqualTo(HilbertCurve.CRS84.key(13.4, 52.5));
     assertThat(row.getString(TelemetryTable.PROPERTIES).toString()).isEqualTo("{\"speed\":3}");
@@ -36,32 +45,43 @@ class TelemetryParserTest {
 
   @Test
   void wktPolygonAndEpochMillis() throws Exception {
-    GenericRowData row = parse("{\"id\":\"p\",\"event_time\":1795860000000,"
-        + "\"geometry\":\"POLYGON((0 0, 4 0, 4 2, 0 2, 0 0))\"}");
+    GenericRowData row =
+        parse(
+            "{\"id\":\"p\",\"event_time\":1795860000000,"
+                + "\"geometry\":\"POLYGON((0 0, 4 0, 4 2, 0 2, 0 0))\"}");
     assertThat(row.getString(TelemetryTable.GEOMETRY_TYPE).toString()).isEqualTo("Polygon");
-    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.XMAX)).isEqualTo(4.0);
-    assertThat(row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS).getDouble(TelemetryTable.YMAX)).isEqualTo(2.0);
+    assertThat(
+            row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS)
+                .getDouble(TelemetryTable.XMAX))
+        .isEqualTo(4.0);
+    assertThat(
+            row.getRow(TelemetryTable.BBOX, TelemetryTable.BBOX_FIELDS)
+                .getDouble(TelemetryTable.YMAX))
+        .isEqualTo(2.0);
     assertThat(row.isNullAt(TelemetryTable.PROPERTIES)).isTrue();
   }
 
   @ParameterizedTest
-  @CsvSource(delimiter = '|', value = {
-      "not json | malformed_json",
-      "[1,2] | malformed_json",
-      "{\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
-      "{\"id\":\"\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
-      "{\"id\":\"a\",\"geometry\":\"POINT(1 1)\"} | missing_time",
-      "{\"id\":\"a\",\"event_time\":\"yesterday\",\"geometry\":\"POINT(1 1)\"} | invalid_time",
-      "{\"id\":\"a\",\"event_time\":1} | missing_geometry",
-      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1\"} | unparseable_geometry",
-      "{\"id\":\"a\",\"event_time\":1,\"geometry\":{\"type\":\"Circle\",\"coordinates\":[1,1]}} | unknown_geometry_type",
-      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT EMPTY\"} | empty_geometry",
-      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(200 10)\"} | coordinates_out_of_range",
-      "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1 1)\",\"properties\":[1]} | schema_mismatch",
-      "{\"id\":\"a\",\"event_time\":1,\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,1]]]}} | unparseable_geometry",
-  })
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "not json | malformed_json",
+        "[1,2] | malformed_json",
+        "{\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
+        "{\"id\":\"\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"} | missing_id",
+        "{\"id\":\"a\",\"geometry\":\"POINT(1 1)\"} | missing_time",
+        "{\"id\":\"a\",\"event_time\":\"yesterday\",\"geometry\":\"POINT(1 1)\"} | invalid_time",
+        "{\"id\":\"a\",\"event_time\":1} | missing_geometry",
+        "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1\"} | unparseable_geometry",
+        "{\"id\":\"a\",\"event_time\":1,\"geometry\":{\"type\":\"Circle\",\"coordinates\":[1,1]}} | unknown_geometry_type",
+        "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT EMPTY\"} | empty_geometry",
+        "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(200 10)\"} | coordinates_out_of_range",
+        "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1 1)\",\"properties\":[1]} | schema_mismatch",
+        "{\"id\":\"a\",\"event_time\":1,\"geometry\":{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,1]]]}} | unparseable_geometry",
+      })
   void badRecordsSayWhy(String json, String reason) {
-    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parse(json));
+    RecordRejectedException e =
+        catchThrowableOfType(RecordRejectedException.class, () -> parse(json));
     assertThat(e).as(json).isNotNull();
     assertThat(e.reason().code()).isEqualTo(reason);
   }
@@ -82,24 +102,33 @@ class TelemetryParserTest {
   @ParameterizedTest
   @MethodSource("trailing")
   void aRecordIsOneJsonValue(String tail, int whitespace, String shown) {
-    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parse(ONE + tail));
+    RecordRejectedException e =
+        catchThrowableOfType(RecordRejectedException.class, () -> parse(ONE + tail));
     assertThat(e).as(ONE + tail).isNotNull();
     assertThat(e.reason()).isEqualTo(RejectReason.MALFORMED_JSON);
-    assertThat(e.getMessage()).contains("trailing content after the JSON object at byte "
-        + (ONE.length() + whitespace) + ": " + shown);
+    assertThat(e.getMessage())
+        .contains(
+            "trailing content after the JSON object at byte "
+                + (ONE.length() + whitespace)
+                + ": "
+                + shown);
   }
 
   @Test
   void trailingControlBytesAreShownEscaped() {
-    byte[] json = "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}\0\0".getBytes(StandardCharsets.UTF_8);
-    RecordRejectedException e = catchThrowableOfType(RecordRejectedException.class, () -> parser.parse(json, 1L));
+    byte[] json =
+        "{\"id\":\"a\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}\0\0"
+            .getBytes(StandardCharsets.UTF_8);
+    RecordRejectedException e =
+        catchThrowableOfType(RecordRejectedException.class, () -> parser.parse(json, 1L));
     assertThat(e.getMessage()).contains("at byte " + (json.length - 2) + ": '\\u0000\\u0000'");
   }
 
   @Test
   void whitespaceAfterTheValueIsFine() throws Exception {
     for (String tail : new String[] {"", " ", "\n", "\r\n", " \t \r\n "}) {
-      GenericRowData row = parse("{\"id\":\"w\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}" + tail);
+      GenericRowData row =
+          parse("{\"id\":\"w\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}" + tail);
       assertThat(row.getString(TelemetryTable.ID).toString()).isEqualTo("w");
     }
     GenericRowData lead = parse(" \r\n{\"id\":\"w\",\"event_time\":1,\"geometry\":\"POINT(1 1)\"}");
@@ -115,8 +144,14 @@ class TelemetryParserTest {
     assertThat(Math.abs(here - near)).isLessThan(Math.abs(here - far));
     assertThat(h.key(-180, -90)).isZero();
     // a 2x2 grid visits its cells in the U order of the first-order Hilbert curve
-    assertThat(new long[] {HilbertCurve.index(0, 0), HilbertCurve.index(0, 1), HilbertCurve.index(1, 1),
-        HilbertCurve.index(1, 0)}).isSorted();
+    assertThat(
+            new long[] {
+              HilbertCurve.index(0, 0),
+              HilbertCurve.index(0, 1),
+              HilbertCurve.index(1, 1),
+              HilbertCurve.index(1, 0)
+            })
+        .isSorted();
   }
 
   private GenericRowData parse(String json) throws RecordRejectedException {

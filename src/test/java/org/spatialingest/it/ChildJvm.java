@@ -16,8 +16,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * A Java process started by a test (same JDK as the test), with its own classpath, stdout+stderr in a log file.
- * {@link #close()} stops it and its children: SIGTERM first, SIGKILL after a grace period.
+ * A Java process started by a test (same JDK as the test), with its own classpath, stdout+stderr in
+ * a log file. {@link #close()} stops it and its children: SIGTERM first, SIGKILL after a grace
+ * period.
  */
 public final class ChildJvm implements AutoCloseable {
   private final String name;
@@ -35,19 +36,26 @@ public final class ChildJvm implements AutoCloseable {
    * @param env extra environment variables (added to a copy of this process's environment)
    * @param output file receiving the child's stdout and stderr
    */
-  public static ChildJvm start(String name, List<Path> classpath, List<String> jvmArgs, String mainClass,
-      List<String> args, Map<String, String> env, Path output) throws IOException {
+  public static ChildJvm start(
+      String name,
+      List<Path> classpath,
+      List<String> jvmArgs,
+      String mainClass,
+      List<String> args,
+      Map<String, String> env,
+      Path output)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmArgs);
     command.add("-cp");
-    command.add(classpath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
+    command.add(
+        classpath.stream().map(Path::toString).collect(Collectors.joining(File.pathSeparator)));
     command.add(mainClass);
     command.addAll(args);
     Files.createDirectories(output.getParent());
-    ProcessBuilder builder = new ProcessBuilder(command)
-        .redirectErrorStream(true)
-        .redirectOutput(output.toFile());
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile());
     builder.environment().putAll(env);
     return new ChildJvm(name, builder.start(), output);
   }
@@ -67,7 +75,8 @@ public final class ChildJvm implements AutoCloseable {
   /** Waits for the process to end; returns its exit code, or fails after {@code timeout}. */
   public int waitFor(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-      throw new AssertionError(name + " did not finish within " + timeout + "; output:\n" + outputTail(60));
+      throw new AssertionError(
+          name + " did not finish within " + timeout + "; output:\n" + outputTail(60));
     }
     return process.exitValue();
   }
@@ -108,7 +117,10 @@ public final class ChildJvm implements AutoCloseable {
     children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
   }
 
-  /** A TCP port free on loopback right now (the usual small race between closing and the child binding it). */
+  /**
+   * A TCP port free on loopback right now (the usual small race between closing and the child
+   * binding it).
+   */
   public static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       socket.setReuseAddress(true);
@@ -118,7 +130,10 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
-  /** Polls {@code condition} every 250 ms until it is true; fails with {@code what} after {@code timeout}. */
+  /**
+   * Polls {@code condition} every 250 ms until it is true; fails with {@code what} after {@code
+   * timeout}.
+   */
   public static void await(String what, Duration timeout, Check condition) throws Exception {
     long deadline = System.nanoTime() + timeout.toNanos();
     Exception last = null;
@@ -132,7 +147,8 @@ public final class ChildJvm implements AutoCloseable {
       }
       Thread.sleep(250);
     }
-    AssertionError error = new AssertionError("timed out after " + timeout + " waiting for " + what);
+    AssertionError error =
+        new AssertionError("timed out after " + timeout + " waiting for " + what);
     if (last != null) {
       error.addSuppressed(last);
     }

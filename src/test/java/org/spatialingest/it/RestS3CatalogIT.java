@@ -15,12 +15,12 @@ import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.FileScanTask;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -33,20 +33,22 @@ import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.table.Catalogs;
 
 /**
- * The production catalog shape end to end on loopback: {@code catalog.type: rest} against the Iceberg REST catalog
- * test server, table data and metadata on {@code s3://} through {@code S3FileIO} (iceberg-aws in the Iceberg
- * runtime + the AWS SDK from iceberg-aws-bundle) talking to an S3-compatible server. The job (MiniCluster, real
- * KRaft broker) commits through the REST catalog; the rows are read back through the REST catalog.
+ * The production catalog shape end to end on loopback: {@code catalog.type: rest} against the
+ * Iceberg REST catalog test server, table data and metadata on {@code s3://} through {@code
+ * S3FileIO} (iceberg-aws in the Iceberg runtime + the AWS SDK from iceberg-aws-bundle) talking to
+ * an S3-compatible server. The job (MiniCluster, real KRaft broker) commits through the REST
+ * catalog; the rows are read back through the REST catalog.
  *
- * <p>Credentials: made up per run. The job gets them the way production does, from the AWS default credential
- * chain (here the {@code aws.accessKeyId}/{@code aws.secretAccessKey} system properties, in a pod the
- * AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY variables), never from the job configuration.
+ * <p>Credentials: made up per run. The job gets them the way production does, from the AWS default
+ * credential chain (here the {@code aws.accessKeyId}/{@code aws.secretAccessKey} system properties,
+ * in a pod the AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY variables), never from the job
+ * configuration.
  */
 class RestS3CatalogIT {
-  static final Path BUILD = Path.of(System.getProperty("spatialingest.build.dir", "target")).toAbsolutePath();
+  static final Path BUILD =
+      Path.of(System.getProperty("spatialingest.build.dir", "target")).toAbsolutePath();
 
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
   @Test
   void jobCommitsThroughRestCatalogToS3(@TempDir Path tmp) throws Exception {
@@ -62,13 +64,15 @@ class RestS3CatalogIT {
       saved.put(key, System.getProperty(key));
     }
     try (EmbeddedKafka kafka = EmbeddedKafka.start(tmp.resolve("kafka"));
-        LoopbackLake lake = LoopbackLake.start(tmp.resolve("lake"), BUILD.resolve("it-lib"), bucket, accessKey,
-            secretKey)) {
+        LoopbackLake lake =
+            LoopbackLake.start(
+                tmp.resolve("lake"), BUILD.resolve("it-lib"), bucket, accessKey, secretKey)) {
       System.setProperty("aws.accessKeyId", accessKey);
       System.setProperty("aws.secretAccessKey", secretKey);
       kafka.createTopic(topic, 2);
       Map<String, TelemetryGenerator.Record> sent =
-          TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(5, 20, 300, 300), n);
+          TestKit.produce(
+              kafka.bootstrapServers(), topic, new TelemetryGenerator(5, 20, 300, 300), n);
 
       // the same keys as k8s/overlays/dev (REST catalog + S3FileIO on an S3-compatible endpoint)
       Map<String, String> job = new HashMap<>();
@@ -106,21 +110,30 @@ class RestS3CatalogIT {
       }
 
       for (String output : lake.outputs()) {
-        assertThat(output).as("server output must not contain the secret").doesNotContain(secretKey);
+        assertThat(output)
+            .as("server output must not contain the secret")
+            .doesNotContain(secretKey);
       }
     } finally {
-      saved.forEach((k, v) -> {
-        if (v == null) {
-          System.clearProperty(k);
-        } else {
-          System.setProperty(k, v);
-        }
-      });
+      saved.forEach(
+          (k, v) -> {
+            if (v == null) {
+              System.clearProperty(k);
+            } else {
+              System.setProperty(k, v);
+            }
+          });
     }
   }
 
-  private static void verifyReadBack(Catalog catalog, JobConfig config, LoopbackLake lake, String bucket, int n,
-      Set<String> sentIds) throws Exception {
+  private static void verifyReadBack(
+      Catalog catalog,
+      JobConfig config,
+      LoopbackLake lake,
+      String bucket,
+      int n,
+      Set<String> sentIds)
+      throws Exception {
     assertThat(catalog.getClass().getName()).isEqualTo("org.apache.iceberg.rest.RESTCatalog");
     assertThat(catalog.listTables(Namespace.of("spatial_it")))
         .contains(Catalogs.tableIdentifier(config));
@@ -138,8 +151,10 @@ class RestS3CatalogIT {
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
         DataFile file = task.file();
-        assertThat(file.location()).startsWith("s3://" + bucket + "/warehouse/spatial_it/events/data/");
-        // the object is really in the S3 server's store (its filesystem backend keeps keys as paths)
+        assertThat(file.location())
+            .startsWith("s3://" + bucket + "/warehouse/spatial_it/events/data/");
+        // the object is really in the S3 server's store (its filesystem backend keeps keys as
+        // paths)
         String key = file.location().substring(("s3://" + bucket + "/").length());
         assertThat(lake.bucketDir().resolve(key)).isRegularFile();
         dataFiles++;
@@ -148,10 +163,12 @@ class RestS3CatalogIT {
     assertThat(dataFiles).isPositive();
     try (Stream<Path> objects = Files.walk(lake.bucketDir())) {
       assertThat(objects.map(Path::toString).filter(p -> p.endsWith(".metadata.json")).count())
-          .as("table metadata written by the REST server to S3").isGreaterThan(1);
+          .as("table metadata written by the REST server to S3")
+          .isGreaterThan(1);
     }
-    System.out.printf("REST+S3: %d rows, %d data files, %d snapshots%n", rows.size(), dataFiles,
-        countSnapshots(table));
+    System.out.printf(
+        "REST+S3: %d rows, %d data files, %d snapshots%n",
+        rows.size(), dataFiles, countSnapshots(table));
   }
 
   private static int countSnapshots(Table table) {

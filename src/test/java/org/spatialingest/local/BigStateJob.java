@@ -16,15 +16,19 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 
 /**
- * A small job on a local cluster whose one operator holds {@link #STATE_BYTES} of operator state, more than
- * JobManager (memory) checkpoint storage accepts (5 MiB). It runs until cancelled, one record every 10 ms.
+ * A small job on a local cluster whose one operator holds {@link #STATE_BYTES} of operator state,
+ * more than JobManager (memory) checkpoint storage accepts (5 MiB). It runs until cancelled, one
+ * record every 10 ms.
  */
 final class BigStateJob {
   static final int STATE_BYTES = 8 << 20;
 
   private BigStateJob() {}
 
-  /** Submits the job at parallelism 1 to a new local cluster with {@code conf}; checkpoints every 300 ms. */
+  /**
+   * Submits the job at parallelism 1 to a new local cluster with {@code conf}; checkpoints every
+   * 300 ms.
+   */
   static JobClient start(Configuration conf) throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(1, conf);
     env.enableCheckpointing(300);
@@ -33,7 +37,8 @@ final class BigStateJob {
   }
 
   /** Passes numbers through slowly; snapshots an incompressible ballast array as its state. */
-  static final class SlowBigState extends RichMapFunction<Long, Long> implements CheckpointedFunction {
+  static final class SlowBigState extends RichMapFunction<Long, Long>
+      implements CheckpointedFunction {
     private transient byte[] ballast;
     private transient ListState<byte[]> state;
 
@@ -50,8 +55,11 @@ final class BigStateJob {
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-      state = context.getOperatorStateStore().getListState(
-          new ListStateDescriptor<>("ballast", BytePrimitiveArraySerializer.INSTANCE));
+      state =
+          context
+              .getOperatorStateStore()
+              .getListState(
+                  new ListStateDescriptor<>("ballast", BytePrimitiveArraySerializer.INSTANCE));
       ballast = new byte[STATE_BYTES];
       new Random(42).nextBytes(ballast);
     }

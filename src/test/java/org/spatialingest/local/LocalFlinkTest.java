@@ -22,9 +22,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Local clusters checkpoint to a filesystem directory, so task state over 5 MiB checkpoints without a restart; a
- * {@code --flink} option reaches the cluster (forcing JobManager storage brings the failure back); and the health
- * monitor reports the failed checkpoints and the restarts as they happen.
+ * Local clusters checkpoint to a filesystem directory, so task state over 5 MiB checkpoints without
+ * a restart; a {@code --flink} option reaches the cluster (forcing JobManager storage brings the
+ * failure back); and the health monitor reports the failed checkpoints and the restarts as they
+ * happen.
  */
 class LocalFlinkTest {
   @Test
@@ -35,19 +36,28 @@ class LocalFlinkTest {
     assertThat(dir).isDirectory().startsWith(Path.of(System.getProperty("java.io.tmpdir")));
     assertThat(dir.getFileName().toString()).startsWith("spatial-ingest-test-checkpoints-");
     assertThat(conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY))
-        .isEqualTo(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY).replaceAll("/+$", "") + "/savepoints");
+        .isEqualTo(
+            conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY).replaceAll("/+$", "")
+                + "/savepoints");
     Files.delete(dir);
   }
 
   @Test
-  void stateOverFiveMiBCheckpointsToTheChosenDirectoryWithoutRestarts(@TempDir Path checkpoints) throws Exception {
+  void stateOverFiveMiBCheckpointsToTheChosenDirectoryWithoutRestarts(@TempDir Path checkpoints)
+      throws Exception {
     int port = freePort();
-    Configuration conf = LocalFlink.configuration("test", restPort(port),
-        Map.of("execution.checkpointing.dir", checkpoints.toUri().toString()));
+    Configuration conf =
+        LocalFlink.configuration(
+            "test",
+            restPort(port),
+            Map.of("execution.checkpointing.dir", checkpoints.toUri().toString()));
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     JobClient job = BigStateJob.start(conf);
-    try (JobHealthMonitor monitor = JobHealthMonitor.start(port, job.getJobID(), new PrintStream(printed, true), "")) {
-      await(monitor, h -> h.completedCheckpoints() >= 3 || h.failedCheckpoints() > 0 || h.restarts() > 0);
+    try (JobHealthMonitor monitor =
+        JobHealthMonitor.start(port, job.getJobID(), new PrintStream(printed, true), "")) {
+      await(
+          monitor,
+          h -> h.completedCheckpoints() >= 3 || h.failedCheckpoints() > 0 || h.restarts() > 0);
       JobHealth health = monitor.health();
       assertThat(health.healthy()).as(health.describe() + "\n" + printed).isTrue();
       assertThat(health.completedCheckpoints()).isGreaterThanOrEqualTo(3);
@@ -55,7 +65,9 @@ class LocalFlinkTest {
       Path jobDir = checkpoints.resolve(job.getJobID().toString());
       try (Stream<Path> files = Files.walk(jobDir)) {
         long bytes = files.filter(Files::isRegularFile).mapToLong(LocalFlinkTest::size).sum();
-        assertThat(bytes).as("state files under %s", jobDir).isGreaterThanOrEqualTo(BigStateJob.STATE_BYTES);
+        assertThat(bytes)
+            .as("state files under %s", jobDir)
+            .isGreaterThanOrEqualTo(BigStateJob.STATE_BYTES);
       }
     } finally {
       cancel(job);
@@ -63,16 +75,23 @@ class LocalFlinkTest {
   }
 
   @Test
-  void jobManagerStorageGivenByFlinkOptionFailsAndTheMonitorSaysSo(@TempDir Path unused) throws Exception {
+  void jobManagerStorageGivenByFlinkOptionFailsAndTheMonitorSaysSo(@TempDir Path unused)
+      throws Exception {
     int port = freePort();
-    Configuration conf = LocalFlink.configuration("test", restPort(port),
-        Map.of("execution.checkpointing.storage", "jobmanager",
-            "execution.checkpointing.dir", unused.toUri().toString()));
+    Configuration conf =
+        LocalFlink.configuration(
+            "test",
+            restPort(port),
+            Map.of(
+                "execution.checkpointing.storage",
+                "jobmanager",
+                "execution.checkpointing.dir",
+                unused.toUri().toString()));
     assertThat(conf.get(CheckpointingOptions.CHECKPOINT_STORAGE)).isEqualTo("jobmanager");
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
     JobClient job = BigStateJob.start(conf);
-    try (JobHealthMonitor monitor = JobHealthMonitor.start(port, job.getJobID(), new PrintStream(printed, true),
-        "[t] ")) {
+    try (JobHealthMonitor monitor =
+        JobHealthMonitor.start(port, job.getJobID(), new PrintStream(printed, true), "[t] ")) {
       await(monitor, h -> h.failedCheckpoints() > 0 && h.restarts() > 0);
       // the monitor polls once a second: it may see more than one failure or restart in one poll
       assertThat(printed.toString())
@@ -90,7 +109,8 @@ class LocalFlinkTest {
     return c;
   }
 
-  private static void await(JobHealthMonitor monitor, Predicate<JobHealth> condition) throws InterruptedException {
+  private static void await(JobHealthMonitor monitor, Predicate<JobHealth> condition)
+      throws InterruptedException {
     long deadline = System.currentTimeMillis() + 60_000;
     while (!condition.test(monitor.health()) && System.currentTimeMillis() < deadline) {
       Thread.sleep(200);

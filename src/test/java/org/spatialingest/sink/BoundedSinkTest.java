@@ -1,6 +1,5 @@
 package org.spatialingest.sink;
 
-import org.spatialingest.table.SnapshotSummaryKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -21,11 +20,11 @@ import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.FileScanTask;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -33,20 +32,22 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.source.SourceRecord;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
-/** The bounded sink's contract on a real broker, MiniCluster and Iceberg catalog: sizes, cadence, exactly-once. */
+/**
+ * The bounded sink's contract on a real broker, MiniCluster and Iceberg catalog: sizes, cadence,
+ * exactly-once.
+ */
 class BoundedSinkTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
   static final AtomicInteger TOPICS = new AtomicInteger();
 
   @AfterEach
@@ -59,20 +60,40 @@ class BoundedSinkTest {
   // ---- exactly-once through failures at each sink step ----
 
   @ParameterizedTest
-  @EnumSource(value = SinkFaults.Point.class, names = {"AFTER_MEMORY_FLUSH", "AFTER_FILE_WRITTEN", "AFTER_STAGING",
-      "BEFORE_COMMIT", "AFTER_COMMIT"})
-  void aFailureAtAnySinkStepLosesAndDuplicatesNothing(SinkFaults.Point point, @TempDir Path dir) throws Exception {
+  @EnumSource(
+      value = SinkFaults.Point.class,
+      names = {
+        "AFTER_MEMORY_FLUSH",
+        "AFTER_FILE_WRITTEN",
+        "AFTER_STAGING",
+        "BEFORE_COMMIT",
+        "AFTER_COMMIT"
+      })
+  void aFailureAtAnySinkStepLosesAndDuplicatesNothing(SinkFaults.Point point, @TempDir Path dir)
+      throws Exception {
     String topic = topic();
     Map<String, TelemetryGenerator.Record> sent =
-        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(3, 10, 50, 2_000), 5_000);
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
-        "sink.max-latency", "1s", "sink.memory-budget", "150KB", "sink.target-file-size", "64MB"));
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, new TelemetryGenerator(3, 10, 50, 2_000), 5_000);
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "sink.max-latency",
+                "1s",
+                "sink.memory-budget",
+                "150KB",
+                "sink.target-file-size",
+                "64MB"));
     AtomicBoolean injected = new AtomicBoolean();
-    SinkFaults.install(p -> {
-      if (p == point && injected.compareAndSet(false, true)) {
-        throw new IllegalStateException("injected failure at " + p);
-      }
-    });
+    SinkFaults.install(
+        p -> {
+          if (p == point && injected.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected failure at " + p);
+          }
+        });
     runBounded(config, 300_000);
 
     assertThat(injected).as("the failure at %s happened", point).isTrue();
@@ -83,22 +104,28 @@ class BoundedSinkTest {
 
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
-  void writersFinishingAtDifferentCheckpointsCommitEverything(boolean failBetween, @TempDir Path dir)
-      throws Exception {
+  void writersFinishingAtDifferentCheckpointsCommitEverything(
+      boolean failBetween, @TempDir Path dir) throws Exception {
     String topic = topic();
     TelemetryGenerator gen = new TelemetryGenerator(5, 10, 0, 0);
     Map<String, TelemetryGenerator.Record> sent = new HashMap<>();
     sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 150, 0));
     sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 2_500, 1));
-    // without an exchange each writer finishes with its own source subtask (with one, all finish together)
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1h",
-        "sink.distribution", "none"));
+    // without an exchange each writer finishes with its own source subtask (with one, all finish
+    // together)
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of("sink.max-latency", "1h", "sink.distribution", "none"));
     AtomicInteger finishedWriters = new AtomicInteger();
-    SinkFaults.install(p -> {
-      if (p == SinkFaults.Point.AFTER_END_OF_INPUT) {
-        finishedWriters.incrementAndGet();
-      }
-    });
+    SinkFaults.install(
+        p -> {
+          if (p == SinkFaults.Point.AFTER_END_OF_INPUT) {
+            finishedWriters.incrementAndGet();
+          }
+        });
     if (failBetween) {
       Slow.failWhen = () -> finishedWriters.get() == 1;
     }
@@ -109,10 +136,12 @@ class BoundedSinkTest {
     Table table = assertExactly(config, sent);
     long endOfInputFiles = 0;
     for (Snapshot s : table.snapshots()) {
-      endOfInputFiles += Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.CLOSED_PREFIX + "end_of_input",
-          "0"));
+      endOfInputFiles +=
+          Long.parseLong(
+              s.summary().getOrDefault(SnapshotSummaryKeys.CLOSED_PREFIX + "end_of_input", "0"));
     }
-    assertThat(endOfInputFiles).as("with L = 1h only end of input closes files: one per writer")
+    assertThat(endOfInputFiles)
+        .as("with L = 1h only end of input closes files: one per writer")
         .isGreaterThanOrEqualTo(2);
   }
 
@@ -122,10 +151,21 @@ class BoundedSinkTest {
   void filesLandNearTheTargetSize(@TempDir Path dir) throws Exception {
     String topic = topic();
     Map<String, TelemetryGenerator.Record> sent =
-        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(9, 30, 50, 3_000), 20_000);
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, new TelemetryGenerator(9, 30, 50, 3_000), 20_000);
     long target = 2_000_000;
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
-        "sink.max-latency", "1h", "sink.memory-budget", "64MB", "sink.target-file-size", Long.toString(target)));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "sink.max-latency",
+                "1h",
+                "sink.memory-budget",
+                "64MB",
+                "sink.target-file-size",
+                Long.toString(target)));
     runBounded(config, 0);
 
     Table table = assertExactly(config, sent);
@@ -149,17 +189,33 @@ class BoundedSinkTest {
     String topic = topic();
     // one record in ten is a 50,000-vertex polygon (about 800 KB of WKB)
     Map<String, TelemetryGenerator.Record> sent =
-        TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(13, 5, 10, 50_000), 300);
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
-        "sink.max-latency", "1h", "sink.memory-budget", "3MB", "sink.target-file-size", "1GB",
-        // this test is about memory; validating 30 polygons of 50,000 vertices only adds CPU time
-        "transform.validate", "false", "transform.repair", "false"));
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, new TelemetryGenerator(13, 5, 10, 50_000), 300);
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "sink.max-latency",
+                "1h",
+                "sink.memory-budget",
+                "3MB",
+                "sink.target-file-size",
+                "1GB",
+                // this test is about memory; validating 30 polygons of 50,000 vertices only adds
+                // CPU time
+                "transform.validate",
+                "false",
+                "transform.repair",
+                "false"));
     runBounded(config, 0);
 
     Table table = assertExactly(config, sent);
     assertThat(closedBy(table, "memory")).isGreaterThanOrEqualTo(4);
     for (Snapshot s : table.snapshots()) {
-      // every file written from at most M (+ one row) of buffered rows: buffered bytes per file stay bounded
+      // every file written from at most M (+ one row) of buffered rows: buffered bytes per file
+      // stay bounded
       long files = Long.parseLong(s.summary().get(SnapshotSummaryKeys.FILES));
       long buffered = Long.parseLong(s.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES));
       assertThat(buffered / files).isLessThanOrEqualTo(3_000_000L + 1_000_000L);
@@ -179,13 +235,23 @@ class BoundedSinkTest {
       String id = "late-" + i;
       // mostly today; one row in 50 is late, from one of 11 earlier days
       long eventTime = i % 50 == 49 ? today - (1 + (i / 50) % 11) * day : today;
-      values.add(String.format(java.util.Locale.ROOT, "{\"id\":\"%s\",\"event_time\":%d,\"geometry\":"
-          + "\"POINT(%d 45)\"}", id, eventTime, i % 170).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      values.add(
+          String.format(
+                  java.util.Locale.ROOT,
+                  "{\"id\":\"%s\",\"event_time\":%d,\"geometry\":" + "\"POINT(%d 45)\"}",
+                  id,
+                  eventTime,
+                  i % 170)
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
       sent.put(id, null);
     }
     TestKit.produceValues(kafka.bootstrapServers(), topic, values);
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
-        "sink.max-latency", "1h", "sink.max-open-partitions", "3"));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of("sink.max-latency", "1h", "sink.max-open-partitions", "3"));
     runBounded(config, 0);
 
     Table table = assertExactly(config, sent);
@@ -204,9 +270,20 @@ class BoundedSinkTest {
     String topic = topic();
     long latencyMs = 10_000;
     long checkpointMs = 1_000;
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
-        "checkpoint.interval", checkpointMs + "ms", "sink.max-latency", latencyMs + "ms",
-        "sink.target-file-size", "1GB", "sink.memory-budget", "256MB"));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "checkpoint.interval",
+                checkpointMs + "ms",
+                "sink.max-latency",
+                latencyMs + "ms",
+                "sink.target-file-size",
+                "1GB",
+                "sink.memory-budget",
+                "256MB"));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, false);
@@ -214,7 +291,8 @@ class BoundedSinkTest {
     TelemetryGenerator gen = new TelemetryGenerator(17, 10, 0, 0);
     Map<String, TelemetryGenerator.Record> sent = new HashMap<>();
     long start = System.currentTimeMillis();
-    while (System.currentTimeMillis() - start < 42_000) { // steady input for 42 s: 40 records every 400 ms
+    while (System.currentTimeMillis() - start
+        < 42_000) { // steady input for 42 s: 40 records every 400 ms
       sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 40));
       Thread.sleep(400);
     }
@@ -228,14 +306,21 @@ class BoundedSinkTest {
     assertExactly(config, sent);
     List<Snapshot> commits = new ArrayList<>();
     table.snapshots().forEach(commits::add);
-    long checkpoints = Long.parseLong(commits.get(commits.size() - 1).summary().get(SnapshotSummaryKeys.CHECKPOINT_ID));
-    assertThat(commits.size()).as("about one commit per L over %d checkpoints", checkpoints).isBetween(3, 8);
+    long checkpoints =
+        Long.parseLong(
+            commits.get(commits.size() - 1).summary().get(SnapshotSummaryKeys.CHECKPOINT_ID));
+    assertThat(commits.size())
+        .as("about one commit per L over %d checkpoints", checkpoints)
+        .isBetween(3, 8);
     assertThat(checkpoints).isGreaterThanOrEqualTo(35);
     for (Snapshot s : commits) {
       int files = Integer.parseInt(s.summary().get(SnapshotSummaryKeys.FILES));
       assertThat(files).as("one file per writer and partition").isLessThanOrEqualTo(2 * 2);
-      long oldestAge = s.timestampMillis() - Long.parseLong(s.summary().get(SnapshotSummaryKeys.MIN_INGEST_MS));
-      assertThat(oldestAge).as("oldest row's age at commit").isLessThanOrEqualTo(latencyMs + checkpointMs);
+      long oldestAge =
+          s.timestampMillis() - Long.parseLong(s.summary().get(SnapshotSummaryKeys.MIN_INGEST_MS));
+      assertThat(oldestAge)
+          .as("oldest row's age at commit")
+          .isLessThanOrEqualTo(latencyMs + checkpointMs);
     }
   }
 
@@ -245,10 +330,11 @@ class BoundedSinkTest {
   void restoreFromAnOlderSavepointLosesAndDuplicatesNothing(@TempDir Path dir) throws Exception {
     String topic = topic();
     TelemetryGenerator gen = new TelemetryGenerator(23, 10, 100, 500);
-    Map<String, TelemetryGenerator.Record> sent = new HashMap<>(
-        TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000));
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("wh"),
-        Map.of("sink.max-latency", "1s"));
+    Map<String, TelemetryGenerator.Record> sent =
+        new HashMap<>(TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(), topic, dir.resolve("wh"), Map.of("sink.max-latency", "1s"));
     Table table = null;
 
     StreamExecutionEnvironment env1 = StreamExecutionEnvironment.getExecutionEnvironment();
@@ -256,9 +342,12 @@ class BoundedSinkTest {
     SpatialIngestJob.build(env1, config, false);
     JobClient run1 = env1.executeAsync("older-savepoint-1");
     table = awaitRows(config, 1_000);
-    String savepoint = run1.triggerSavepoint(dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
-        .get(60, TimeUnit.SECONDS);
-    sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000)); // committed after the savepoint
+    String savepoint =
+        run1.triggerSavepoint(dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(60, TimeUnit.SECONDS);
+    sent.putAll(
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, gen, 1_000)); // committed after the savepoint
     awaitRows(config, 2_000);
     TestKit.cancelAndWait(run1);
 
@@ -290,12 +379,17 @@ class BoundedSinkTest {
     return topic;
   }
 
-  /** Runs the job over what the topic holds now; {@code parkNanos} slows each record so checkpoints interleave. */
+  /**
+   * Runs the job over what the topic holds now; {@code parkNanos} slows each record so checkpoints
+   * interleave.
+   */
   private static void runBounded(JobConfig config, long parkNanos) throws Exception {
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(200));
+    conf.set(
+        RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+        java.time.Duration.ofMillis(200));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
@@ -319,7 +413,8 @@ class BoundedSinkTest {
     throw new AssertionError("fewer than " + expected + " rows committed in time");
   }
 
-  private static Table assertExactly(JobConfig config, Map<String, TelemetryGenerator.Record> sent) throws Exception {
+  private static Table assertExactly(JobConfig config, Map<String, TelemetryGenerator.Record> sent)
+      throws Exception {
     Table table = TestKit.table(config);
     List<Record> rows = TestKit.rows(table);
     assertThat(TestKit.distinctIds(rows)).isEqualTo(sent.keySet());
@@ -330,7 +425,8 @@ class BoundedSinkTest {
   private static long closedBy(Table table, String reason) {
     long n = 0;
     for (Snapshot s : table.snapshots()) {
-      n += Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.CLOSED_PREFIX + reason, "0"));
+      n +=
+          Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.CLOSED_PREFIX + reason, "0"));
     }
     return n;
   }
@@ -350,7 +446,8 @@ class BoundedSinkTest {
       LockSupport.parkNanos(parkNanos);
       java.util.function.BooleanSupplier condition = failWhen;
       if (condition != null && condition.getAsBoolean() && FAILED.compareAndSet(false, true)) {
-        throw new IllegalStateException("injected failure between the first and the last writer finishing");
+        throw new IllegalStateException(
+            "injected failure between the first and the last writer finishing");
       }
       return value;
     }

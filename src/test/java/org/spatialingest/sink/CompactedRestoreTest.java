@@ -28,17 +28,16 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
- * Restoring a savepoint older than commits that a compaction has since rewritten: the rows of those commits can no
- * longer be removed file by file, so the job must stop before changing anything (a replay would duplicate them), say
- * how to get out, and the documented way out — a start without state — must then commit every record exactly once.
- * On a JDBC (SQLite) catalog, with Iceberg's own {@code rewriteDataFiles}.
+ * Restoring a savepoint older than commits that a compaction has since rewritten: the rows of those
+ * commits can no longer be removed file by file, so the job must stop before changing anything (a
+ * replay would duplicate them), say how to get out, and the documented way out — a start without
+ * state — must then commit every record exactly once. On a JDBC (SQLite) catalog, with Iceberg's
+ * own {@code rewriteDataFiles}.
  */
 class CompactedRestoreTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void anOlderSavepointAfterCompactionStopsCleanlyAndAStartWithoutStateRecovers(@TempDir Path dir)
@@ -46,35 +45,50 @@ class CompactedRestoreTest {
     String topic = "compacted-restore";
     kafka.createTopic(topic, 2);
     TelemetryGenerator gen = new TelemetryGenerator(41, 10, 100, 300);
-    Map<String, TelemetryGenerator.Record> sent = new HashMap<>(
-        TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000));
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), Map.of(
-        "catalog.type", "jdbc",
-        "catalog.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"),
-        "kafka.starting-offsets", "table",
-        "sink.max-latency", "1s"));
+    Map<String, TelemetryGenerator.Record> sent =
+        new HashMap<>(TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir.resolve("warehouse"),
+            Map.of(
+                "catalog.type", "jdbc",
+                "catalog.uri", "jdbc:sqlite:" + dir.resolve("catalog.db"),
+                "kafka.starting-offsets", "table",
+                "sink.max-latency", "1s"));
 
     JobClient run1 = start(config, null);
     awaitRows(config, 1_000);
-    String savepoint = run1.triggerSavepoint(dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
-        .get(60, TimeUnit.SECONDS);
-    sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 1_000)); // committed after the savepoint
+    String savepoint =
+        run1.triggerSavepoint(dir.resolve("sp").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(60, TimeUnit.SECONDS);
+    sent.putAll(
+        TestKit.produce(
+            kafka.bootstrapServers(), topic, gen, 1_000)); // committed after the savepoint
     awaitRows(config, 2_000);
     TestKit.cancelAndWait(run1);
     Table table = TestKit.table(config);
-    int rewritten = TableMaintenance.rewriteDataFiles(StreamExecutionEnvironment.getExecutionEnvironment(), table);
+    int rewritten =
+        TableMaintenance.rewriteDataFiles(
+            StreamExecutionEnvironment.getExecutionEnvironment(), table);
     assertThat(rewritten).as("the compaction rewrote the sink's files").isGreaterThan(1);
     table.refresh();
     long beforeRestore = table.currentSnapshot().snapshotId();
 
     sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 500));
     JobClient run2 = start(config, savepoint);
-    ExecutionException stopped = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
-        () -> run2.getJobExecutionResult().get(120, TimeUnit.SECONDS));
-    assertThat(causes(stopped)).as("why the restore stopped")
-        .contains("table maintenance rewrote").contains("start the job without state");
+    ExecutionException stopped =
+        org.junit.jupiter.api.Assertions.assertThrows(
+            ExecutionException.class,
+            () -> run2.getJobExecutionResult().get(120, TimeUnit.SECONDS));
+    assertThat(causes(stopped))
+        .as("why the restore stopped")
+        .contains("table maintenance rewrote")
+        .contains("start the job without state");
     table.refresh();
-    assertThat(table.currentSnapshot().snapshotId()).as("the stopped restore changed nothing")
+    assertThat(table.currentSnapshot().snapshotId())
+        .as("the stopped restore changed nothing")
         .isEqualTo(beforeRestore);
 
     // the documented way out
@@ -93,7 +107,9 @@ class CompactedRestoreTest {
     // a restore that must stop has to stop: a restart strategy would otherwise retry it
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
     conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 100);
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, java.time.Duration.ofMillis(200));
+    conf.set(
+        RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+        java.time.Duration.ofMillis(200));
     if (savepoint != null) {
       conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
     }

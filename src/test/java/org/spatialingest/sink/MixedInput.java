@@ -8,9 +8,9 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Generated input for exactly-once tests: points of today, every {@code oldEvery}-th of three days ago (another time
- * partition), every {@code badEvery}-th a record that must be rejected; with the ids expected in the table and the raw
- * values expected in the rejects table.
+ * Generated input for exactly-once tests: points of today, every {@code oldEvery}-th of three days
+ * ago (another time partition), every {@code badEvery}-th a record that must be rejected; with the
+ * ids expected in the table and the raw values expected in the rejects table.
  */
 record MixedInput(List<byte[]> values, Set<String> rows, Set<String> rejects) {
   private static final long NOW = System.currentTimeMillis();
@@ -27,13 +27,28 @@ record MixedInput(List<byte[]> values, Set<String> rows, Set<String> rejects) {
     for (int i = 0; i < count; i++) {
       String value;
       if (badEvery > 0 && i % badEvery == badEvery - 1) {
-        value = "{\"id\":\"" + idPrefix + "bad-" + i + "\",\"event_time\":" + NOW + ",\"geometry\":{\"type\":\"Point\"}}";
+        value =
+            "{\"id\":\""
+                + idPrefix
+                + "bad-"
+                + i
+                + "\",\"event_time\":"
+                + NOW
+                + ",\"geometry\":{\"type\":\"Point\"}}";
         rejects.add(value);
       } else {
         long time = oldEvery > 0 && i % oldEvery == 0 ? THREE_DAYS_AGO + i : NOW + i;
-        value = String.format(Locale.ROOT, "{\"id\":\"%s%d\",\"event_time\":%d,\"geometry\":{\"type\":\"Point\","
-            + "\"coordinates\":[%.5f,%.5f]},\"properties\":{\"pad\":\"%s\"}}", idPrefix, i, time,
-            (i * 7.3) % 360 - 180, (i * 3.1) % 180 - 90, "x".repeat(60));
+        value =
+            String.format(
+                Locale.ROOT,
+                "{\"id\":\"%s%d\",\"event_time\":%d,\"geometry\":{\"type\":\"Point\","
+                    + "\"coordinates\":[%.5f,%.5f]},\"properties\":{\"pad\":\"%s\"}}",
+                idPrefix,
+                i,
+                time,
+                (i * 7.3) % 360 - 180,
+                (i * 3.1) % 180 - 90,
+                "x".repeat(60));
         rows.add(idPrefix + i);
       }
       values.add(value.getBytes(StandardCharsets.UTF_8));

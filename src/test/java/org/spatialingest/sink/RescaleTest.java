@@ -22,24 +22,30 @@ import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 
 /**
- * What the operator's autoscaler does: stop with a savepoint at parallelism 2 while rows wait in staging runs,
- * restore at 3, stop again, restore at 1. The restored writers get other writers' runs; nothing is lost or duplicated,
- * and no staging run or data file is left behind.
+ * What the operator's autoscaler does: stop with a savepoint at parallelism 2 while rows wait in
+ * staging runs, restore at 3, stop again, restore at 1. The restored writers get other writers'
+ * runs; nothing is lost or duplicated, and no staging run or data file is left behind.
  */
 class RescaleTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(6);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(6);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void stagedRowsSurviveRescalingFromTwoToThreeToOne(@TempDir Path dir) throws Exception {
     String topic = "rescale";
     kafka.createTopic(topic, 3);
-    Map<String, String> keys = new HashMap<>(Map.of("sink.max-latency", "1h", "sink.target-file-size", "1GB",
-        "kafka.starting-offsets", "table"));
-    JobConfig holding = TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), keys);
+    Map<String, String> keys =
+        new HashMap<>(
+            Map.of(
+                "sink.max-latency",
+                "1h",
+                "sink.target-file-size",
+                "1GB",
+                "kafka.starting-offsets",
+                "table"));
+    JobConfig holding =
+        TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), keys);
     Table table = null;
 
     MixedInput input = MixedInput.of("a", 2_000, 30, 50);
@@ -63,7 +69,8 @@ class RescaleTest {
     input = input.plus(last);
     run = start(holding.with(Map.of("sink.max-latency", "1s")), 1, second);
     long deadline = System.currentTimeMillis() + 90_000;
-    while (TestKit.rows(table).size() < input.rows().size() && System.currentTimeMillis() < deadline) {
+    while (TestKit.rows(table).size() < input.rows().size()
+        && System.currentTimeMillis() < deadline) {
       Thread.sleep(300);
     }
     Thread.sleep(2_000); // a late duplicate would show up in the next commits
@@ -71,7 +78,8 @@ class RescaleTest {
     ResumeWithoutStateTest.assertExactly(holding, input);
   }
 
-  private static JobClient start(JobConfig config, int parallelism, String savepoint) throws Exception {
+  private static JobClient start(JobConfig config, int parallelism, String savepoint)
+      throws Exception {
     Configuration conf = new Configuration();
     if (savepoint != null) {
       conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
@@ -83,7 +91,8 @@ class RescaleTest {
   }
 
   private static String savepoint(JobClient run, Path dir) throws Exception {
-    return run.stopWithSavepoint(false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+    return run.stopWithSavepoint(
+            false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
         .get(120, TimeUnit.SECONDS);
   }
 }

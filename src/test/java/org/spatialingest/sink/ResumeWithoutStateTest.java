@@ -31,17 +31,16 @@ import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
- * Every way to start a job without its Flink state — {@code flink cancel} then {@code flink run}, a crash between the
- * Iceberg commit and the checkpoint notification, another parallelism, a re-run of the same files — resumes from the
- * positions the table records and skips what is committed above them: 0 rows lost, 0 duplicated, in the telemetry
- * table and in the rejects table. Real broker, MiniCluster and Iceberg catalog.
+ * Every way to start a job without its Flink state — {@code flink cancel} then {@code flink run}, a
+ * crash between the Iceberg commit and the checkpoint notification, another parallelism, a re-run
+ * of the same files — resumes from the positions the table records and skips what is committed
+ * above them: 0 rows lost, 0 duplicated, in the telemetry table and in the rejects table. Real
+ * broker, MiniCluster and Iceberg catalog.
  */
 class ResumeWithoutStateTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(6);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(6);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
   static final AtomicInteger TOPICS = new AtomicInteger();
 
   @AfterEach
@@ -49,37 +48,46 @@ class ResumeWithoutStateTest {
     SinkFaults.install(null);
   }
 
-  /** The scenario users hit: rows buffered across checkpoints, cancel without savepoint, run again. */
+  /**
+   * The scenario users hit: rows buffered across checkpoints, cancel without savepoint, run again.
+   */
   @Test
-  void cancelWhileRowsAreBufferedThenRunAgainAtAnotherParallelism(@TempDir Path dir) throws Exception {
+  void cancelWhileRowsAreBufferedThenRunAgainAtAnotherParallelism(@TempDir Path dir)
+      throws Exception {
     String topic = "resume-" + TOPICS.incrementAndGet();
     kafka.createTopic(topic, 2);
     MixedInput input = MixedInput.of(2_000, 40, 0);
     TestKit.produceValues(kafka.bootstrapServers(), topic, input.values());
-    JobConfig holding = config(topic, dir, Map.of("sink.max-latency", "1h", "sink.target-file-size", "1GB"));
+    JobConfig holding =
+        config(topic, dir, Map.of("sink.max-latency", "1h", "sink.target-file-size", "1GB"));
 
     JobClient run1 = start(holding, 2, false);
     TestKit.awaitStagedRows(TestKit.table(holding), input.rows().size());
     TestKit.cancelAndWait(run1);
-    assertThat(TestKit.rows(TestKit.table(holding))).as("nothing was committed before the cancel").isEmpty();
+    assertThat(TestKit.rows(TestKit.table(holding)))
+        .as("nothing was committed before the cancel")
+        .isEmpty();
 
     runToEnd(holding.with(Map.of("sink.max-latency", "1s")), 3);
     assertExactly(holding, input);
   }
 
   /**
-   * A closed file of one time partition commits records above the position while an older partition's rows still
-   * wait in a buffer: the restart must re-read the waiting ones and skip the committed ones.
+   * A closed file of one time partition commits records above the position while an older
+   * partition's rows still wait in a buffer: the restart must re-read the waiting ones and skip the
+   * committed ones.
    */
   @Test
   void recordsCommittedAboveThePositionAreSkipped(@TempDir Path dir) throws Exception {
     String topic = "resume-" + TOPICS.incrementAndGet();
     kafka.createTopic(topic, 2);
-    // every 40th record belongs to a day three days ago: its buffer stays small and open (L = 1 h) while today's
+    // every 40th record belongs to a day three days ago: its buffer stays small and open (L = 1 h)
+    // while today's
     // buffer reaches T again and again
     MixedInput input = MixedInput.of(4_000, 40, 40);
     TestKit.produceValues(kafka.bootstrapServers(), topic, input.values());
-    JobConfig config = config(topic, dir, Map.of("sink.max-latency", "1h", "sink.target-file-size", "48KB"));
+    JobConfig config =
+        config(topic, dir, Map.of("sink.max-latency", "1h", "sink.target-file-size", "48KB"));
 
     JobClient run1 = start(config, 2, false);
     Table table = TestKit.table(config);
@@ -88,14 +96,18 @@ class ResumeWithoutStateTest {
       Thread.sleep(200);
     }
     TestKit.cancelAndWait(run1);
-    assertThat(committedAbovePosition(table)).as("rows above a recorded position were committed before the cancel")
+    assertThat(committedAbovePosition(table))
+        .as("rows above a recorded position were committed before the cancel")
         .isTrue();
 
     runToEnd(config.with(Map.of("sink.max-latency", "1s")), 2);
     assertExactly(config, input);
   }
 
-  /** The job commits to Iceberg and dies before Flink learns of it; then it is started again without state. */
+  /**
+   * The job commits to Iceberg and dies before Flink learns of it; then it is started again without
+   * state.
+   */
   @Test
   void crashAfterTheIcebergCommitThenStartWithoutState(@TempDir Path dir) throws Exception {
     String topic = "resume-" + TOPICS.incrementAndGet();
@@ -104,27 +116,44 @@ class ResumeWithoutStateTest {
     TestKit.produceValues(kafka.bootstrapServers(), topic, input.values());
     JobConfig config = config(topic, dir, Map.of("sink.max-latency", "1s"));
     runUntilCrashAfterCommit(config, 2);
-    assertThat(TestKit.rows(TestKit.table(config))).as("the crash came after some commits").isNotEmpty();
+    assertThat(TestKit.rows(TestKit.table(config)))
+        .as("the crash came after some commits")
+        .isNotEmpty();
 
     runToEnd(config, 2);
     assertExactly(config, input);
   }
 
   /**
-   * A bounded file run that died between the rejects commit and the telemetry commit, run again, then repeated: each
-   * line committed exactly once.
+   * A bounded file run that died between the rejects commit and the telemetry commit, run again,
+   * then repeated: each line committed exactly once.
    */
   @Test
   void aFileSourceRunRepeatedCommitsNothingTwice(@TempDir Path dir) throws Exception {
     MixedInput input = MixedInput.of(3_000, 40, 30);
     Path file = dir.resolve("in").resolve("part-1.ndjson");
     Files.createDirectories(file.getParent());
-    Files.write(file, String.join("\n", input.values().stream()
-        .map(v -> new String(v, StandardCharsets.UTF_8)).toList()).getBytes(StandardCharsets.UTF_8));
-    JobConfig config = config("unused", dir, Map.of("source", "file:" + file.getParent(), "sink.max-latency", "1s",
-        "sink.target-file-size", "32KB"));
-    // the first commit of a batch with rejects is the rejects table's: the job dies before the telemetry commit, so
-    // the rejects of that batch are newer than the table's positions (a small file may finish in one batch, so a
+    Files.write(
+        file,
+        String.join(
+                "\n",
+                input.values().stream().map(v -> new String(v, StandardCharsets.UTF_8)).toList())
+            .getBytes(StandardCharsets.UTF_8));
+    JobConfig config =
+        config(
+            "unused",
+            dir,
+            Map.of(
+                "source",
+                "file:" + file.getParent(),
+                "sink.max-latency",
+                "1s",
+                "sink.target-file-size",
+                "32KB"));
+    // the first commit of a batch with rejects is the rejects table's: the job dies before the
+    // telemetry commit, so
+    // the rejects of that batch are newer than the table's positions (a small file may finish in
+    // one batch, so a
     // later commit number would not always be reached)
     runUntilCrashAfterCommit(config, 1);
     runToEnd(config, 2);
@@ -135,21 +164,23 @@ class ResumeWithoutStateTest {
     runToEnd(config, 1);
     assertExactly(config, input);
     table.refresh();
-    assertThat(table.currentSnapshot().sequenceNumber()).as("the repeated run had nothing to commit")
+    assertThat(table.currentSnapshot().sequenceNumber())
+        .as("the repeated run had nothing to commit")
         .isEqualTo(snapshots);
   }
 
   /**
-   * Runs the bounded job until the {@code nth} Iceberg commit succeeded, then crashes it before Flink learns of the
-   * commit; with no restart strategy the job, and its state, are gone.
+   * Runs the bounded job until the {@code nth} Iceberg commit succeeded, then crashes it before
+   * Flink learns of the commit; with no restart strategy the job, and its state, are gone.
    */
   private static void runUntilCrashAfterCommit(JobConfig config, int nth) throws Exception {
     AtomicInteger commits = new AtomicInteger();
-    SinkFaults.install(p -> {
-      if (p == SinkFaults.Point.AFTER_COMMIT && commits.incrementAndGet() == nth) {
-        throw new IllegalStateException("injected crash after Iceberg commit " + nth);
-      }
-    });
+    SinkFaults.install(
+        p -> {
+          if (p == SinkFaults.Point.AFTER_COMMIT && commits.incrementAndGet() == nth) {
+            throw new IllegalStateException("injected crash after Iceberg commit " + nth);
+          }
+        });
     try {
       runToEnd(config, 2, true);
       throw new AssertionError("the job should have crashed after commit " + nth);
@@ -179,8 +210,10 @@ class ResumeWithoutStateTest {
     return TestKit.config(kafka.bootstrapServers(), topic, dir.resolve("warehouse"), m);
   }
 
-  private static JobClient start(JobConfig config, int parallelism, boolean bounded) throws Exception {
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(noRestarts());
+  private static JobClient start(JobConfig config, int parallelism, boolean bounded)
+      throws Exception {
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(noRestarts());
     env.setParallelism(parallelism);
     SpatialIngestJob.build(env, config, bounded);
     return env.executeAsync("resume");
@@ -190,7 +223,8 @@ class ResumeWithoutStateTest {
     runToEnd(config, parallelism, true);
   }
 
-  private static void runToEnd(JobConfig config, int parallelism, boolean bounded) throws Exception {
+  private static void runToEnd(JobConfig config, int parallelism, boolean bounded)
+      throws Exception {
     JobClient job = start(config, parallelism, bounded);
     job.getJobExecutionResult().get();
   }
@@ -206,7 +240,10 @@ class ResumeWithoutStateTest {
     List<Record> rows = TestKit.rows(table);
     assertThat(TestKit.distinctIds(rows)).as("every row once").isEqualTo(input.rows());
     assertThat(rows).hasSize(input.rows().size());
-    Table rejects = Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.rejectsTableIdentifier(config));
+    Table rejects =
+        Catalogs.catalogLoader(config)
+            .loadCatalog()
+            .loadTable(Catalogs.rejectsTableIdentifier(config));
     List<Record> rejected = TestKit.rows(rejects);
     Set<String> raw = new HashSet<>();
     for (Record r : rejected) {
@@ -214,8 +251,13 @@ class ResumeWithoutStateTest {
     }
     assertThat(rejected).as("every reject once").hasSize(input.rejects().size());
     assertThat(raw).isEqualTo(input.rejects());
-    assertThat(TablePositions.read(table).keySet()).allSatisfy(key -> assertThat(key).satisfiesAnyOf(
-        k -> assertThat(SourceKeys.isFile(k)).isTrue(), k -> assertThat(k).contains("/")));
+    assertThat(TablePositions.read(table).keySet())
+        .allSatisfy(
+            key ->
+                assertThat(key)
+                    .satisfiesAnyOf(
+                        k -> assertThat(SourceKeys.isFile(k)).isTrue(),
+                        k -> assertThat(k).contains("/")));
     TestKit.assertNoOrphans(table);
   }
 }

@@ -16,22 +16,35 @@ import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
-import org.spatialingest.table.TelemetryTable;
 import org.spatialingest.config.JobConfig.TimePartitioning;
+import org.spatialingest.table.TelemetryTable;
 
 class SerializerRoundTripTest {
   private static final PartitionSpec SPEC = TelemetryTable.partitionSpec(TimePartitioning.HOUR);
-  private static final SortOrder ORDER = SortOrder.builderFor(TelemetryTable.SCHEMA).withOrderId(1)
-      .asc("hilbert").build();
+  private static final SortOrder ORDER =
+      SortOrder.builderFor(TelemetryTable.SCHEMA).withOrderId(1).asc("hilbert").build();
 
   @Test
   void fileBatchKeepsEveryFieldAnAppendNeeds() throws Exception {
     DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
     DataFile b = dataFile("file:/w/b.parquet", 491_001, 7, null);
-    ClosedFile fa = new ClosedFile(0, a, CloseReason.BYTES, 99_999, 1_000L, 2_000L, 3_000L,
-        Map.of(1_795_946_400L, 7L, 1_795_946_401L, 3L), List.of("file:/w/_staging/x/1.rows"));
-    ClosedFile fb = new ClosedFile(1, b, CloseReason.END_OF_INPUT, 5, 1_500L, 2_500L, 3_500L, Map.of(), List.of());
-    FileBatch batch = new FileBatch(42, "lineage-1", List.of(fa, fb), Map.of("t/0", 17L, "file:/in/a.ndjson", 3L));
+    ClosedFile fa =
+        new ClosedFile(
+            0,
+            a,
+            CloseReason.BYTES,
+            99_999,
+            1_000L,
+            2_000L,
+            3_000L,
+            Map.of(1_795_946_400L, 7L, 1_795_946_401L, 3L),
+            List.of("file:/w/_staging/x/1.rows"));
+    ClosedFile fb =
+        new ClosedFile(
+            1, b, CloseReason.END_OF_INPUT, 5, 1_500L, 2_500L, 3_500L, Map.of(), List.of());
+    FileBatch batch =
+        new FileBatch(
+            42, "lineage-1", List.of(fa, fb), Map.of("t/0", 17L, "file:/in/a.ndjson", 3L));
     FileBatchSerializer serializer = new FileBatchSerializer();
     FileBatch copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(batch));
 
@@ -62,11 +75,22 @@ class SerializerRoundTripTest {
 
   @Test
   void writerReportRoundTrips() throws Exception {
-    ClosedFile f = new ClosedFile(0, dataFile("file:/w/c.parquet", 491_000, 3, null), CloseReason.LATENCY, 10, 1, 2,
-        3, Map.of(), List.of("s1", "s2"));
-    WriterReport report = new WriterReport("tok", List.of(f), Map.of("t/1", 10L), Map.of("t/1", 4L));
+    ClosedFile f =
+        new ClosedFile(
+            0,
+            dataFile("file:/w/c.parquet", 491_000, 3, null),
+            CloseReason.LATENCY,
+            10,
+            1,
+            2,
+            3,
+            Map.of(),
+            List.of("s1", "s2"));
+    WriterReport report =
+        new WriterReport("tok", List.of(f), Map.of("t/1", 10L), Map.of("t/1", 4L));
     WriterReportSerializer serializer = new WriterReportSerializer();
-    WriterReport copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(report));
+    WriterReport copy =
+        serializer.deserialize(serializer.getVersion(), serializer.serialize(report));
     assertThat(copy.writerToken()).isEqualTo("tok");
     assertThat(copy.seen()).isEqualTo(report.seen());
     assertThat(copy.buffered()).isEqualTo(report.buffered());
@@ -75,19 +99,26 @@ class SerializerRoundTripTest {
 
   @Test
   void unknownVersionsAreRefused() {
-    assertThatThrownBy(() -> new FileBatchSerializer().deserialize(99, new byte[0])).hasMessageContaining("99");
-    assertThatThrownBy(() -> new WriterStateSerializer().deserialize(99, new byte[4])).hasMessageContaining("99");
+    assertThatThrownBy(() -> new FileBatchSerializer().deserialize(99, new byte[0]))
+        .hasMessageContaining("99");
+    assertThatThrownBy(() -> new WriterStateSerializer().deserialize(99, new byte[4]))
+        .hasMessageContaining("99");
   }
 
   @Test
   void writerStateRoundTripsAndReadsEarlierVersions() throws Exception {
-    WriterState state = new WriterState(List.of(new WriterState.StagedRun(0, 3, "file:/t/_staging/s/1.rows", 12),
-        new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 1)), List.of());
+    WriterState state =
+        new WriterState(
+            List.of(
+                new WriterState.StagedRun(0, 3, "file:/t/_staging/s/1.rows", 12),
+                new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 1)),
+            List.of());
     WriterStateSerializer serializer = new WriterStateSerializer();
     WriterState copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
     assertThat(copy.runs()).isEqualTo(state.runs());
 
-    org.apache.flink.core.memory.DataOutputSerializer v2 = new org.apache.flink.core.memory.DataOutputSerializer(64);
+    org.apache.flink.core.memory.DataOutputSerializer v2 =
+        new org.apache.flink.core.memory.DataOutputSerializer(64);
     v2.writeInt(1);
     v2.writeInt(1);
     v2.writeUTF("file:/r/_staging/s/2.rows");
@@ -95,7 +126,8 @@ class SerializerRoundTripTest {
     assertThat(serializer.deserialize(2, v2.getCopyOfBuffer()).runs())
         .containsExactly(new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 7));
 
-    org.apache.flink.core.memory.DataOutputSerializer v1 = new org.apache.flink.core.memory.DataOutputSerializer(64);
+    org.apache.flink.core.memory.DataOutputSerializer v1 =
+        new org.apache.flink.core.memory.DataOutputSerializer(64);
     v1.writeInt(2);
     v1.writeInt(3);
     v1.write(new byte[] {1, 2, 3});
@@ -111,14 +143,22 @@ class SerializerRoundTripTest {
     partition.set(0, hour);
     ByteBuffer lower = Conversions.toByteBuffer(Types.DoubleType.get(), -12.5);
     ByteBuffer upper = Conversions.toByteBuffer(Types.DoubleType.get(), 44.25);
-    DataFiles.Builder b = DataFiles.builder(SPEC)
-        .withPath(path)
-        .withFormat(FileFormat.PARQUET)
-        .withPartition(partition)
-        .withFileSizeInBytes(rows * 100)
-        .withMetrics(new Metrics(rows, Map.of(6, 10L), Map.of(6, rows), Map.of(6, 0L), Map.of(6, 0L),
-            Map.of(6, lower), Map.of(6, upper)))
-        .withSortOrder(ORDER);
+    DataFiles.Builder b =
+        DataFiles.builder(SPEC)
+            .withPath(path)
+            .withFormat(FileFormat.PARQUET)
+            .withPartition(partition)
+            .withFileSizeInBytes(rows * 100)
+            .withMetrics(
+                new Metrics(
+                    rows,
+                    Map.of(6, 10L),
+                    Map.of(6, rows),
+                    Map.of(6, 0L),
+                    Map.of(6, 0L),
+                    Map.of(6, lower),
+                    Map.of(6, upper)))
+            .withSortOrder(ORDER);
     if (splits != null) {
       b.withSplitOffsets(splits);
     }

@@ -1,7 +1,5 @@
 package org.spatialingest.sink;
 
-import org.spatialingest.table.TableBootstrap;
-import org.spatialingest.table.Catalogs;
 import static org.apache.iceberg.expressions.Expressions.and;
 import static org.apache.iceberg.expressions.Expressions.greaterThanOrEqual;
 import static org.apache.iceberg.expressions.Expressions.lessThanOrEqual;
@@ -30,18 +28,21 @@ import org.apache.iceberg.shaded.org.apache.parquet.schema.MessageType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.TableBootstrap;
 
-/** Hilbert-sorted files give tight row-group bbox statistics: a small bbox query reads few row groups. */
+/**
+ * Hilbert-sorted files give tight row-group bbox statistics: a small bbox query reads few row
+ * groups.
+ */
 class SpatialPruningTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void aSmallBboxFilterReadsFarFewerRowGroups(@TempDir Path dir) throws Exception {
@@ -56,14 +57,30 @@ class SpatialPruningTest {
       if (lon >= 0 && lon <= 10 && lat >= 40 && lat <= 50) {
         inBox++;
       }
-      values.add(String.format(Locale.ROOT, "{\"id\":\"p%d\",\"event_time\":%d,\"geometry\":{\"type\":\"Point\","
-          + "\"coordinates\":[%.6f,%.6f]}}", i, System.currentTimeMillis(), lon, lat).getBytes(StandardCharsets.UTF_8));
+      values.add(
+          String.format(
+                  Locale.ROOT,
+                  "{\"id\":\"p%d\",\"event_time\":%d,\"geometry\":{\"type\":\"Point\","
+                      + "\"coordinates\":[%.6f,%.6f]}}",
+                  i,
+                  System.currentTimeMillis(),
+                  lon,
+                  lat)
+              .getBytes(StandardCharsets.UTF_8));
     }
     TestKit.produceValues(kafka.bootstrapServers(), topic, values);
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1h"));
-    Table created = TableBootstrap.ensureTable(Catalogs.catalogLoader(config).loadCatalog(),
-        Catalogs.tableIdentifier(config), org.spatialingest.table.TelemetryTable.LAYOUT, config.partitioning());
-    created.updateProperties().set("write.parquet.row-group-size-bytes", "32768").commit(); // many small row groups
+    JobConfig config =
+        TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1h"));
+    Table created =
+        TableBootstrap.ensureTable(
+            Catalogs.catalogLoader(config).loadCatalog(),
+            Catalogs.tableIdentifier(config),
+            org.spatialingest.table.TelemetryTable.LAYOUT,
+            config.partitioning());
+    created
+        .updateProperties()
+        .set("write.parquet.row-group-size-bytes", "32768")
+        .commit(); // many small row groups
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
@@ -71,11 +88,14 @@ class SpatialPruningTest {
     env.execute("pruning");
 
     Table table = TestKit.table(config);
-    Expression box = and(and(lessThanOrEqual("bbox.xmin", 10.0), greaterThanOrEqual("bbox.xmax", 0.0)),
-        and(lessThanOrEqual("bbox.ymin", 50.0), greaterThanOrEqual("bbox.ymax", 40.0)));
+    Expression box =
+        and(
+            and(lessThanOrEqual("bbox.xmin", 10.0), greaterThanOrEqual("bbox.xmax", 0.0)),
+            and(lessThanOrEqual("bbox.ymin", 50.0), greaterThanOrEqual("bbox.ymax", 40.0)));
     int rowGroups = 0;
     int rowGroupsRead = 0;
-    ParquetMetricsRowGroupFilter filter = new ParquetMetricsRowGroupFilter(table.schema(), box, true);
+    ParquetMetricsRowGroupFilter filter =
+        new ParquetMetricsRowGroupFilter(table.schema(), box, true);
     try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
       for (FileScanTask task : tasks) {
         Path file = Path.of(java.net.URI.create(task.file().location()));
@@ -100,12 +120,15 @@ class SpatialPruningTest {
         }
       }
     }
-    System.out.printf("pruning: %d of %d row groups read for a box holding %d of %d points%n", rowGroupsRead,
-        rowGroups, inBox, values.size());
+    System.out.printf(
+        "pruning: %d of %d row groups read for a box holding %d of %d points%n",
+        rowGroupsRead, rowGroups, inBox, values.size());
     assertThat(found).as("the filtered scan still finds every point in the box").isEqualTo(inBox);
     assertThat(rowGroups).isGreaterThanOrEqualTo(20);
-    // the box covers 0.16% of the area; a Hilbert-sorted file keeps its row groups spatially compact
-    assertThat(rowGroupsRead * 10).as("%d of %d row groups read", rowGroupsRead, rowGroups)
+    // the box covers 0.16% of the area; a Hilbert-sorted file keeps its row groups spatially
+    // compact
+    assertThat(rowGroupsRead * 10)
+        .as("%d of %d row groups read", rowGroupsRead, rowGroups)
         .isLessThanOrEqualTo(rowGroups);
   }
 }

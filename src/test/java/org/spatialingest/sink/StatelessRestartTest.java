@@ -1,6 +1,5 @@
 package org.spatialingest.sink;
 
-import org.spatialingest.table.SnapshotSummaryKeys;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
@@ -19,35 +18,38 @@ import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
- * A stateless restart that reuses the job id (as application mode with a fixed job id does after its HA data is
- * gone) starts checkpoint ids at 1 again. Iceberg's own sink then skips commits it believes it made
- * (apache/iceberg#18098); this sink keys commits by content, so nothing is skipped.
+ * A stateless restart that reuses the job id (as application mode with a fixed job id does after
+ * its HA data is gone) starts checkpoint ids at 1 again. Iceberg's own sink then skips commits it
+ * believes it made (apache/iceberg#18098); this sink keys commits by content, so nothing is
+ * skipped.
  */
 class StatelessRestartTest {
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   @Test
   void aRestartWithoutStateButTheSameJobIdCommitsItsNewData(@TempDir Path dir) throws Exception {
     String topic = "stateless";
     kafka.createTopic(topic, 2);
     TelemetryGenerator gen = new TelemetryGenerator(31, 8, 200, 500);
-    Map<String, TelemetryGenerator.Record> sent = new HashMap<>(
-        TestKit.produce(kafka.bootstrapServers(), topic, gen, 3_000));
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1s"));
+    Map<String, TelemetryGenerator.Record> sent =
+        new HashMap<>(TestKit.produce(kafka.bootstrapServers(), topic, gen, 3_000));
+    JobConfig config =
+        TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1s"));
     JobID fixed = JobID.generate();
 
     JobID first = runOnFreshCluster(config, fixed);
     assertThat(TestKit.rows(TestKit.table(config))).hasSize(3_000);
 
-    // no state to resume from, so the new data comes on its own topic (a stateless restart can't be exactly-once
+    // no state to resume from, so the new data comes on its own topic (a stateless restart can't be
+    // exactly-once
     // with respect to Kafka offsets; what matters here is that its commits are not skipped)
     String topic2 = "stateless-2";
     kafka.createTopic(topic2, 2);
@@ -72,13 +74,18 @@ class StatelessRestartTest {
         secondRunMin = Math.min(secondRunMin, checkpoint);
       }
     }
-    assertThat(secondRunMin).as("the second run committed at a checkpoint id the first run had already committed")
+    assertThat(secondRunMin)
+        .as("the second run committed at a checkpoint id the first run had already committed")
         .isLessThanOrEqualTo(firstRunMax);
   }
 
   private static JobID runOnFreshCluster(JobConfig config, JobID jobId) throws Exception {
-    MiniCluster cluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-        .setNumTaskManagers(1).setNumSlotsPerTaskManager(4).build());
+    MiniCluster cluster =
+        new MiniCluster(
+            new MiniClusterConfiguration.Builder()
+                .setNumTaskManagers(1)
+                .setNumSlotsPerTaskManager(4)
+                .build());
     cluster.start();
     TestStreamEnvironment.setAsContext(cluster, 2);
     try {

@@ -33,17 +33,16 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
- * Iceberg's Flink table maintenance in the sink's job, on a real broker, MiniCluster, Hadoop catalog and SQLite lock:
- * the snapshot count stays bounded over many commits, maintenance runs beside the sink through a failure after a
- * commit without a lost or duplicated row, and after expiry the sink's lookups (batch ids before a recommit, positions
- * for a start without state) still answer, or refuse loudly when the history they need is gone.
+ * Iceberg's Flink table maintenance in the sink's job, on a real broker, MiniCluster, Hadoop
+ * catalog and SQLite lock: the snapshot count stays bounded over many commits, maintenance runs
+ * beside the sink through a failure after a commit without a lost or duplicated row, and after
+ * expiry the sink's lookups (batch ids before a recommit, positions for a start without state)
+ * still answer, or refuse loudly when the history they need is gone.
  */
 class TableMaintenanceTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
   /** Commits the first test makes (every one a snapshot of the telemetry table). */
   private static final int COMMITS = 40;
@@ -57,22 +56,31 @@ class TableMaintenanceTest {
   void snapshotsStayBoundedAndNoRowIsLostOrDuplicated(@TempDir Path dir) throws Exception {
     String topic = "maintenance";
     kafka.createTopic(topic, 2);
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
-        "sink.max-latency", "500ms",
-        "maintenance.enabled", "true",
-        "maintenance.lock.jdbc-uri", "jdbc:sqlite:" + dir.resolve("locks.db"),
-        "maintenance.rate-limit", "1s",
-        "maintenance.expire-snapshots.max-age", "2s",
-        "maintenance.expire-snapshots.retain-last", "2",
-        "maintenance.expire-snapshots.every-commits", "5"));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "sink.max-latency", "500ms",
+                "maintenance.enabled", "true",
+                "maintenance.lock.jdbc-uri", "jdbc:sqlite:" + dir.resolve("locks.db"),
+                "maintenance.rate-limit", "1s",
+                "maintenance.expire-snapshots.max-age", "2s",
+                "maintenance.expire-snapshots.retain-last", "2",
+                "maintenance.expire-snapshots.every-commits", "5"));
     AtomicInteger commits = new AtomicInteger();
     AtomicBoolean injected = new AtomicBoolean();
-    SinkFaults.install(p -> {
-      // a crash after the 12th commit, before Flink knows: the restart recommits that batch after expiries ran
-      if (p == SinkFaults.Point.AFTER_COMMIT && commits.incrementAndGet() == 12 && injected.compareAndSet(false, true)) {
-        throw new IllegalStateException("injected failure after a commit");
-      }
-    });
+    SinkFaults.install(
+        p -> {
+          // a crash after the 12th commit, before Flink knows: the restart recommits that batch
+          // after expiries ran
+          if (p == SinkFaults.Point.AFTER_COMMIT
+              && commits.incrementAndGet() == 12
+              && injected.compareAndSet(false, true)) {
+            throw new IllegalStateException("injected failure after a commit");
+          }
+        });
 
     Configuration conf = new Configuration();
     conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
@@ -88,7 +96,8 @@ class TableMaintenanceTest {
     Table table = TestKit.table(config);
     int maxSnapshots = 0;
     try {
-      // a trickle of records until the sink has committed COMMITS times, however slow this machine is
+      // a trickle of records until the sink has committed COMMITS times, however slow this machine
+      // is
       long stop = System.currentTimeMillis() + 300_000;
       while (commits.get() < COMMITS && System.currentTimeMillis() < stop) {
         sent.putAll(TestKit.produce(kafka.bootstrapServers(), topic, gen, 20));
@@ -111,7 +120,8 @@ class TableMaintenanceTest {
     table.refresh();
     long made = table.currentSnapshot().sequenceNumber();
     int kept = count(table.snapshots());
-    System.out.printf("maintenance: %d commits made, %d snapshots kept at the end, at most %d seen during the run%n",
+    System.out.printf(
+        "maintenance: %d commits made, %d snapshots kept at the end, at most %d seen during the run%n",
         made, kept, maxSnapshots);
     List<Record> rows = TestKit.rows(table);
     assertThat(TestKit.distinctIds(rows)).isEqualTo(sent.keySet());
@@ -119,11 +129,19 @@ class TableMaintenanceTest {
     assertThat(injected).as("the failure after a commit happened").isTrue();
 
     assertThat(made).as("commits made").isGreaterThanOrEqualTo(COMMITS);
-    assertThat(table.snapshot(firstSnapshotId(table)).parentId()).as("the oldest snapshots are expired").isNotNull();
-    // what can stay: retain-last 2 + the commits of the last max-age 2s (C = 300 ms: ~7) + the up to 5 commits before
-    // the next trigger + those of the rate limit's 1s (~4): about 18, however many commits were made
-    assertThat(maxSnapshots).as("snapshots kept at any time, of %d commits", made).isLessThanOrEqualTo(20);
-    assertThat(kept).as("snapshots kept at the end, of %d commits", made).isLessThanOrEqualTo(20)
+    assertThat(table.snapshot(firstSnapshotId(table)).parentId())
+        .as("the oldest snapshots are expired")
+        .isNotNull();
+    // what can stay: retain-last 2 + the commits of the last max-age 2s (C = 300 ms: ~7) + the up
+    // to 5 commits before
+    // the next trigger + those of the rate limit's 1s (~4): about 18, however many commits were
+    // made
+    assertThat(maxSnapshots)
+        .as("snapshots kept at any time, of %d commits", made)
+        .isLessThanOrEqualTo(20);
+    assertThat(kept)
+        .as("snapshots kept at the end, of %d commits", made)
+        .isLessThanOrEqualTo(20)
         .isLessThan((int) made / 2);
 
     // positions after expiry: the current snapshot has them, and a start without state adds nothing
@@ -136,14 +154,20 @@ class TableMaintenanceTest {
     assertThat(TestKit.rows(TestKit.table(config))).hasSize(sent.size());
   }
 
-  /** The lookups refuse to guess past expired history (a too short retention fails loudly, never duplicates). */
+  /**
+   * The lookups refuse to guess past expired history (a too short retention fails loudly, never
+   * duplicates).
+   */
   @Test
   void lookupsRefuseWhenTheHistoryTheyNeedIsExpired(@TempDir Path dir) throws Exception {
     Table table = newTable(dir);
     List<Long> times = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
-      table.newFastAppend().set(SnapshotSummaryKeys.BATCH_ID, "lineage-" + i)
-          .set(SnapshotSummaryKeys.LINEAGE, "lineage").set(SnapshotSummaryKeys.POSITIONS, "{\"t/0\":" + i + "}")
+      table
+          .newFastAppend()
+          .set(SnapshotSummaryKeys.BATCH_ID, "lineage-" + i)
+          .set(SnapshotSummaryKeys.LINEAGE, "lineage")
+          .set(SnapshotSummaryKeys.POSITIONS, "{\"t/0\":" + i + "}")
           .commit();
       table.refresh();
       times.add(table.currentSnapshot().timestampMillis());
@@ -154,30 +178,44 @@ class TableMaintenanceTest {
     assertThat(IcebergBatchCommitter.alreadyCommitted(table, "lineage-0", beforeFirst)).isTrue();
     assertThat(IcebergBatchCommitter.alreadyCommitted(table, "other", beforeFirst)).isFalse();
 
-    table.expireSnapshots().expireOlderThan(times.get(3)).retainLast(1).commit(); // keeps the last three
+    table
+        .expireSnapshots()
+        .expireOlderThan(times.get(3))
+        .retainLast(1)
+        .commit(); // keeps the last three
     table.refresh();
     assertThat(count(table.snapshots())).isEqualTo(3);
-    // a batch made before the retained history: cannot tell, so no guess (a guess of "no" would duplicate it)
-    assertThatThrownBy(() -> IcebergBatchCommitter.alreadyCommitted(table, "lineage-1", beforeFirst))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("expired");
+    // a batch made before the retained history: cannot tell, so no guess (a guess of "no" would
+    // duplicate it)
+    assertThatThrownBy(
+            () -> IcebergBatchCommitter.alreadyCommitted(table, "lineage-1", beforeFirst))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("expired");
     // a batch made within it: answered
-    assertThat(IcebergBatchCommitter.alreadyCommitted(table, "lineage-4", times.get(4) - 1)).isTrue();
+    assertThat(IcebergBatchCommitter.alreadyCommitted(table, "lineage-4", times.get(4) - 1))
+        .isTrue();
     assertThat(IcebergBatchCommitter.alreadyCommitted(table, "later", times.get(5) + 1)).isFalse();
     // positions: from the current snapshot, expiry or not
     assertThat(TablePositions.read(table)).isEqualTo(Map.of("t/0", 5L));
 
-    // a restore to a state older than the retained history cannot find every batch committed since: refused
-    assertThatThrownBy(() -> RestoreReconciler.reconcile(List.of(table), "lineage", Set.of(), beforeFirst))
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("expired");
+    // a restore to a state older than the retained history cannot find every batch committed since:
+    // refused
+    assertThatThrownBy(
+            () -> RestoreReconciler.reconcile(List.of(table), "lineage", Set.of(), beforeFirst))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("expired");
     // to a state within it: the newer batches are reverted as always
-    assertThat(RestoreReconciler.reconcile(List.of(table), "lineage", Set.of("lineage-3"), times.get(3)))
+    assertThat(
+            RestoreReconciler.reconcile(
+                List.of(table), "lineage", Set.of("lineage-3"), times.get(3)))
         .containsExactly(2);
   }
 
   /**
-   * After a restore the sink removes files its earlier writers left uncommitted, knowing the committed ones from the
-   * snapshots since its horizon; once those snapshots are expired it must still keep a file that is live in the table
-   * (it deleted committed files before, found by the test above).
+   * After a restore the sink removes files its earlier writers left uncommitted, knowing the
+   * committed ones from the snapshots since its horizon; once those snapshots are expired it must
+   * still keep a file that is live in the table (it deleted committed files before, found by the
+   * test above).
    */
   @Test
   void theOrphanCleanerKeepsFilesCommittedInExpiredSnapshots(@TempDir Path dir) throws Exception {
@@ -185,16 +223,25 @@ class TableMaintenanceTest {
     String uid = "spatial-sink";
     String oldToken = "0123456789abcdef0123456789abcdef";
     long horizon = System.currentTimeMillis() - 60_000;
-    String committed = table.location() + "/data/00000-0-" + uid + "_" + oldToken + "-00001.parquet";
-    String uncommitted = table.location() + "/data/00000-0-" + uid + "_" + oldToken + "-00002.parquet";
+    String committed =
+        table.location() + "/data/00000-0-" + uid + "_" + oldToken + "-00001.parquet";
+    String uncommitted =
+        table.location() + "/data/00000-0-" + uid + "_" + oldToken + "-00002.parquet";
     for (String location : List.of(committed, uncommitted)) {
       try (var out = table.io().newOutputFile(location).create()) {
         out.write(new byte[] {1});
       }
     }
-    table.newFastAppend().appendFile(org.apache.iceberg.DataFiles.builder(table.spec())
-        .withPath(committed).withFileSizeInBytes(1).withRecordCount(1)
-        .withPartitionPath("event_time_day=2026-11-30").build()).commit();
+    table
+        .newFastAppend()
+        .appendFile(
+            org.apache.iceberg.DataFiles.builder(table.spec())
+                .withPath(committed)
+                .withFileSizeInBytes(1)
+                .withRecordCount(1)
+                .withPartitionPath("event_time_day=2026-11-30")
+                .build())
+        .commit();
     for (int i = 0; i < 3; i++) {
       table.newFastAppend().set(SnapshotSummaryKeys.BATCH_ID, "later-" + i).commit();
     }
@@ -203,10 +250,16 @@ class TableMaintenanceTest {
 
     table.refresh();
     assertThat(table.io().newInputFile(committed).exists()).as("expiry keeps a live file").isTrue();
-    int deleted = OrphanCleaner.clean(table, uid, Set.of("fedcba9876543210fedcba9876543210"), 0, horizon, Set.of());
+    int deleted =
+        OrphanCleaner.clean(
+            table, uid, Set.of("fedcba9876543210fedcba9876543210"), 0, horizon, Set.of());
 
-    assertThat(table.io().newInputFile(committed).exists()).as("a file the table holds is not an orphan").isTrue();
-    assertThat(table.io().newInputFile(uncommitted).exists()).as("the uncommitted one is").isFalse();
+    assertThat(table.io().newInputFile(committed).exists())
+        .as("a file the table holds is not an orphan")
+        .isTrue();
+    assertThat(table.io().newInputFile(uncommitted).exists())
+        .as("the uncommitted one is")
+        .isFalse();
     assertThat(deleted).isEqualTo(1);
   }
 
@@ -215,7 +268,8 @@ class TableMaintenanceTest {
     JobConfig config = TestKit.config("localhost:1", "unused", dir, Map.of());
     return org.spatialingest.table.TableBootstrap.ensureTable(
         org.spatialingest.table.Catalogs.catalogLoader(config).loadCatalog(),
-        org.spatialingest.table.Catalogs.tableIdentifier(config), org.spatialingest.table.TelemetryTable.LAYOUT,
+        org.spatialingest.table.Catalogs.tableIdentifier(config),
+        org.spatialingest.table.TelemetryTable.LAYOUT,
         config.partitioning());
   }
 

@@ -29,8 +29,14 @@ class IcebergSplitPlanningTest {
   void firstFitIntoOpenBins() {
     // weights 100, 60, 30, max(1, 4) = 4. 100 -> bin1; 60 does not fit bin1 (160) -> bin2;
     // 30 does not fit bin1 (130) -> bin2 (90); 1 MiB (weight 4) fits bin1 (104).
-    TaskEstimate e = IcebergSplitPlanning.estimate(
-        ScanInput.ofSizes(mib(100, 60, 30, 1)), 128 * MIB, 4 * MIB, 10, OptionalInt.empty(), OptionalInt.empty());
+    TaskEstimate e =
+        IcebergSplitPlanning.estimate(
+            ScanInput.ofSizes(mib(100, 60, 30, 1)),
+            128 * MIB,
+            4 * MIB,
+            10,
+            OptionalInt.empty(),
+            OptionalInt.empty());
     assertThat(e.estimatedTasks()).isEqualTo(2);
     assertThat(taskMib(e)).containsExactly(101L, 90L);
     assertThat(e.planningBytes()).isEqualTo((100 + 60 + 30 + 4) * MIB);
@@ -41,37 +47,58 @@ class IcebergSplitPlanningTest {
   void lookbackClosesTheHeaviestBin() {
     // lookback 10: 100 -> b1, 100 -> b2, 20 -> b1 (120), 20 -> b2 (120): 2 tasks
     ScanInput in = ScanInput.ofSizes(mib(100, 100, 20, 20));
-    assertThat(IcebergSplitPlanning.estimate(in, 128 * MIB, 4 * MIB, 10, OptionalInt.empty(), OptionalInt.empty())
-            .estimatedTasks())
+    assertThat(
+            IcebergSplitPlanning.estimate(
+                    in, 128 * MIB, 4 * MIB, 10, OptionalInt.empty(), OptionalInt.empty())
+                .estimatedTasks())
         .isEqualTo(2);
     // lookback 1: 100 -> b1; 100 -> b2, 2 open > 1: close the heaviest, first of equals = b1 [100];
     // 20 -> b2 (120); 20 does not fit (140) -> b3, close heaviest b2 [100, 20]; end: b3 [20]
-    TaskEstimate one = IcebergSplitPlanning.estimate(in, 128 * MIB, 4 * MIB, 1, OptionalInt.empty(), OptionalInt.empty());
+    TaskEstimate one =
+        IcebergSplitPlanning.estimate(
+            in, 128 * MIB, 4 * MIB, 1, OptionalInt.empty(), OptionalInt.empty());
     assertThat(taskMib(one)).containsExactly(100L, 120L, 20L);
   }
 
   @Test
   void fixedSizeSplitsAndMergeOfAdjacentRanges() {
     // 300 MiB at 128: 128 | 128 | 44, nothing fits with a 128 bin -> 3 tasks
-    TaskEstimate big = IcebergSplitPlanning.estimate(
-        ScanInput.ofSizes(mib(300)), 128 * MIB, 4 * MIB, 10, OptionalInt.empty(), OptionalInt.empty());
+    TaskEstimate big =
+        IcebergSplitPlanning.estimate(
+            ScanInput.ofSizes(mib(300)),
+            128 * MIB,
+            4 * MIB,
+            10,
+            OptionalInt.empty(),
+            OptionalInt.empty());
     assertThat(taskMib(big)).containsExactly(128L, 128L, 44L);
 
-    // 200 MiB at 64: 64, 64, 64, 8. The bin target is the split size too: each 64 fills a bin, 8 (weight 8) fits
+    // 200 MiB at 64: 64, 64, 64, 8. The bin target is the split size too: each 64 fills a bin, 8
+    // (weight 8) fits
     // none (64 + 8 > 64) -> 4 tasks of one range each
-    TaskEstimate fixed = IcebergSplitPlanning.estimate(
-        ScanInput.ofSizes(mib(200)), 64 * MIB, 4 * MIB, 10, OptionalInt.empty(), OptionalInt.of(3));
+    TaskEstimate fixed =
+        IcebergSplitPlanning.estimate(
+            ScanInput.ofSizes(mib(200)),
+            64 * MIB,
+            4 * MIB,
+            10,
+            OptionalInt.empty(),
+            OptionalInt.of(3));
     assertThat(taskMib(fixed)).containsExactly(64L, 64L, 64L, 8L);
     assertThat(fixed.maxChunksPerTask()).isEqualTo(1);
     assertThat(fixed.waves()).hasValue(2);
 
-    // row-group splits smaller than the split size share a bin; touching ranges of one file merge, files stay apart:
+    // row-group splits smaller than the split size share a bin; touching ranges of one file merge,
+    // files stay apart:
     // six splits of 100 bytes (open cost 0) fit one 1000-byte bin -> f0 [0, 300) and f1 [0, 300)
     ScanInput twoFiles =
-        new ScanInput(List.of(300L, 300L), List.of(List.of(0L, 100L, 200L), List.of(0L, 100L, 200L)));
+        new ScanInput(
+            List.of(300L, 300L), List.of(List.of(0L, 100L, 200L), List.of(0L, 100L, 200L)));
     TaskEstimate merged =
-        IcebergSplitPlanning.estimate(twoFiles, 1000, 0, 10, OptionalInt.empty(), OptionalInt.empty());
-    assertThat(merged.tasks()).containsExactly(List.of(new FileChunk(0, 0, 300), new FileChunk(1, 0, 300)));
+        IcebergSplitPlanning.estimate(
+            twoFiles, 1000, 0, 10, OptionalInt.empty(), OptionalInt.empty());
+    assertThat(merged.tasks())
+        .containsExactly(List.of(new FileChunk(0, 0, 300), new FileChunk(1, 0, 300)));
     assertThat(merged.avgChunksPerTask()).isEqualTo(2.0);
   }
 
@@ -83,10 +110,12 @@ class IcebergSplitPlanningTest {
         .containsExactly(tuple(4L, 396L), tuple(400L, 400L), tuple(800L, 200L));
     // packed at 1000 with no open cost: 396 + 400 + 200 = 996 -> one task, merged into one range
     ScanInput in = new ScanInput(List.of(1000L), List.of(List.of(4L, 400L, 800L)));
-    TaskEstimate e = IcebergSplitPlanning.estimate(in, 1000, 0, 10, OptionalInt.empty(), OptionalInt.empty());
+    TaskEstimate e =
+        IcebergSplitPlanning.estimate(in, 1000, 0, 10, OptionalInt.empty(), OptionalInt.empty());
     assertThat(e.tasks()).containsExactly(List.of(new FileChunk(0, 4, 996)));
 
-    // last offset not below the size, or offsets out of order: ignored, fixed 300-byte splits instead
+    // last offset not below the size, or offsets out of order: ignored, fixed 300-byte splits
+    // instead
     assertThat(IcebergSplitPlanning.split(0, 1000, List.of(4L, 400L, 1000L), 300))
         .extracting(FileChunk::length)
         .containsExactly(300L, 300L, 300L, 100L);
@@ -103,8 +132,14 @@ class IcebergSplitPlanningTest {
     assertThat(IcebergSplitPlanning.adjustSplitSize(1024 * MIB, 4, 128 * MIB)).isEqualTo(128 * MIB);
     // 1 GiB over 16: 8 < 16 -> max(64 MiB, 16 MiB)
     assertThat(IcebergSplitPlanning.adjustSplitSize(1024 * MIB, 16, 128 * MIB)).isEqualTo(64 * MIB);
-    TaskEstimate e = IcebergSplitPlanning.estimate(
-        ScanInput.ofSizes(mib(1024)), 128 * MIB, 4 * MIB, 10, OptionalInt.of(16), OptionalInt.empty());
+    TaskEstimate e =
+        IcebergSplitPlanning.estimate(
+            ScanInput.ofSizes(mib(1024)),
+            128 * MIB,
+            4 * MIB,
+            10,
+            OptionalInt.of(16),
+            OptionalInt.empty());
     assertThat(e.maxPartitionBytes()).isEqualTo(128 * MIB);
     assertThat(e.maxSplitBytes()).isEqualTo(64 * MIB);
     assertThat(e.estimatedTasks()).isEqualTo(16);
@@ -115,8 +150,14 @@ class IcebergSplitPlanningTest {
     // 40 files of 1 MiB weigh 4 MiB each: 32 per 128 MiB bin -> 2 tasks (32 + 8), not 1
     long[] sizes = new long[40];
     Arrays.fill(sizes, 1);
-    TaskEstimate e = IcebergSplitPlanning.estimate(
-        ScanInput.ofSizes(mib(sizes)), 128 * MIB, 4 * MIB, 10, OptionalInt.empty(), OptionalInt.empty());
+    TaskEstimate e =
+        IcebergSplitPlanning.estimate(
+            ScanInput.ofSizes(mib(sizes)),
+            128 * MIB,
+            4 * MIB,
+            10,
+            OptionalInt.empty(),
+            OptionalInt.empty());
     assertThat(e.tasks()).extracting(List::size).containsExactly(32, 8);
   }
 }

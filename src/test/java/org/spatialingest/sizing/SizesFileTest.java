@@ -14,13 +14,14 @@ class SizesFileTest {
 
   @Test
   void listingUsesOnlyContentLengthLines() {
-    List<String> listing = List.of(
-        "HTTP/1.1 200 OK",
-        "Content-Length: 52428800",
-        "ETag: \"abc\"",
-        "",
-        "content-length:7\r",
-        "Last-Modified: Tue, 11 Jun 2024 10:00:00 GMT");
+    List<String> listing =
+        List.of(
+            "HTTP/1.1 200 OK",
+            "Content-Length: 52428800",
+            "ETag: \"abc\"",
+            "",
+            "content-length:7\r",
+            "Last-Modified: Tue, 11 Jun 2024 10:00:00 GMT");
     assertThat(SizesFile.parse(listing)).containsExactly(52_428_800L, 7L);
   }
 

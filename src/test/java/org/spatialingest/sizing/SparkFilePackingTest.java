@@ -14,7 +14,11 @@ class SparkFilePackingTest {
 
   private static TaskEstimate defaults(Long... sizes) {
     return SparkFilePacking.estimate(
-        ScanInput.ofSizes(List.of(sizes)), 128 * MIB, 4 * MIB, OptionalInt.empty(), OptionalInt.empty());
+        ScanInput.ofSizes(List.of(sizes)),
+        128 * MIB,
+        4 * MIB,
+        OptionalInt.empty(),
+        OptionalInt.empty());
   }
 
   @Test
@@ -36,15 +40,18 @@ class SparkFilePackingTest {
       sizes.add(10 * MIB);
     }
     // totalBytes = 10 * (10 + 4) MiB = 140 MiB; / 4 = 35 MiB; min(128, max(4, 35)) = 35 MiB
-    TaskEstimate e = SparkFilePacking.estimate(
-        ScanInput.ofSizes(sizes), 128 * MIB, 4 * MIB, OptionalInt.of(4), OptionalInt.of(2));
+    TaskEstimate e =
+        SparkFilePacking.estimate(
+            ScanInput.ofSizes(sizes), 128 * MIB, 4 * MIB, OptionalInt.of(4), OptionalInt.of(2));
     assertThat(e.maxSplitBytes()).isEqualTo(35 * MIB);
     // 0+10 -> 14; 14+10 = 24 <= 35 -> 28; 28+10 = 38 > 35 -> close: two files a task
     assertThat(e.estimatedTasks()).isEqualTo(5);
     assertThat(e.maxChunksPerTask()).isEqualTo(2);
     assertThat(e.waves()).hasValue(3);
     // the floor is the open cost: 1000 tiny files over parallelism 100000
-    assertThat(SparkFilePacking.maxSplitBytes(128 * MIB, 4 * MIB, OptionalInt.of(100_000), 1000 * 4 * MIB))
+    assertThat(
+            SparkFilePacking.maxSplitBytes(
+                128 * MIB, 4 * MIB, OptionalInt.of(100_000), 1000 * 4 * MIB))
         .isEqualTo(4 * MIB);
   }
 
@@ -58,7 +65,9 @@ class SparkFilePackingTest {
             org.assertj.core.groups.Tuple.tuple(256 * MIB, 44 * MIB));
     List<FileChunk> sorted =
         SparkFilePacking.splitAndSort(ScanInput.ofSizes(List.of(10 * MIB, 300 * MIB)), 128 * MIB);
-    assertThat(sorted).extracting(FileChunk::length).containsExactly(128 * MIB, 128 * MIB, 44 * MIB, 10 * MIB);
+    assertThat(sorted)
+        .extracting(FileChunk::length)
+        .containsExactly(128 * MIB, 128 * MIB, 44 * MIB, 10 * MIB);
     // 128 | 128 | 44 + 10 (44 + 4 + 10 = 58 <= 128)
     assertThat(SparkFilePacking.pack(sorted, 128 * MIB, 4 * MIB)).hasSize(3);
   }
@@ -81,22 +90,27 @@ class SparkFilePackingTest {
       List<Long> sizes = new ArrayList<>();
       for (int i = 0; i < files; i++) {
         int kind = random.nextInt(4);
-        long size = switch (kind) {
-          case 0 -> random.nextInt(1024); // tiny, includes 0
-          case 1 -> (long) random.nextInt(8 * (int) MIB);
-          case 2 -> (long) (random.nextDouble() * 200 * MIB);
-          default -> (long) (random.nextDouble() * 1024 * MIB);
-        };
+        long size =
+            switch (kind) {
+              case 0 -> random.nextInt(1024); // tiny, includes 0
+              case 1 -> (long) random.nextInt(8 * (int) MIB);
+              case 2 -> (long) (random.nextDouble() * 200 * MIB);
+              default -> (long) (random.nextDouble() * 1024 * MIB);
+            };
         sizes.add(size);
       }
       long maxPartition = (1 + random.nextInt(256)) * MIB;
       long openCost = random.nextInt(3) == 0 ? 0 : random.nextInt(8 * (int) MIB);
-      OptionalInt parallelism = random.nextBoolean() ? OptionalInt.of(1 + random.nextInt(64)) : OptionalInt.empty();
+      OptionalInt parallelism =
+          random.nextBoolean() ? OptionalInt.of(1 + random.nextInt(64)) : OptionalInt.empty();
       ScanInput input = ScanInput.ofSizes(sizes);
 
-      TaskEstimate e = SparkFilePacking.estimate(input, maxPartition, openCost, parallelism, OptionalInt.empty());
+      TaskEstimate e =
+          SparkFilePacking.estimate(
+              input, maxPartition, openCost, parallelism, OptionalInt.empty());
       long maxSplit = e.maxSplitBytes();
-      String ctx = "case " + c + " sizes=" + sizes + " maxPartition=" + maxPartition + " open=" + openCost;
+      String ctx =
+          "case " + c + " sizes=" + sizes + " maxPartition=" + maxPartition + " open=" + openCost;
 
       // maxSplitBytes within its documented bounds
       assertThat(maxSplit).as(ctx).isLessThanOrEqualTo(maxPartition);
@@ -104,7 +118,8 @@ class SparkFilePackingTest {
         assertThat(maxSplit).as(ctx).isEqualTo(maxPartition);
       }
 
-      // every byte of every file assigned exactly once: per file, ranges sorted by offset tile [0, size)
+      // every byte of every file assigned exactly once: per file, ranges sorted by offset tile [0,
+      // size)
       List<List<FileChunk>> perFile = new ArrayList<>();
       for (int i = 0; i < files; i++) {
         perFile.add(new ArrayList<>());
@@ -138,16 +153,20 @@ class SparkFilePackingTest {
       long total = input.totalBytes();
       for (List<FileChunk> task : e.tasks()) {
         assertThat(task).as(ctx).isNotEmpty();
-        // no task over maxSplitBytes unless it is a single range (a range is never longer than maxSplitBytes anyway)
+        // no task over maxSplitBytes unless it is a single range (a range is never longer than
+        // maxSplitBytes anyway)
         if (task.size() > 1) {
           assertThat(TaskEstimate.taskBytes(task)).as(ctx).isLessThanOrEqualTo(maxSplit);
         }
         assertThat(task.get(0).length()).as(ctx).isLessThanOrEqualTo(maxSplit);
       }
       // lower bound on tasks
-      assertThat((long) e.estimatedTasks()).as(ctx).isGreaterThanOrEqualTo((total + maxSplit - 1) / maxSplit);
+      assertThat((long) e.estimatedTasks())
+          .as(ctx)
+          .isGreaterThanOrEqualTo((total + maxSplit - 1) / maxSplit);
 
-      // next fit: a task was closed only because the next range did not fit: (sum(len + open)) + next > maxSplit
+      // next fit: a task was closed only because the next range did not fit: (sum(len + open)) +
+      // next > maxSplit
       for (int t = 0; t + 1 < e.tasks().size(); t++) {
         List<FileChunk> task = e.tasks().get(t);
         long charged = 0;

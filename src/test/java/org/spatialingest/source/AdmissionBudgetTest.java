@@ -57,7 +57,8 @@ class AdmissionBudgetTest {
     budget.charge(1, 5_000); // five seconds' worth in one record
     assertThat(budget.overshoots()).isEqualTo(1);
     long wait = budget.waitNanos();
-    assertThat(wait).isBetween(3_900_000_000L, 4_100_000_000L); // the debt is paid before the next record
+    assertThat(wait)
+        .isBetween(3_900_000_000L, 4_100_000_000L); // the debt is paid before the next record
     clock.addAndGet(wait);
     assertThat(budget.waitNanos()).isZero();
   }

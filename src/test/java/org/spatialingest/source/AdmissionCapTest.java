@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.core.execution.JobClient;
@@ -16,19 +15,20 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
-import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
 
-/** The admission cap on a real broker and MiniCluster: the admitted rate holds the cap and offsets still commit. */
+/**
+ * The admission cap on a real broker and MiniCluster: the admitted rate holds the cap and offsets
+ * still commit.
+ */
 class AdmissionCapTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
-  @RegisterExtension
-  static final KafkaBroker kafka = new KafkaBroker();
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
   static final AtomicLong SEEN = new AtomicLong();
 
   @Test
@@ -37,18 +37,31 @@ class AdmissionCapTest {
     kafka.createTopic(topic, 2);
     TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(41, 10, 0, 0), 8_000);
     double cap = 200;
-    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of(
-        "admission.max-records-per-second", Double.toString(cap), "sink.max-latency", "1s",
-        "checkpoint.interval", "500ms"));
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "admission.max-records-per-second",
+                Double.toString(cap),
+                "sink.max-latency",
+                "1s",
+                "checkpoint.interval",
+                "500ms"));
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
     SpatialIngestJob.configureCheckpointing(env, config);
     SEEN.set(0);
-    DataStream<org.spatialingest.source.SourceRecord> records = SpatialIngestJob.source(env, config, false)
-        .map((MapFunction<SourceRecord, SourceRecord>) r -> {
-          SEEN.incrementAndGet();
-          return r;
-        }).name("count");
+    DataStream<org.spatialingest.source.SourceRecord> records =
+        SpatialIngestJob.source(env, config, false)
+            .map(
+                (MapFunction<SourceRecord, SourceRecord>)
+                    r -> {
+                      SEEN.incrementAndGet();
+                      return r;
+                    })
+            .name("count");
     SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
     JobClient job = env.executeAsync("capped");
     try (Admin admin = Admin.create(kafka.adminProperties())) {
@@ -63,12 +76,20 @@ class AdmissionCapTest {
       long offsets2 = groupOffsets(admin, config.groupId());
       double rate = (c2 - c1) / ((t2 - t1) / 1e9);
 
-      assertThat(rate).as("admitted records/s over 10 s with a cap of %s", cap).isBetween(cap * 0.8, cap * 1.2);
-      assertThat(c2).as("the backlog is far from consumed: the cap, not the input, limits").isLessThan(8_000);
-      assertThat(offsets2).as("group offsets committed with the cap on (%d, then %d)", offsets1, offsets2)
-          .isGreaterThan(0).isGreaterThan(offsets1);
+      assertThat(rate)
+          .as("admitted records/s over 10 s with a cap of %s", cap)
+          .isBetween(cap * 0.8, cap * 1.2);
+      assertThat(c2)
+          .as("the backlog is far from consumed: the cap, not the input, limits")
+          .isLessThan(8_000);
+      assertThat(offsets2)
+          .as("group offsets committed with the cap on (%d, then %d)", offsets1, offsets2)
+          .isGreaterThan(0)
+          .isGreaterThan(offsets1);
       Thread.sleep(3_000);
-      assertThat(groupOffsets(admin, config.groupId())).as("and they keep advancing").isGreaterThan(offsets2);
+      assertThat(groupOffsets(admin, config.groupId()))
+          .as("and they keep advancing")
+          .isGreaterThan(offsets2);
     } finally {
       TestKit.cancelAndWait(job);
     }
@@ -82,7 +103,8 @@ class AdmissionCapTest {
   }
 
   private static long groupOffsets(Admin admin, String group) throws Exception {
-    Map<?, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+    Map<?, OffsetAndMetadata> offsets =
+        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
     return offsets.values().stream().mapToLong(o -> o == null ? 0 : o.offset()).sum();
   }
 }

@@ -18,15 +18,17 @@ import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
 /**
- * Passes records through slowly and, once a checkpoint has completed and some records went by, makes the next
- * checkpoint fail once <em>in its asynchronous phase</em>: its operator state holds a marker whose serializer throws
- * when the state is written out. The task declines that checkpoint ({@code CHECKPOINT_ASYNC_EXCEPTION}), Flink counts
- * it against {@code execution.checkpointing.tolerable-failed-checkpoints} (0 by default) and fails the whole job: a
- * <em>global</em> failover, which restores every operator coordinator — so the source's split enumerator — from the last
- * completed checkpoint. This is how the sink benchmark failed over when its state exceeded the memory-storage limit.
- * A task failure ({@code FailOnceAfterCheckpoint}, or an exception in the synchronous part of a snapshot) restarts
- * tasks but keeps the enumerator, so it does not show FLINK-31006. The flags are static: the MiniCluster runs in the
- * test JVM, one test at a time.
+ * Passes records through slowly and, once a checkpoint has completed and some records went by,
+ * makes the next checkpoint fail once <em>in its asynchronous phase</em>: its operator state holds
+ * a marker whose serializer throws when the state is written out. The task declines that checkpoint
+ * ({@code CHECKPOINT_ASYNC_EXCEPTION}), Flink counts it against {@code
+ * execution.checkpointing.tolerable-failed-checkpoints} (0 by default) and fails the whole job: a
+ * <em>global</em> failover, which restores every operator coordinator — so the source's split
+ * enumerator — from the last completed checkpoint. This is how the sink benchmark failed over when
+ * its state exceeded the memory-storage limit. A task failure ({@code FailOnceAfterCheckpoint}, or
+ * an exception in the synchronous part of a snapshot) restarts tasks but keeps the enumerator, so
+ * it does not show FLINK-31006. The flags are static: the MiniCluster runs in the test JVM, one
+ * test at a time.
  */
 final class FailCheckpointOnce extends RichMapFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction, CheckpointListener {
@@ -56,8 +58,10 @@ final class FailCheckpointOnce extends RichMapFunction<SourceRecord, SourceRecor
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
-    marker = context.getOperatorStateStore().getListState(
-        new ListStateDescriptor<>("fail-checkpoint-once", new FailingWhenTrue()));
+    marker =
+        context
+            .getOperatorStateStore()
+            .getListState(new ListStateDescriptor<>("fail-checkpoint-once", new FailingWhenTrue()));
   }
 
   @Override
@@ -101,7 +105,8 @@ final class FailCheckpointOnce extends RichMapFunction<SourceRecord, SourceRecor
     @Override
     public void serialize(Boolean record, DataOutputView target) throws IOException {
       if (record) {
-        throw new IOException("injected failure while writing checkpoint state (asynchronous phase)");
+        throw new IOException(
+            "injected failure while writing checkpoint state (asynchronous phase)");
       }
       target.writeBoolean(false);
     }

@@ -19,37 +19,57 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.source.ResumeFilter;
 
-/** The bounded run's summary, from the tables a real file-source job committed to, first run and re-run. */
+/**
+ * The bounded run's summary, from the tables a real file-source job committed to, first run and
+ * re-run.
+ */
 class RunSummaryTest {
-  @RegisterExtension
-  static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
   @Test
   void summaryCountsRowsRejectsByReasonFilesAndSkippedRecords(@TempDir Path dir) throws Exception {
     List<String> lines = new ArrayList<>();
     long now = System.currentTimeMillis();
     for (int i = 0; i < 1_000; i++) {
-      lines.add(i % 100 == 99 ? "{\"id\":\"b" + i + "\",\"event_time\":" + now + "}"
-          : "{\"id\":\"p" + i + "\",\"event_time\":" + now + ",\"geometry\":{\"type\":\"Point\",\"coordinates\":["
-              + (i % 90) + ",1]}}");
+      lines.add(
+          i % 100 == 99
+              ? "{\"id\":\"b" + i + "\",\"event_time\":" + now + "}"
+              : "{\"id\":\"p"
+                  + i
+                  + "\",\"event_time\":"
+                  + now
+                  + ",\"geometry\":{\"type\":\"Point\",\"coordinates\":["
+                  + (i % 90)
+                  + ",1]}}");
     }
     lines.add("not json");
     Path in = dir.resolve("in");
     Files.createDirectories(in);
     Files.write(in.resolve("a.ndjson"), lines);
-    JobConfig config = JobConfig.fromMap(Map.of("source", "file:" + in, "catalog.warehouse",
-        dir.resolve("warehouse").toString(), "checkpoint.interval", "300ms", "sink.max-latency", "1s"));
+    JobConfig config =
+        JobConfig.fromMap(
+            Map.of(
+                "source",
+                "file:" + in,
+                "catalog.warehouse",
+                dir.resolve("warehouse").toString(),
+                "checkpoint.interval",
+                "300ms",
+                "sink.max-latency",
+                "1s"));
 
     RunSummary first = run(config);
     assertThat(first.rows()).isEqualTo(990);
     assertThat(first.rejects()).isEqualTo(11);
-    assertThat(first.rejectsByReason()).containsExactlyInAnyOrderEntriesOf(
-        Map.of("missing_geometry", 10L, "malformed_json", 1L));
+    assertThat(first.rejectsByReason())
+        .containsExactlyInAnyOrderEntriesOf(Map.of("missing_geometry", 10L, "malformed_json", 1L));
     assertThat(first.read()).isEqualTo(1_001);
     assertThat(first.files()).isPositive();
     assertThat(first.snapshots()).isPositive();
-    assertThat(first.line()).startsWith("Summary: 1,001 records read: 990 rows and 11 rejects committed "
-        + "(malformed_json 1, missing_geometry 10), 0 skipped as already committed;");
+    assertThat(first.line())
+        .startsWith(
+            "Summary: 1,001 records read: 990 rows and 11 rejects committed "
+                + "(malformed_json 1, missing_geometry 10), 0 skipped as already committed;");
 
     RunSummary again = run(config);
     assertThat(again.rows()).isZero();
@@ -66,7 +86,11 @@ class RunSummaryTest {
     JobExecutionResult result = env.execute("summary");
     Long skipped = result.getAccumulatorResult(ResumeFilter.SKIPPED_ACCUMULATOR);
     try (TableAccess tables = TableAccess.open(config)) {
-      return RunSummary.of(tables.table(), tables.rejects(), result.getJobID().toHexString(), start,
+      return RunSummary.of(
+          tables.table(),
+          tables.rejects(),
+          result.getJobID().toHexString(),
+          start,
           skipped == null ? 0 : skipped);
     }
   }

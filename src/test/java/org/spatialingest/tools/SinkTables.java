@@ -14,24 +14,26 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.UpdateProperties;
 import org.apache.iceberg.catalog.Catalog;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.geometry.RecordRejectedException;
 import org.spatialingest.geometry.HilbertCurve;
+import org.spatialingest.geometry.RecordRejectedException;
 import org.spatialingest.geometry.TelemetryParser;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.table.Catalogs;
 import org.spatialingest.sink.CloseReason;
 import org.spatialingest.sink.SinkFiles;
+import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableBootstrap;
 
 /**
- * Test tables written through the sink's own file writer ({@link SinkFiles}) in a Hadoop catalog, committed as the
- * sink's committer does: one append per batch with the sink's snapshot-summary keys.
+ * Test tables written through the sink's own file writer ({@link SinkFiles}) in a Hadoop catalog,
+ * committed as the sink's committer does: one append per batch with the sink's snapshot-summary
+ * keys.
  */
 public final class SinkTables {
   private SinkTables() {}
 
-  public static JobConfig config(Path warehouse, String namespace, String table, String partitioning) {
+  public static JobConfig config(
+      Path warehouse, String namespace, String table, String partitioning) {
     Map<String, String> m = new HashMap<>();
     m.put("catalog.type", "hadoop");
     m.put("catalog.warehouse", warehouse.toString());
@@ -43,15 +45,25 @@ public final class SinkTables {
 
   /** The CLI flags that locate {@code config}'s table. */
   public static List<String> catalogArgs(JobConfig config) {
-    return List.of("--set", "catalog.warehouse=" + config.warehouse(), "--set",
-        "table.partitioning=" + config.partitioning().name().toLowerCase(), "--set",
-        "table.namespace=" + config.namespace(), "--set", "table.name=" + config.table());
+    return List.of(
+        "--set",
+        "catalog.warehouse=" + config.warehouse(),
+        "--set",
+        "table.partitioning=" + config.partitioning().name().toLowerCase(),
+        "--set",
+        "table.namespace=" + config.namespace(),
+        "--set",
+        "table.name=" + config.table());
   }
 
   public static Table create(JobConfig config, Map<String, String> properties) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    Table table = TableBootstrap.ensureTable(catalog, Catalogs.tableIdentifier(config),
-        org.spatialingest.table.TelemetryTable.LAYOUT, config.partitioning());
+    Table table =
+        TableBootstrap.ensureTable(
+            catalog,
+            Catalogs.tableIdentifier(config),
+            org.spatialingest.table.TelemetryTable.LAYOUT,
+            config.partitioning());
     if (!properties.isEmpty()) {
       UpdateProperties update = table.updateProperties();
       properties.forEach(update::set);
@@ -60,8 +72,12 @@ public final class SinkTables {
     return table;
   }
 
-  /** {@code n} parsed generator rows with event times from {@code eventStart}, ingest one second later. */
-  public static List<GenericRowData> rows(TelemetryGenerator generator, int n, long eventStart, long stepMillis)
+  /**
+   * {@code n} parsed generator rows with event times from {@code eventStart}, ingest one second
+   * later.
+   */
+  public static List<GenericRowData> rows(
+      TelemetryGenerator generator, int n, long eventStart, long stepMillis)
       throws RecordRejectedException {
     TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84);
     List<GenericRowData> rows = new ArrayList<>(n);
@@ -73,7 +89,8 @@ public final class SinkTables {
   }
 
   /** Writes and commits {@code rows} as one sink batch whose files closed for {@code reason}. */
-  public static Snapshot commit(Table table, List<GenericRowData> rows, CloseReason reason, long checkpointId)
+  public static Snapshot commit(
+      Table table, List<GenericRowData> rows, CloseReason reason, long checkpointId)
       throws IOException {
     SinkFiles.Written w = SinkFiles.write(table, rows);
     AppendFiles append = table.newAppend();
@@ -87,7 +104,8 @@ public final class SinkTables {
     append.set(SnapshotSummaryKeys.BUFFERED_BYTES, Long.toString(w.bufferedBytes()));
     append.set(SnapshotSummaryKeys.MIN_INGEST_MS, Long.toString(w.minIngestMillis()));
     append.set(SnapshotSummaryKeys.MAX_INGEST_MS, Long.toString(w.maxIngestMillis()));
-    append.set(SnapshotSummaryKeys.CLOSED_PREFIX + reason.code(), Integer.toString(w.files().size()));
+    append.set(
+        SnapshotSummaryKeys.CLOSED_PREFIX + reason.code(), Integer.toString(w.files().size()));
     append.commit();
     table.refresh();
     return table.currentSnapshot();

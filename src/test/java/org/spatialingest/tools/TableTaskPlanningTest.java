@@ -22,33 +22,42 @@ import org.spatialingest.sizing.IcebergSplitPlanning;
 import org.spatialingest.sizing.ScanInput;
 import org.spatialingest.sizing.TaskEstimate;
 
-/** estimate-tasks --table against Iceberg's own planner, on tables written by the sink's file writer. */
+/**
+ * estimate-tasks --table against Iceberg's own planner, on tables written by the sink's file
+ * writer.
+ */
 class TableTaskPlanningTest {
   private static final long DAY = 86_400_000L;
   private static final long START = 1_795_000_000_000L - 1_795_000_000_000L % DAY; // a UTC midnight
 
   @TempDir Path warehouse;
 
-  /** A table with {@code commits} sink commits of random sizes; small row groups so files carry several offsets. */
+  /**
+   * A table with {@code commits} sink commits of random sizes; small row groups so files carry
+   * several offsets.
+   */
   private Table table(String name, long seed, int commits, int maxRows, int days) throws Exception {
     JobConfig config = SinkTables.config(warehouse, "ns", name, "day");
-    Table table = SinkTables.create(config, Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "16384"));
+    Table table =
+        SinkTables.create(config, Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "16384"));
     Random random = new Random(seed);
     TelemetryGenerator generator = new TelemetryGenerator(seed, 8, 12, 100);
     for (int c = 0; c < commits; c++) {
       int n = 20 + random.nextInt(maxRows);
       long day = START + (c % days) * DAY;
-      SinkTables.commit(table, SinkTables.rows(generator, n, day + c * 1000L, 10), CloseReason.LATENCY, c + 1);
+      SinkTables.commit(
+          table, SinkTables.rows(generator, n, day + c * 1000L, 10), CloseReason.LATENCY, c + 1);
     }
     return table;
   }
 
   @Test
   void estimateEqualsIcebergPlannerOnGeneratedTables() throws Exception {
-    List<Table> tables = List.of(
-        table("mixed", 1, 10, 1200, 1),
-        table("small", 2, 20, 150, 1),
-        table("large", 3, 4, 3000, 1));
+    List<Table> tables =
+        List.of(
+            table("mixed", 1, 10, 1200, 1),
+            table("small", 2, 20, 150, 1),
+            table("large", 3, 4, 3000, 1));
     long[] splitSizes = {24 << 10, 128 << 10, 512 << 10, 128L << 20};
     long[] openCosts = {0, 16 << 10, 200 << 10};
     int[] lookbacks = {1, 3, 10};
@@ -67,8 +76,9 @@ class TableTaskPlanningTest {
       for (long split : splitSizes) {
         for (long open : openCosts) {
           for (int lookback : lookbacks) {
-            TaskEstimate est = IcebergSplitPlanning.estimate(input, split, open, lookback, OptionalInt.empty(),
-                OptionalInt.empty());
+            TaskEstimate est =
+                IcebergSplitPlanning.estimate(
+                    input, split, open, lookback, OptionalInt.empty(), OptionalInt.empty());
             int iceberg = TableTaskPlanning.icebergPlannedTasks(table, null, split, lookback, open);
             assertThat(est.estimatedTasks())
                 .as("%s split=%d open=%d lookback=%d", table.name(), split, open, lookback)
@@ -77,8 +87,14 @@ class TableTaskPlanningTest {
             if (iceberg > 1) {
               multiTask++;
             }
-            TaskEstimate sizesOnly = IcebergSplitPlanning.estimate(ScanInput.ofSizes(input.sizes()), split, open,
-                lookback, OptionalInt.empty(), OptionalInt.empty());
+            TaskEstimate sizesOnly =
+                IcebergSplitPlanning.estimate(
+                    ScanInput.ofSizes(input.sizes()),
+                    split,
+                    open,
+                    lookback,
+                    OptionalInt.empty(),
+                    OptionalInt.empty());
             if (sizesOnly.estimatedTasks() != iceberg) {
               offsetsMatter++;
             }
@@ -89,7 +105,9 @@ class TableTaskPlanningTest {
     assertThat(comparisons).isEqualTo(3 * 4 * 3 * 3);
     assertThat(multiTask).as("most settings plan several tasks").isGreaterThan(comparisons / 2);
     assertThat(filesWithSeveralRowGroups).as("row-group offsets are recorded").isGreaterThan(3);
-    assertThat(offsetsMatter).as("without split offsets some estimates would be wrong").isPositive();
+    assertThat(offsetsMatter)
+        .as("without split offsets some estimates would be wrong")
+        .isPositive();
   }
 
   @Test
@@ -104,9 +122,23 @@ class TableTaskPlanningTest {
       }
     }
     assertThat(filesOfDay).isEqualTo(6);
-    List<String> args = new ArrayList<>(List.of("estimate-tasks", "--engine", "iceberg", "--table", "ns.twodays",
-        "--partition", "day=" + day, "--max-partition-bytes", "128KiB", "--open-cost", "16KiB", "--lookback", "3",
-        "--json"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "estimate-tasks",
+                "--engine",
+                "iceberg",
+                "--table",
+                "ns.twodays",
+                "--partition",
+                "day=" + day,
+                "--max-partition-bytes",
+                "128KiB",
+                "--open-cost",
+                "16KiB",
+                "--lookback",
+                "3",
+                "--json"));
     args.addAll(SinkTables.catalogArgs(config));
     CliTestAccess.Run r = CliTestAccess.run(args.toArray(String[]::new));
     assertThat(r.exitCode()).as(r.err()).isZero();
@@ -114,22 +146,44 @@ class TableTaskPlanningTest {
     assertThat(j.get("inputFiles").asLong()).isEqualTo(filesOfDay);
     assertThat(j.get("partition").asText()).isEqualTo("day=" + day);
     assertThat(j.get("filesWithSplitOffsets").asInt()).isEqualTo(6);
-    assertThat(j.get("estimatedTasks").asInt()).isGreaterThan(1).isEqualTo(j.get("icebergPlannedTasks").asInt());
+    assertThat(j.get("estimatedTasks").asInt())
+        .isGreaterThan(1)
+        .isEqualTo(j.get("icebergPlannedTasks").asInt());
 
-    List<String> whole = new ArrayList<>(List.of("estimate-tasks", "--engine", "iceberg", "--table", "ns.twodays",
-        "--max-partition-bytes", "256KiB", "--open-cost", "16KiB", "--lookback", "3"));
+    List<String> whole =
+        new ArrayList<>(
+            List.of(
+                "estimate-tasks",
+                "--engine",
+                "iceberg",
+                "--table",
+                "ns.twodays",
+                "--max-partition-bytes",
+                "256KiB",
+                "--open-cost",
+                "16KiB",
+                "--lookback",
+                "3"));
     whole.addAll(SinkTables.catalogArgs(config));
     CliTestAccess.Run t = CliTestAccess.run(whole.toArray(String[]::new));
     assertThat(t.exitCode()).as(t.err()).isZero();
     assertThat(t.out()).contains("input files          12").contains("iceberg planTasks");
 
-    CliTestAccess.Run missing = CliTestAccess.run("estimate-tasks", "--engine", "spark", "--table", "ns.nope",
-        "--set", "catalog.warehouse=" + warehouse);
+    CliTestAccess.Run missing =
+        CliTestAccess.run(
+            "estimate-tasks",
+            "--engine",
+            "spark",
+            "--table",
+            "ns.nope",
+            "--set",
+            "catalog.warehouse=" + warehouse);
     assertThat(missing.exitCode()).isEqualTo(2);
     assertThat(missing.err()).contains("ns.nope").contains("does not exist");
 
-    CliTestAccess.Run both = CliTestAccess.run("estimate-tasks", "--engine", "spark", "--sizes", "x", "--partition",
-        "day=" + day);
+    CliTestAccess.Run both =
+        CliTestAccess.run(
+            "estimate-tasks", "--engine", "spark", "--sizes", "x", "--partition", "day=" + day);
     assertThat(both.exitCode()).isEqualTo(2);
   }
 }
