@@ -16,8 +16,20 @@ final class PartitionLoad {
   private long newestIngestMillis = Long.MIN_VALUE;
   private double bytesPerSecond = -1;
   private int idleWindows;
+  private int windowsClosed;
   int ranges = 1;
   long[] boundaries = new long[0];
+
+  /** a range count the rate has asked for, and in how many consecutive windows */
+  private int proposed;
+
+  private int proposedWindows;
+
+  /**
+   * Consecutive windows a new range count must be asked for before it applies (the first one
+   * applies at once).
+   */
+  static final int STABLE_WINDOWS = 3;
 
   /**
    * @param base the partition's hash: range {@code i} goes to writer {@code (base + i) mod writers}
@@ -48,11 +60,33 @@ final class PartitionLoad {
    */
   double closeWindow(double seconds) {
     double rate = bytesInWindow / Math.max(1e-3, seconds);
+    windowsClosed++;
     bytesPerSecond =
         bytesPerSecond < 0 ? rate : bytesPerSecond * (1 - SMOOTHING) + rate * SMOOTHING;
     idleWindows = bytesInWindow == 0 ? idleWindows + 1 : 0;
     bytesInWindow = 0;
     return bytesPerSecond;
+  }
+
+  /**
+   * Takes {@code wanted} as the range count once it has been asked for {@link #STABLE_WINDOWS}
+   * windows in a row (at once the first time): a rate near a threshold must not flip the split
+   * every second, each flip moves the areas the ranges cover. Returns whether the count changed.
+   */
+  boolean propose(int wanted) {
+    boolean first = windowsClosed <= 1;
+    if (wanted == ranges) {
+      proposedWindows = 0;
+      return false;
+    }
+    proposedWindows = wanted == proposed ? proposedWindows + 1 : 1;
+    proposed = wanted;
+    if (first || proposedWindows >= STABLE_WINDOWS) {
+      ranges = wanted;
+      proposedWindows = 0;
+      return true;
+    }
+    return false;
   }
 
   boolean idle() {

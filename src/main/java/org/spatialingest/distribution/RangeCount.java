@@ -46,9 +46,24 @@ record RangeCount(
   int ranges(double bytesPerSecond, long newestAgeMillis) {
     double perLatency = bytesPerSecond * latencyMillis / 1000.0;
     long ranges = (long) Math.floor(perLatency / bytesPerRange);
-    if (newestAgeMillis > latencyMillis) {
+    boolean backlog = newestAgeMillis > latencyMillis;
+    if (backlog) {
       ranges = Math.max(ranges, writers);
     }
-    return (int) Math.max(1, Math.min(maxRanges, ranges));
+    int powerOfTwo = Integer.highestOneBit((int) Math.max(1, Math.min(maxRanges, ranges)));
+    if (backlog && powerOfTwo < writers && powerOfTwo * 2 <= maxRanges) {
+      powerOfTwo *= 2;
+    }
+    return powerOfTwo;
+  }
+
+  /**
+   * The most ranges {@link #ranges} returns: a power of two. Range {@code j} of {@code k} is ranges
+   * {@code j * finest / k} to {@code (j + 1) * finest / k - 1} of the finest split, so a row keeps
+   * its buffer id ({@code j * finest / k}) when the count halves or doubles, and a file never mixes
+   * rows of two areas that a count change swapped.
+   */
+  int finest() {
+    return Integer.highestOneBit(Math.max(1, maxRanges));
   }
 }

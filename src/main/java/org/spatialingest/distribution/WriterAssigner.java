@@ -195,7 +195,10 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       refreshIfDue();
     }
     out.f0 = load.base + range;
-    out.f1 = range;
+    out.f1 =
+        range
+            * (rangeCount.finest()
+                / load.ranges); // the buffer id: stable when the count halves or doubles
     out.f2 = element;
     return out;
   }
@@ -273,7 +276,7 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
         if (load.idle()) {
           it.remove();
         } else if (sample != null) {
-          load.ranges = rangeCount.ranges(bytesPerSecond, newestAge);
+          load.propose(rangeCount.ranges(bytesPerSecond, newestAge));
           load.boundaries = sample.boundaries(load.ranges);
         }
       }

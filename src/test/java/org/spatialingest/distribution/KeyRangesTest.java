@@ -89,12 +89,33 @@ class KeyRangesTest {
         .as("39 MB per L: one file's worth, not two")
         .isEqualTo(1);
     assertThat(count.ranges(4_000_000, 0)).isEqualTo(2);
-    assertThat(count.ranges(30_000_000, 0)).isEqualTo(15);
+    assertThat(count.ranges(30_000_000, 0))
+        .as("15 ranges' worth: the power of two below")
+        .isEqualTo(8);
     assertThat(count.ranges(1e12, 0)).isEqualTo(16);
+    assertThat(count.finest()).isEqualTo(16);
     assertThat(count.ranges(0, 10_001))
         .as("rows older than L: a backlog, one range per writer at least")
         .isEqualTo(4);
-    assertThat(count.ranges(30_000_000, 10_001)).isEqualTo(15);
+    assertThat(count.ranges(30_000_000, 10_001)).isEqualTo(8);
+  }
+
+  @Test
+  void aNewRangeCountAppliesOnlyOnceItIsAskedForThreeWindowsInARow() {
+    PartitionLoad load = new PartitionLoad(0);
+    load.closeWindow(1);
+    assertThat(load.propose(4)).as("the first window applies at once").isTrue();
+    load.closeWindow(1);
+    assertThat(load.propose(8)).isFalse();
+    load.closeWindow(1);
+    assertThat(load.propose(4)).as("back to the current count: the proposal is dropped").isFalse();
+    for (int i = 0; i < PartitionLoad.STABLE_WINDOWS - 1; i++) {
+      load.closeWindow(1);
+      assertThat(load.propose(8)).isFalse();
+    }
+    load.closeWindow(1);
+    assertThat(load.propose(8)).isTrue();
+    assertThat(load.ranges).isEqualTo(8);
   }
 
   @Test
