@@ -99,8 +99,7 @@ public final class TableBootstrap {
    * The bbox columns of tables created before GeoParquet: four top-level doubles, now the fields of
    * {@code bbox}.
    */
-  private static final java.util.List<String> FLAT_BBOX =
-      java.util.List.of("xmin", "ymin", "xmax", "ymax");
+  private static final List<String> FLAT_BBOX = List.of("xmin", "ymin", "xmax", "ymax");
 
   /**
    * A telemetry table created by an earlier build has its bbox as four top-level required doubles;
@@ -110,8 +109,7 @@ public final class TableBootstrap {
    * there and read {@code bbox} as null; new rows have {@code bbox} and null in the old columns.
    * Nothing else about the table changes.
    */
-  static void migrateBboxStruct(
-      TableIdentifier id, Table table, org.apache.iceberg.Schema expected) {
+  static void migrateBboxStruct(TableIdentifier id, Table table, Schema expected) {
     Types.NestedField bbox = expected.findField("bbox");
     Schema actual = table.schema();
     if (bbox == null

@@ -61,10 +61,13 @@ final class ConcurrentWriter {
             "geometry",
             ByteBuffer.wrap(new WKBWriter().write(GEOMETRY.createPoint(new Coordinate(x, y)))));
         r.setField("geometry_type", "Point");
-        r.setField("xmin", x);
-        r.setField("ymin", y);
-        r.setField("xmax", x);
-        r.setField("ymax", y);
+        GenericRecord bbox =
+            GenericRecord.create(table.schema().findField("bbox").type().asStructType());
+        bbox.setField("xmin", x);
+        bbox.setField("ymin", y);
+        bbox.setField("xmax", x);
+        bbox.setField("ymax", y);
+        r.setField("bbox", bbox);
         r.setField("hilbert", HilbertCurve.CRS84.key(x, y));
         r.setField("properties", "{\"writer\":\"chaos\"}");
         PartitionKey key = new PartitionKey(table.spec(), table.schema());
