@@ -222,7 +222,7 @@ public final class SpatialIngestJob {
             .name("rejects")
             .uid(SINK_UID + "-rejects");
     write(
-        rows.union(rejects),
+        List.of(rows, rejects),
         TableRouter.either(),
         List.of(
             new SinkTarget(Catalogs.tableLoader(config), layout, true),
@@ -249,7 +249,7 @@ public final class SpatialIngestJob {
   /** Table rows only into the telemetry table (tests and benchmarks that have no rejects). */
   public static void sink(DataStream<RowData> rows, JobConfig config) {
     write(
-        rows,
+        List.of(rows),
         TableRouter.single(),
         List.of(new SinkTarget(Catalogs.tableLoader(config), TelemetryTable.layout(config), true)),
         config);
@@ -266,9 +266,16 @@ public final class SpatialIngestJob {
    * sink.distribution} exchange unless it is {@code none}.
    */
   private static <T> void write(
-      DataStream<T> input, TableRouter<T> router, List<SinkTarget> tables, JobConfig config) {
+      List<DataStream<T>> inputs,
+      TableRouter<T> router,
+      List<SinkTarget> tables,
+      JobConfig config) {
     ensureTables(config);
     if (config.distribution() == JobConfig.DistributionMode.NONE) {
+      DataStream<T> input = inputs.get(0);
+      for (DataStream<T> other : inputs.subList(1, inputs.size())) {
+        input = input.union(other);
+      }
       BoundedIcebergSink.Builder<T> sink = BoundedIcebergSink.builder(router);
       tables.forEach(target -> sink.table(target.loader(), target.layout()));
       withParallelism(
@@ -279,7 +286,7 @@ public final class SpatialIngestJob {
     int writers =
         config.sinkParallelism() > 0
             ? config.sinkParallelism()
-            : input.getExecutionEnvironment().getParallelism();
+            : inputs.get(0).getExecutionEnvironment().getParallelism();
     Distribution.Builder<T> distribution =
         Distribution.builder(router)
             .mode(config.distribution())
@@ -292,7 +299,7 @@ public final class SpatialIngestJob {
       distribution.table(target.loader(), target.layout(), target.ranged());
       sink.table(target.loader(), target.layout());
     }
-    DataStream<Tuple3<Integer, Integer, T>> placed = distribution.build().apply(input);
+    DataStream<Tuple3<Integer, Integer, T>> placed = distribution.build().apply(inputs);
     withParallelism(
         placed.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
         config.sinkParallelism());

@@ -54,24 +54,39 @@ public final class Distribution<T> {
    * slot it chose; the sink that reads the result must run with {@link #writers()} subtasks.
    */
   public DataStream<Tuple3<Integer, Integer, T>> apply(DataStream<T> input) {
-    TupleTypeInfo<Tuple3<Integer, Integer, T>> type =
-        new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
-    SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> placed =
-        input
-            .map(
-                new WriterAssigner<>(
-                    settings.router,
-                    settings.placements,
-                    settings.mode,
-                    settings.bounds,
-                    settings.writers,
-                    settings.maxOpenPartitions,
-                    settings.encodedPerBufferedByte,
-                    settings.rangedTable))
-            .returns(type)
-            .name("distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")")
-            .uid(settings.uid)
-            .setParallelism(input.getParallelism());
+    return apply(List.of(input));
+  }
+
+  /**
+   * As {@link #apply(DataStream)} for several inputs of the sink (e.g. rows and rejects from one
+   * transform): each gets its own placement step, chained to its operator (a union in front of one
+   * step would cost a network hop), uid {@code <uid>} for the first and {@code <uid>-<i>} for the
+   * others.
+   */
+  public DataStream<Tuple3<Integer, Integer, T>> apply(List<DataStream<T>> inputs) {
+    DataStream<Tuple3<Integer, Integer, T>> placed = null;
+    for (int i = 0; i < inputs.size(); i++) {
+      DataStream<T> input = inputs.get(i);
+      TupleTypeInfo<Tuple3<Integer, Integer, T>> type =
+          new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
+      SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> step =
+          input
+              .map(
+                  new WriterAssigner<>(
+                      settings.router,
+                      settings.placements,
+                      settings.mode,
+                      settings.bounds,
+                      settings.writers,
+                      settings.maxOpenPartitions,
+                      settings.encodedPerBufferedByte,
+                      settings.rangedTable))
+              .returns(type)
+              .name("distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")")
+              .uid(i == 0 ? settings.uid : settings.uid + "-" + i)
+              .setParallelism(input.getParallelism());
+      placed = placed == null ? step : placed.union(step);
+    }
     return placed.partitionCustom(new SlotPartitioner(), new AssignedSlot<>());
   }
 
