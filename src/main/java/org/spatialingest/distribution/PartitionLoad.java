@@ -32,7 +32,7 @@ final class PartitionLoad {
   static final int STABLE_WINDOWS = 3;
 
   /**
-   * @param base the partition's hash: range {@code i} goes to writer {@code (base + i) mod writers}
+   * @param base the partition's hash: the writer its first key range goes to
    */
   PartitionLoad(int base) {
     this.base = base;

@@ -35,9 +35,12 @@ import org.spatialingest.table.TableLayout;
 
 /**
  * Places each element on a writer: {@code f0} a writer slot (the exchange takes it modulo the
- * writer count), {@code f1} the key range of its partition, {@code f2} the element. Range {@code i}
- * of a partition goes to slot {@code hash(partition) + i}, so every subtask sends a partition's
- * range to the same writer, and the ranges of a partition to consecutive writers.
+ * writer count), {@code f1} the key range of its partition (its buffer id, see {@link
+ * RangeCount#finest}), {@code f2} the element. The finest split of a partition's keys is cut into
+ * one block of neighbouring ranges per writer, starting at writer {@code hash(partition)}: every
+ * subtask sends a range to the same writer, a partition's ranges spread over the writers, and the
+ * ranges a writer holds are adjacent in Hilbert order, so its latency close can pack their
+ * remainders into one file that still covers one compact area.
  *
  * <p>Each subtask keeps its own statistics, from its own rows (no coordination; subtasks reading
  * similar data agree closely): the last {@link KeySample#SIZE} sort keys of the ranged table, and
@@ -194,11 +197,11 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
     if ((++rows & 255) == 0) {
       refreshIfDue();
     }
-    out.f0 = load.base + range;
-    out.f1 =
-        range
-            * (rangeCount.finest()
-                / load.ranges); // the buffer id: stable when the count halves or doubles
+    int finest = rangeCount.finest();
+    // the buffer id: stable when the count halves or doubles
+    int bufferId = range * (finest / load.ranges);
+    out.f0 = load.base + (int) ((long) bufferId * writers / finest);
+    out.f1 = bufferId;
     out.f2 = element;
     return out;
   }

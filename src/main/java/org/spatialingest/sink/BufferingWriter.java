@@ -98,8 +98,8 @@ final class BufferingWriter<T>
   public void flush(boolean endOfInput) throws IOException {
     if (endOfInput) {
       for (TableWriter table : tables) {
-        for (PartitionBuffer buffer : table.buffers.all()) {
-          close(table, buffer, CloseReason.END_OF_INPUT);
+        for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+          closePacked(table, partition, CloseReason.END_OF_INPUT);
         }
       }
       SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
@@ -110,15 +110,8 @@ final class BufferingWriter<T>
   public Collection<WriterReport> prepareCommit() throws IOException {
     long now = System.currentTimeMillis();
     for (TableWriter table : tables) {
-      for (PartitionBuffer buffer : table.buffers.all()) {
-        // the age the oldest row will have once the file is written (the write delays the barrier
-        // and the commit)
-        long oldestAge =
-            now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
-        CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
-        if (reason != null) {
-          close(table, buffer, reason);
-        }
+      for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+        closeAtBarrier(table, partition, now);
       }
     }
     Map<String, Long> seen = new HashMap<>();
@@ -246,26 +239,97 @@ final class BufferingWriter<T>
     return bytes;
   }
 
+  /**
+   * The barrier's decision for one partition's buffers (its key ranges on this writer, in key
+   * order): a buffer that reached T closes alone; when any other must close now (L, or every
+   * checkpoint), all the others close with it, neighbours packed into files of up to T. So a
+   * latency close makes about one file per partition and writer however many ranges the writer
+   * holds, instead of one small remainder per range, and each file still covers adjacent keys.
+   */
+  private void closeAtBarrier(TableWriter table, List<PartitionBuffer> partition, long now)
+      throws IOException {
+    List<PartitionBuffer> rest = new ArrayList<>(partition.size());
+    CloseReason restReason = null;
+    for (PartitionBuffer buffer : partition) {
+      // the age the oldest row will have once the file is written (the write delays the barrier
+      // and the commit)
+      long oldestAge =
+          now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
+      CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
+      if (reason == CloseReason.BYTES) {
+        close(table, List.of(buffer), reason);
+      } else {
+        rest.add(buffer);
+        restReason = restReason == null ? reason : restReason;
+      }
+    }
+    if (restReason != null) {
+      closePacked(table, rest, restReason);
+    }
+  }
+
+  /**
+   * Closes {@code buffers} (one partition's, in key order), consecutive ones packed into one file
+   * while their bytes stay within what encodes to T.
+   */
+  private void closePacked(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
+      throws IOException {
+    long limit = policy.bounds().bufferedBytesForTargetFile(table.encodedRatio());
+    List<PartitionBuffer> file = new ArrayList<>(buffers.size());
+    long bytes = 0;
+    for (PartitionBuffer buffer : buffers) {
+      if (!file.isEmpty() && bytes + buffer.bytes() > limit) {
+        close(table, file, reason);
+        file = new ArrayList<>(buffers.size());
+        bytes = 0;
+      }
+      file.add(buffer);
+      bytes += buffer.bytes();
+    }
+    if (!file.isEmpty()) {
+      close(table, file, reason);
+    }
+  }
+
   private void close(TableWriter table, PartitionBuffer buffer, CloseReason reason)
       throws IOException {
-    DataFile file = table.write(buffer);
+    close(table, List.of(buffer), reason);
+  }
+
+  /** Writes {@code buffers} (of one partition) as one data file, reported at the next barrier. */
+  private void close(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
+      throws IOException {
+    long bytes = 0;
+    long minIngest = Long.MAX_VALUE;
+    long maxIngest = Long.MIN_VALUE;
+    IngestTimeCounts ingestTimes = new IngestTimeCounts();
+    List<String> staged = new ArrayList<>();
+    for (PartitionBuffer buffer : buffers) {
+      bytes += buffer.bytes();
+      minIngest = Math.min(minIngest, buffer.minIngestMillis());
+      maxIngest = Math.max(maxIngest, buffer.maxIngestMillis());
+      ingestTimes.addAll(buffer.ingestTimes().toMap());
+      staged.addAll(buffer.stagedRuns());
+    }
+    DataFile file = table.write(buffers);
     closed.add(
         new ClosedFile(
             table.index,
             file,
             reason,
-            buffer.bytes(),
-            buffer.minIngestMillis(),
-            buffer.maxIngestMillis(),
+            bytes,
+            minIngest,
+            maxIngest,
             System.currentTimeMillis(),
-            buffer.ingestTimes().toMap(),
-            buffer.stagedRuns()));
+            ingestTimes.toMap(),
+            staged));
     filesClosed.get(reason).inc();
     LOG.debug(
-        "Closed {} ({} rows, {} buffered bytes -> {} file bytes) by {}",
+        "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes) by {}",
         file.location(),
         file.recordCount(),
-        buffer.bytes(),
+        buffers.size(),
+        bytes,
         file.fileSizeInBytes(),
         reason.code());
     SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);

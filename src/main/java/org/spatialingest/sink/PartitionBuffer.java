@@ -142,6 +142,11 @@ final class PartitionBuffer {
     in.setBuffer(chunks.get((int) (positions[i] >>> 32)), offset, lengths[i]);
   }
 
+  /** Row {@code i}'s sort key. */
+  long key(int i) {
+    return keys[i];
+  }
+
   StructLike partition() {
     return partition;
   }

@@ -120,6 +120,24 @@ final class PartitionBuffers {
     return all;
   }
 
+  /**
+   * A snapshot of the open buffers grouped by partition, each group in key-range order (neighbours
+   * in Hilbert order next to each other), safe to close while iterating.
+   */
+  List<List<PartitionBuffer>> byPartition() {
+    List<List<PartitionBuffer>> all = new ArrayList<>(buffers.size());
+    for (PartitionBuffer[] ranges : buffers.values()) {
+      List<PartitionBuffer> partition = new ArrayList<>(ranges.length);
+      for (PartitionBuffer b : ranges) {
+        if (b != null) {
+          partition.add(b);
+        }
+      }
+      all.add(partition);
+    }
+    return all;
+  }
+
   /** Open buffers (partition and key range pairs). */
   int size() {
     return open;

@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.table.data.RowData;
@@ -12,6 +13,7 @@ import org.apache.iceberg.MetricsConfig;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
@@ -21,7 +23,8 @@ import org.spatialingest.table.FileMetadata;
 import org.spatialingest.table.TableLayout;
 
 /**
- * Writes one partition buffer as one Parquet data file, rows in sort-key (Hilbert) order, through
+ * Writes the buffers of one partition as one Parquet data file, rows in sort-key (Hilbert) order
+ * (the buffers' sorted rows merged: neighbouring key ranges packed into one file), through
  * Iceberg's own Flink Parquet writer (so column metrics, bounds and split offsets are Iceberg's). A
  * table whose layout names {@link FileMetadata} (the telemetry table: GeoParquet's {@code geo})
  * gets it in each file's footer, from a first pass over the buffer.
@@ -58,8 +61,14 @@ final class SortedFileWriter {
   }
 
   DataFile write(PartitionBuffer buffer) throws IOException {
-    Map<String, String> footer = footerMetadata(buffer);
-    EncryptedOutputFile out = files.newOutputFile(spec, buffer.partition());
+    return write(List.of(buffer));
+  }
+
+  /** Writes {@code buffers}, all of one partition, as one file. */
+  DataFile write(List<PartitionBuffer> buffers) throws IOException {
+    StructLike partition = buffers.get(0).partition();
+    Map<String, String> footer = footerMetadata(buffers);
+    EncryptedOutputFile out = files.newOutputFile(spec, partition);
     DataWriter<RowData> writer =
         FormatModelRegistry.<RowData, Object>dataWriteBuilder(
                 FileFormat.PARQUET, RowData.class, out)
@@ -68,32 +77,63 @@ final class SortedFileWriter {
             .schema(writeSchema)
             .engineSchema(layout.rowType())
             .spec(spec)
-            .partition(buffer.partition())
+            .partition(partition)
             .sortOrder(sortOrder)
             .metricsConfig(metricsConfig)
             .build();
-    RowData reuse = new BinaryRowData(layout.fieldCount());
     try (writer) {
-      for (int index : buffer.sortedOrder()) {
-        buffer.read(index, in);
-        reuse = serializer.deserialize(reuse, in);
-        writer.write(reuse);
-      }
+      writeMerged(buffers, writer);
     }
     return writer.toDataFile();
   }
 
-  private Map<String, String> footerMetadata(PartitionBuffer buffer) throws IOException {
+  /**
+   * Each buffer's rows in key order, merged by key (a scan of the few buffers' heads per row: a
+   * writer packs a handful of ranges at most). Equal keys keep buffer order.
+   */
+  private void writeMerged(List<PartitionBuffer> buffers, DataWriter<RowData> writer)
+      throws IOException {
+    int n = buffers.size();
+    int[][] orders = new int[n][];
+    int[] next = new int[n];
+    for (int b = 0; b < n; b++) {
+      orders[b] = buffers.get(b).sortedOrder();
+    }
+    RowData reuse = new BinaryRowData(layout.fieldCount());
+    while (true) {
+      int pick = -1;
+      long lowest = 0;
+      for (int b = 0; b < n; b++) {
+        if (next[b] < orders[b].length) {
+          long key = buffers.get(b).key(orders[b][next[b]]);
+          if (pick < 0 || key < lowest) {
+            pick = b;
+            lowest = key;
+          }
+        }
+      }
+      if (pick < 0) {
+        return;
+      }
+      buffers.get(pick).read(orders[pick][next[pick]++], in);
+      reuse = serializer.deserialize(reuse, in);
+      writer.write(reuse);
+    }
+  }
+
+  private Map<String, String> footerMetadata(List<PartitionBuffer> buffers) throws IOException {
     FileMetadata metadata = layout.fileMetadata();
     if (metadata == null) {
       return Map.of();
     }
     FileMetadata.Summary summary = metadata.summary();
     RowData reuse = new BinaryRowData(layout.fieldCount());
-    for (int index = 0; index < buffer.size(); index++) {
-      buffer.read(index, in);
-      reuse = serializer.deserialize(reuse, in);
-      summary.add(reuse);
+    for (PartitionBuffer buffer : buffers) {
+      for (int index = 0; index < buffer.size(); index++) {
+        buffer.read(index, in);
+        reuse = serializer.deserialize(reuse, in);
+        summary.add(reuse);
+      }
     }
     return summary.metadata();
   }

@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.io.IOException;
+import java.util.List;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
@@ -98,17 +99,21 @@ final class TableWriter implements AutoCloseable {
   }
 
   /**
-   * Writes the buffer as one sorted data file, forgets it, and learns the encoding ratio from the
-   * result.
+   * Writes the buffers (of one partition) as one sorted data file, forgets them, and learns the
+   * encoding ratio from the result.
    */
-  DataFile write(PartitionBuffer buffer) throws IOException {
+  DataFile write(List<PartitionBuffer> toWrite) throws IOException {
     long start = System.nanoTime();
-    DataFile file = fileWriter.write(buffer);
-    double perByte = (System.nanoTime() - start) / (double) Math.max(1, buffer.bytes());
+    DataFile file = fileWriter.write(toWrite);
+    long bytes = 0;
+    for (PartitionBuffer buffer : toWrite) {
+      bytes += buffer.bytes();
+      buffers.remove(buffer);
+    }
+    double perByte = (System.nanoTime() - start) / (double) Math.max(1, bytes);
     writeNanosPerByte = writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
-    buffers.remove(buffer);
     ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
-    ratioBuffered = ratioBuffered * RATIO_DECAY + buffer.bytes();
+    ratioBuffered = ratioBuffered * RATIO_DECAY + bytes;
     encodedRatio = ratioEncoded / ratioBuffered;
     return file;
   }
