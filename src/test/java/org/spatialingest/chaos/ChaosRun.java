@@ -262,10 +262,27 @@ final class ChaosRun {
         note = ids.size() + " rows in 5 commits";
       }
       case COMPACTION -> {
-        int rewritten =
-            TableMaintenance.rewriteDataFiles(
-                StreamExecutionEnvironment.createLocalEnvironment(1), table);
-        note = "rewrote " + rewritten + " data files";
+        // as a maintenance job would: a rewrite that loses every commit race to the job's commits
+        // (Iceberg retries 4 times; a loaded machine makes the rewrite slow) is run again
+        int attempt = 1;
+        int rewritten;
+        while (true) {
+          try {
+            rewritten =
+                TableMaintenance.rewriteDataFiles(
+                    StreamExecutionEnvironment.createLocalEnvironment(1), table);
+            break;
+          } catch (org.apache.iceberg.exceptions.CommitFailedException e) {
+            if (attempt++ == 5) {
+              throw e;
+            }
+          }
+        }
+        note =
+            "rewrote "
+                + rewritten
+                + " data files"
+                + (attempt > 1 ? " (attempt " + attempt + ")" : "");
       }
       case SAVEPOINT_RESCALE -> {
         String savepoint =
