@@ -43,10 +43,12 @@ import org.spatialingest.table.TablePositions;
  * barrier (and at its own end of input) keeps every writer's last files.
  *
  * <p>State: the sink's lineage id, the ids (and, for the last few, the files) of the batches it
- * emitted, the highest received position per source, and when the state was taken. A restore from
- * an older state removes what this lineage committed after it ({@link RestoreReconciler}); after
- * the first checkpoint that completes since a restore, {@link OrphanCleaner} removes what the
- * failure left behind.
+ * emitted, the highest received position per source, when the state was taken, and which writers'
+ * staging runs it may reference ({@link StagingReferences}). A restore from an older state removes
+ * what this lineage committed after it ({@link RestoreReconciler}); after the first checkpoint that
+ * completes since a restore, {@link OrphanCleaner} removes what the failure left behind (retried at
+ * the next checkpoint if it fails; and since the state says which runs it references, a restore
+ * that fails again before the cleanup does not leave the first failure's runs behind for good).
  */
 final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessage<FileBatch>>
     implements OneInputStreamOperator<
@@ -95,6 +97,13 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
    */
   private long restoredCheckpointId = -1;
 
+  /**
+   * per earlier writer token, the highest checkpoint whose staging runs by that writer the restored
+   * state may reference (see {@link StagingReferences}); {@code null} after restoring a state of a
+   * build that did not keep them, until the first cleanup
+   */
+  private Map<String, Long> stagingHorizons = new HashMap<>();
+
   /** data files created before this are not considered */
   private long orphanHorizon;
 
@@ -105,6 +114,7 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
   private transient ListState<String> pendingFilesState;
   private transient ListState<String> receivedState;
   private transient ListState<Long> stateTimeState;
+  private transient ListState<String> stagingHorizonsState;
 
   FileBatchAggregator(List<SinkTable> tables, String uid) {
     this.tables = tables;
@@ -123,6 +133,8 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     receivedState =
         store.getListState(new ListStateDescriptor<>("received-positions", Types.STRING));
     stateTimeState = store.getListState(new ListStateDescriptor<>("state-time", Types.LONG));
+    stagingHorizonsState =
+        store.getListState(new ListStateDescriptor<>("staging-run-horizons", Types.STRING));
     for (String l : lineageState.get()) {
       lineage = l;
     }
@@ -153,6 +165,7 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
           received.size());
     } else {
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
+      stagingHorizons = StagingReferences.decode(stagingHorizonsState.get());
       orphanHorizon = restoredStateTime - ORPHAN_SLACK_MS;
       List<TableLoader> loaders = new ArrayList<>();
       try {
@@ -182,6 +195,17 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     pendingFilesState.update(files);
     receivedState.update(List.of(TablePositions.encode(received)));
     stateTimeState.update(List.of(System.currentTimeMillis()));
+    if (stagingHorizons != null) {
+      // this state references runs of the writers at this barrier up to it, and what they restored
+      Map<String, Long> horizons = new HashMap<>(stagingHorizons);
+      long checkpointId = context.getCheckpointId();
+      for (String token : tokensAtBarrier.getOrDefault(checkpointId, Set.of())) {
+        horizons.merge(token, checkpointId, Math::max);
+      }
+      stagingHorizonsState.update(StagingReferences.encode(horizons));
+    } else {
+      stagingHorizonsState.clear(); // still unknown: a restore of this state keeps the earlier rule
+    }
   }
 
   @Override
@@ -212,16 +236,38 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     if (!cleanupPending || current == null) {
       return;
     }
+    SinkFaults.reach(SinkFaults.Point.BEFORE_ORPHAN_CLEANUP);
     Set<String> protectedFiles = new HashSet<>();
     pendingFiles.forEach(protectedFiles::addAll);
-    for (SinkTable t : tables) {
-      try (TableLoader loader = t.loader().clone()) {
-        loader.open();
-        Table table = loader.loadTable();
-        OrphanCleaner.clean(
-            table, uid, current, restoredCheckpointId, orphanHorizon, protectedFiles);
+    StagingReferences references = new StagingReferences(restoredCheckpointId, stagingHorizons);
+    Set<String> kept = new HashSet<>();
+    try {
+      for (SinkTable t : tables) {
+        try (TableLoader loader = t.loader().clone()) {
+          loader.open();
+          Table table = loader.loadTable();
+          OrphanCleaner.clean(table, uid, current, references, orphanHorizon, protectedFiles, kept);
+        }
+      }
+    } catch (Exception e) {
+      // housekeeping only: what it did not remove is still known (state) and retried
+      LOG.warn(
+          "Removing what the failure left behind failed; retrying after the next checkpoint", e);
+      return;
+    }
+    // the earlier writers whose runs are all gone need no horizon any more; after a state without
+    // horizons, the runs kept are the ones it may reference
+    Map<String, Long> horizons = new HashMap<>();
+    for (String token : kept) {
+      if (!current.contains(token)) {
+        horizons.put(
+            token,
+            stagingHorizons == null
+                ? restoredCheckpointId
+                : stagingHorizons.getOrDefault(token, restoredCheckpointId));
       }
     }
+    stagingHorizons = horizons;
     cleanupPending = false;
   }
 

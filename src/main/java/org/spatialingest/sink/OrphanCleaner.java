@@ -26,8 +26,10 @@ import org.slf4j.LoggerFactory;
  * the current writers' files are never touched.
  *
  * <ul>
- *   <li>a staging run is an orphan if it was written at a barrier after the restored checkpoint by
- *       a writer that is not current (the restored state references only runs of earlier barriers);
+ *   <li>a staging run is an orphan if it was written by a writer that is not current and the
+ *       restored state cannot reference it ({@link StagingReferences}: written at a barrier after
+ *       the restored checkpoint, or after the last barrier of its writer that the state may still
+ *       reference);
  *   <li>a data file is an orphan if it carries this sink's uid and a writer token that is not
  *       current, was created after {@code horizon}, and no snapshot since {@code horizon} added it
  *       and no batch the restored state may still commit holds it.
@@ -43,7 +45,8 @@ final class OrphanCleaner {
   private OrphanCleaner() {}
 
   /**
-   * @return the number of files deleted
+   * As {@link #clean(Table, String, Set, StagingReferences, long, Set, Set)}, runs by checkpoint id
+   * only.
    */
   static int clean(
       Table table,
@@ -52,6 +55,28 @@ final class OrphanCleaner {
       long restoredCheckpointId,
       long horizonMillis,
       Set<String> pendingFiles) {
+    return clean(
+        table,
+        uid,
+        currentTokens,
+        new StagingReferences(restoredCheckpointId, null),
+        horizonMillis,
+        pendingFiles,
+        new HashSet<>());
+  }
+
+  /**
+   * @param keptStagingTokens receives the writer tokens of the staging runs kept
+   * @return the number of files deleted
+   */
+  static int clean(
+      Table table,
+      String uid,
+      Set<String> currentTokens,
+      StagingReferences references,
+      long horizonMillis,
+      Set<String> pendingFiles,
+      Set<String> keptStagingTokens) {
     if (!(table.io() instanceof SupportsPrefixOperations io)) {
       LOG.info(
           "{} cannot list files; orphans of a failure stay until Iceberg's deleteOrphanFiles removes them",
@@ -61,11 +86,14 @@ final class OrphanCleaner {
     int deleted = 0;
     for (FileInfo f : list(io, SinkFileNames.stagingDir(table.location(), uid))) {
       SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
-      if (name != null
-          && name.checkpointId() > restoredCheckpointId
-          && !currentTokens.contains(name.token())) {
+      if (name == null) {
+        continue;
+      }
+      if (references.isOrphan(name, currentTokens)) {
         io.deleteFile(f.location());
         deleted++;
+      } else {
+        keptStagingTokens.add(name.token());
       }
     }
     table.refresh();

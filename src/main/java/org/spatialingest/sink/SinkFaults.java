@@ -31,7 +31,12 @@ public final class SinkFaults {
     /** the checkpoint completed; the committer is about to commit its batch */
     BEFORE_COMMIT,
     /** the Iceberg commit succeeded; Flink has not been told yet */
-    AFTER_COMMIT
+    AFTER_COMMIT,
+    /**
+     * the first checkpoint since a restore completed; the aggregator is about to remove what the
+     * failure left behind
+     */
+    BEFORE_ORPHAN_CLEANUP
   }
 
   private static volatile Consumer<Point> hook =

@@ -165,14 +165,16 @@ final class ChaosCheck {
         long age = s.timestampMillis() - oldest;
         maxAge = Math.max(maxAge, age);
         long allowance = 0;
+        List<String> livedThrough = new ArrayList<>();
         for (Outage o : outages) {
           if (o.startMillis() < s.timestampMillis() && o.endMillis() > oldest) {
             allowance += o.endMillis() - o.startMillis();
+            livedThrough.add(o.what().toLowerCase(java.util.Locale.ROOT));
           }
         }
         if (age > latencyPlusInterval + allowance) {
           violations++;
-          if (examples.size() < 5) {
+          if (examples.size() < 10) {
             examples.add(
                 t.name()
                     + "@"
@@ -183,7 +185,8 @@ final class ChaosCheck {
                     + latencyPlusInterval
                     + " ms + recovery "
                     + allowance
-                    + " ms");
+                    + " ms "
+                    + livedThrough);
           }
         }
       }

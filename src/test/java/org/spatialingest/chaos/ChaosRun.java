@@ -6,8 +6,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.Snapshot;
@@ -137,7 +139,9 @@ final class ChaosRun {
         Catalog catalog = awaitTables(Duration.ofMinutes(3));
         table = catalog.loadTable(Catalogs.tableIdentifier(JobConfig.fromMap(jobKeys)));
         rejects = catalog.loadTable(Catalogs.rejectsTableIdentifier(JobConfig.fromMap(jobKeys)));
-        outages.add(new ChaosCheck.Outage("job start", firstRecord, awaitCommitAfter(firstRecord)));
+        outages.add(
+            new ChaosCheck.Outage(
+                "job start", firstRecord, awaitCommitAfter(firstRecord, summary -> true)));
         for (FaultKind kind : settings.faults()) {
           long gap =
               settings.minGap().toMillis()
@@ -258,10 +262,27 @@ final class ChaosRun {
         note = ids.size() + " rows in 5 commits";
       }
       case COMPACTION -> {
-        int rewritten =
-            TableMaintenance.rewriteDataFiles(
-                StreamExecutionEnvironment.createLocalEnvironment(1), table);
-        note = "rewrote " + rewritten + " data files";
+        // as a maintenance job would: a rewrite that loses every commit race to the job's commits
+        // (Iceberg retries 4 times; a loaded machine makes the rewrite slow) is run again
+        int attempt = 1;
+        int rewritten;
+        while (true) {
+          try {
+            rewritten =
+                TableMaintenance.rewriteDataFiles(
+                    StreamExecutionEnvironment.createLocalEnvironment(1), table);
+            break;
+          } catch (org.apache.iceberg.exceptions.CommitFailedException e) {
+            if (attempt++ == 5) {
+              throw e;
+            }
+          }
+        }
+        note =
+            "rewrote "
+                + rewritten
+                + " data files"
+                + (attempt > 1 ? " (attempt " + attempt + ")" : "");
       }
       case SAVEPOINT_RESCALE -> {
         String savepoint =
@@ -291,6 +312,7 @@ final class ChaosRun {
     }
     long faultOver = System.currentTimeMillis();
     awaitRunning(RECOVERY_TIMEOUT);
+    long restored = restoredCheckpointId();
     if (jobId.equals(injectedInto)) {
       long failures = failuresSince(lastFailureBefore);
       note =
@@ -298,8 +320,65 @@ final class ChaosRun {
               + failures
               + (failures == 1 ? " job failure" : " job failures");
     }
-    long recovered = awaitCommitAfter(faultOver);
+    // Recovered when the job commits work of its own again: a batch of a checkpoint it took after
+    // it was running. The first commit after a restart is often the failed job's last batch, which
+    // the restored committer commits again at once (a commit failed before, or its notification was
+    // lost): it proves the catalog is back, not that the rows the fault held are being committed.
+    long firstCommit = awaitCommitAfter(faultOver, summary -> true);
+    String job = jobId;
+    long recovered =
+        awaitCommitAfter(
+            faultOver,
+            summary ->
+                job.equals(summary.get(SnapshotSummaryKeys.FLINK_JOB_ID))
+                    && Long.parseLong(summary.get(SnapshotSummaryKeys.CHECKPOINT_ID)) > restored);
+    if (recovered > firstCommit) {
+      note +=
+          "; the first commit, "
+              + (recovered - firstCommit)
+              + " ms earlier, was a batch of the failed job (restored from checkpoint "
+              + restored
+              + ")";
+    }
+    note += "; " + checkpointStats() + ", load average " + loadAverage();
     return new FaultRecord(kind, start, recovered, note);
+  }
+
+  /**
+   * The current job's checkpoints so far (Flink's REST API): whether the job, rather than a fault,
+   * held rows back.
+   */
+  private String checkpointStats() {
+    try {
+      var cp = cluster.get("/jobs/" + jobId + "/checkpoints");
+      var e2e = cp.path("summary").path("end_to_end_duration");
+      return String.format(
+          Locale.ROOT,
+          "job checkpoints %d completed, %d failed, end to end p50 %d ms, max %d ms",
+          cp.path("counts").path("completed").asLong(),
+          cp.path("counts").path("failed").asLong(),
+          e2e.path("p50").asLong(),
+          e2e.path("max").asLong());
+    } catch (Exception e) {
+      return "job checkpoints unknown (" + e.getMessage() + ")";
+    }
+  }
+
+  /** The machine's 1-minute load average (Linux), or "?". */
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (Exception e) {
+      return "?";
+    }
+  }
+
+  /**
+   * The checkpoint the current job last restored from (after a failure or at submission), or -1.
+   */
+  private long restoredCheckpointId() throws Exception {
+    var restored = cluster.get("/jobs/" + jobId + "/checkpoints").path("latest").path("restored");
+    return restored.hasNonNull("id") ? restored.path("id").asLong() : -1;
   }
 
   private Map<String, String> jobKeys() {
@@ -420,9 +499,11 @@ final class ChaosRun {
   }
 
   /**
-   * Waits for a commit of the job to the telemetry table after {@code millis}; returns its time.
+   * Waits for a commit of the job to the telemetry table after {@code millis} whose snapshot
+   * summary {@code accept}s; returns the time of the first such commit.
    */
-  private long awaitCommitAfter(long millis) throws Exception {
+  private long awaitCommitAfter(long millis, Predicate<Map<String, String>> accept)
+      throws Exception {
     long[] at = {0};
     ChildJvm.await(
         "a commit of the job after " + millis,
@@ -433,16 +514,16 @@ final class ChaosRun {
           if (current == null) {
             return false;
           }
+          at[0] = 0;
           for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
             if (s.timestampMillis() <= millis) {
-              return false;
+              break;
             }
-            if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
-              at[0] = s.timestampMillis();
-              return true;
+            if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID) && accept.test(s.summary())) {
+              at[0] = s.timestampMillis(); // ancestors go back in time: the last found is the first
             }
           }
-          return false;
+          return at[0] > 0;
         });
     return at[0];
   }
