@@ -3,6 +3,7 @@ package org.spatialingest.bench;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -21,10 +22,14 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction {
   private static final Map<Long, LongAdder> ARRIVED = new ConcurrentHashMap<>();
   private static final LongAdder RECORDS = new LongAdder();
+  private static final AtomicLong FIRST_NANOS = new AtomicLong();
   private transient long bytes;
 
   @Override
   public SourceRecord map(SourceRecord record) {
+    if (bytes == 0 && FIRST_NANOS.get() == 0) {
+      FIRST_NANOS.compareAndSet(0, System.nanoTime());
+    }
     bytes += record.value.length;
     RECORDS.increment();
     return record;
@@ -36,6 +41,11 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
    */
   static long records() {
     return RECORDS.sum();
+  }
+
+  /** {@link System#nanoTime()} when the first record passed (any subtask), 0 before. */
+  static long firstArrivalNanos() {
+    return FIRST_NANOS.get();
   }
 
   @Override
@@ -51,6 +61,7 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
   static void reset() {
     ARRIVED.clear();
     RECORDS.reset();
+    FIRST_NANOS.set(0);
   }
 
   /**
