@@ -37,9 +37,10 @@ import org.spatialingest.table.TableBootstrap;
  *   <li>{@code A}: {@link SpatialIngestJob#sink} (our bounded sink, policy from the job keys);
  *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a
  *       table created by the same {@link TableBootstrap#ensureTable};
+ *   <li>{@code B1}: as {@code B}, on a table with {@code parquet.enable.dictionary=false};
  *   <li>{@code F}: the floor, a {@code DiscardingSink} (same source and transform, nothing
  *       written);
- *   <li>{@code A0}: as {@code A}, run by the orchestrator on another build's main classes.
+ *   <li>{@code A0}-{@code A9}: as {@code A}, run by the orchestrator on other builds' main classes.
  * </ul>
  *
  * An {@link ArrivalProbe} after the source counts the bytes arriving per checkpoint interval. Phase
@@ -111,11 +112,15 @@ public final class BenchChild {
                 .setParallelism(source.getParallelism());
         DataStream<RowData> rows = SpatialIngestJob.transform(probed, config);
         switch (variant) {
-          case "A", "A0" -> SpatialIngestJob.sink(rows, config);
-          case "B" -> icebergSink(rows, config, parallelism);
+          case "A", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9" ->
+              SpatialIngestJob.sink(rows, config);
+          case "B" -> icebergSink(rows, config, parallelism, Map.of());
+          case "B1" ->
+              icebergSink(rows, config, parallelism, Map.of("parquet.enable.dictionary", "false"));
           case "F" -> discardingSink(rows, config, parallelism);
           default ->
-              throw new IllegalArgumentException("variant must be A, A0, B or F: " + variant);
+              throw new IllegalArgumentException(
+                  "variant must be A, A0-A9, B, B1 or F: " + variant);
         }
 
         long submitted = System.nanoTime();
@@ -260,14 +265,27 @@ public final class BenchChild {
     rows.sinkTo(new DiscardingSink<>()).name("discard").setParallelism(parallelism);
   }
 
-  /** Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours. */
-  static void icebergSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
+  /**
+   * Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours; B1 the
+   * same with extra table properties (which Iceberg's writers read).
+   */
+  static void icebergSink(
+      DataStream<RowData> rows,
+      JobConfig config,
+      int parallelism,
+      Map<String, String> tableProperties) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    TableBootstrap.ensureTable(
-        catalog,
-        Catalogs.tableIdentifier(config),
-        org.spatialingest.table.TelemetryTable.LAYOUT,
-        config.partitioning());
+    Table table =
+        TableBootstrap.ensureTable(
+            catalog,
+            Catalogs.tableIdentifier(config),
+            org.spatialingest.table.TelemetryTable.LAYOUT,
+            config.partitioning());
+    if (!tableProperties.isEmpty()) {
+      org.apache.iceberg.UpdateProperties update = table.updateProperties();
+      tableProperties.forEach(update::set);
+      update.commit();
+    }
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))
         .writeParallelism(parallelism)

@@ -17,9 +17,11 @@ import java.util.stream.Stream;
  *   <li>{@code workloads=points,mix}: {@code points} = no polygons ({@code polygon-every=0}),
  *       {@code mix} = the {@code polygon-every} / {@code polygon-vertices} knobs (default 1 %
  *       2,000-vertex polygons);
- *   <li>{@code variants=A,B,F}: A = our sink, B = Iceberg's {@code IcebergSink}, F = the floor (a
- *       discarding sink), A0 = our sink from another build's main classes ({@code baseline=<its
- *       target/classes>}, for before/after of a change in one run);
+ *   <li>{@code variants=A,B,F}: A = our sink, B = Iceberg's {@code IcebergSink}, B1 = the same on a
+ *       table with {@code parquet.enable.dictionary=false}, F = the floor (a discarding sink), A0,
+ *       A1, ... = our sink from other builds' main classes ({@code baseline=<A0's
+ *       target/classes>,<A1's>,...}, for before/after of changes in one run);
+ *   <li>{@code points-backlog=600000}: the points workload's N (the mix's is {@code backlog});
  *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile}).
  * </ul>
  *
@@ -31,11 +33,13 @@ record RoundSettings(
     int rounds,
     List<String> workloads,
     List<String> variants,
-    Path baseline,
+    List<Path> baselines,
+    int pointsBacklog,
     boolean jfr,
     String[] rest) {
 
-  static final List<String> KNOWN_VARIANTS = List.of("A", "B", "F", "A0");
+  static final List<String> KNOWN_VARIANTS =
+      List.of("A", "B", "B1", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9");
   static final List<String> KNOWN_WORKLOADS = List.of("points", "mix");
 
   static RoundSettings parse(String[] args) {
@@ -44,6 +48,7 @@ record RoundSettings(
     String workloads = System.getProperty("bench.workloads", "points,mix");
     String variants = System.getProperty("bench.variants", "A,B,F");
     String baseline = System.getProperty("bench.baseline", "");
+    String pointsBacklog = System.getProperty("bench.points-backlog", "600000");
     boolean jfr = false;
     List<String> rest = new ArrayList<>();
     for (String arg : args) {
@@ -61,6 +66,8 @@ record RoundSettings(
         variants = value;
       } else if (a.startsWith("baseline=")) {
         baseline = value;
+      } else if (a.startsWith("points-backlog=")) {
+        pointsBacklog = value;
       } else {
         rest.add(arg);
       }
@@ -79,10 +86,21 @@ record RoundSettings(
     if (v.isEmpty() || !KNOWN_VARIANTS.containsAll(v)) {
       throw new IllegalArgumentException("variants must be of " + KNOWN_VARIANTS + ": " + v);
     }
-    Path base = baseline.isBlank() ? null : Path.of(baseline).toAbsolutePath();
-    if (v.contains("A0") && (base == null || !Files.isDirectory(base))) {
-      throw new IllegalArgumentException(
-          "variant A0 needs baseline=<another build's target/classes>, was '" + baseline + "'");
+    List<Path> base = list(baseline).stream().map(b -> Path.of(b).toAbsolutePath()).toList();
+    for (String variant : v) {
+      if (variant.matches("A[0-9]")) {
+        int i = variant.charAt(1) - '0';
+        if (i >= base.size() || !Files.isDirectory(base.get(i))) {
+          throw new IllegalArgumentException(
+              "variant "
+                  + variant
+                  + " needs a directory as entry "
+                  + i
+                  + " of baseline=<build's target/classes>,...; was '"
+                  + baseline
+                  + "'");
+        }
+      }
     }
     int n = Integer.parseInt(rounds);
     if (n < 1) {
@@ -101,6 +119,7 @@ record RoundSettings(
         w,
         v,
         base,
+        Integer.parseInt(pointsBacklog),
         jfr,
         rest.toArray(String[]::new));
   }
@@ -109,8 +128,11 @@ record RoundSettings(
     return Stream.of(csv.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
   }
 
-  /** The knobs of one workload: {@code points} has no polygons. */
-  static BenchSettings forWorkload(BenchSettings base, String workload) {
+  /**
+   * The knobs of one workload: {@code points} has no polygons and its own backlog ({@code
+   * points-backlog}, default 600,000: points are read ~4x as fast as the mix).
+   */
+  BenchSettings forWorkload(BenchSettings base, String workload) {
     if (workload.equals("mix")) {
       return base;
     }
@@ -118,8 +140,14 @@ record RoundSettings(
         base.asMap().entrySet().stream()
             .map(e -> e.getKey() + "=" + e.getValue())
             .map(a -> a.startsWith("polygon-every=") ? "polygon-every=0" : a)
+            .map(a -> a.startsWith("backlog=") ? "backlog=" + pointsBacklog : a)
             .toArray(String[]::new);
     return BenchSettings.parse(args);
+  }
+
+  /** The main classes variant {@code v} runs, null for this build's. */
+  Path classes(String v) {
+    return v.matches("A[0-9]") ? baselines.get(v.charAt(1) - '0') : null;
   }
 
   String describe() {
@@ -129,7 +157,7 @@ record RoundSettings(
         rounds,
         variants,
         workloads,
-        baseline == null ? "" : ", A0 from " + baseline,
+        baselines.isEmpty() ? "" : ", A0, A1, ... from " + baselines,
         jfr ? ", JFR on every throughput run" : "");
   }
 }

@@ -177,7 +177,7 @@ public final class SinkBenchmark {
       Path dir,
       ThroughputReport report)
       throws Exception {
-    BenchSettings settings = RoundSettings.forWorkload(base, workload);
+    BenchSettings settings = rounds.forWorkload(base, workload);
     Duration timeout = settings.phaseTimeout();
     String topic = "backlog-" + workload;
     kafka.createTopic(topic, settings.partitions());
@@ -199,26 +199,26 @@ public final class SinkBenchmark {
             ChildJvm.start(
                 dir,
                 name,
-                v.equals("A0") ? "A0" : v,
+                v,
                 "throughput",
                 settings,
                 keys,
                 Duration.ZERO,
                 rounds.jfr(),
-                v.equals("A0") ? rounds.baseline() : null)) {
+                rounds.classes(v))) {
           r = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
         }
         if (!v.equals("F") && r.rowsCommitted() != settings.backlog()) {
           throw new IllegalStateException(
               name + " committed " + r.rowsCommitted() + " rows of " + settings.backlog());
         }
-        report.add(workload, round, v, r);
+        report.add(workload, settings.backlog(), round, v, r);
         log(
             String.format(
                 Locale.ROOT,
                 "%s: %,.0f rec/s (first record to end %,d ms, job runtime %,d ms)",
                 name,
-                report.recordsPerSecond(r),
+                report.recordsPerSecond(workload, r),
                 r.readToEndMs(),
                 r.jobRuntimeMs()));
         deleteRecursively(warehouse);

@@ -30,12 +30,16 @@ final class ThroughputReport {
   /** workload -> round (1-based) -> variant -> result. */
   private final Map<String, Map<Integer, Map<String, RunResult>>> results = new LinkedHashMap<>();
 
+  /** workload -> N. */
+  private final Map<String, Integer> backlogs = new LinkedHashMap<>();
+
   ThroughputReport(BenchSettings settings, RoundSettings rounds) {
     this.settings = settings;
     this.rounds = rounds;
   }
 
-  void add(String workload, int round, String variant, RunResult r) {
+  void add(String workload, int backlog, int round, String variant, RunResult r) {
+    backlogs.put(workload, backlog);
     results
         .computeIfAbsent(workload, w -> new LinkedHashMap<>())
         .computeIfAbsent(round, x -> new LinkedHashMap<>())
@@ -46,15 +50,16 @@ final class ThroughputReport {
    * N / (first record read to the job's end): the job's start (deployment, the source's first
    * fetch), the same for every sink, is left out so that it does not dilute the ratios.
    */
-  double recordsPerSecond(RunResult r) {
-    return settings.backlog() * 1000.0 / Math.max(1, r.readToEndMs());
+  double recordsPerSecond(String workload, RunResult r) {
+    return backlogs.get(workload) * 1000.0 / Math.max(1, r.readToEndMs());
   }
 
   /** The ratio {@code num/den} in each round of {@code workload} that ran both. */
   double[] ratios(String workload, String num, String den) {
     return results.getOrDefault(workload, Map.of()).values().stream()
         .filter(m -> m.containsKey(num) && m.containsKey(den))
-        .mapToDouble(m -> recordsPerSecond(m.get(num)) / recordsPerSecond(m.get(den)))
+        .mapToDouble(
+            m -> recordsPerSecond(workload, m.get(num)) / recordsPerSecond(workload, m.get(den)))
         .toArray();
   }
 
@@ -67,8 +72,8 @@ final class ThroughputReport {
     rs.sort(
         (x, y) ->
             Double.compare(
-                recordsPerSecond(x.get("A")) / recordsPerSecond(x.get("B")),
-                recordsPerSecond(y.get("A")) / recordsPerSecond(y.get("B"))));
+                recordsPerSecond(workload, x.get("A")) / recordsPerSecond(workload, x.get("B")),
+                recordsPerSecond(workload, y.get("A")) / recordsPerSecond(workload, y.get("B"))));
     Map<String, RunResult> m = rs.get((rs.size() - 1) / 2);
     return new RunResult[] {m.get("A"), m.get("B")};
   }
@@ -121,10 +126,13 @@ final class ThroughputReport {
         .append(settings.describe())
         .append(
             ". records/s = N / (first record read to the job's end, so without the job's start); A = ours, B = IcebergSink, F = discarding sink")
-        .append(" (the floor: same source and transform), A0 = ours from the baseline build.\n\n");
+        .append(
+            " (the floor: same source and transform), A0, A1, ... = ours from the baseline builds.\n\n");
     List<String> vs = rounds.variants();
     for (String w : results.keySet()) {
-      md.append("### Workload `").append(w).append("`\n\n");
+      md.append("### Workload `")
+          .append(w)
+          .append(String.format(Locale.ROOT, "`, N = %,d%n%n", backlogs.get(w)));
       md.append("| round | order |");
       vs.forEach(v -> md.append(' ').append(v).append(" rec/s |"));
       vs.stream()
@@ -148,7 +156,7 @@ final class ThroughputReport {
             .append(String.join(" ", m.keySet()))
             .append(" |");
         for (String v : vs) {
-          md.append(String.format(Locale.ROOT, " %,.0f |", recordsPerSecond(m.get(v))));
+          md.append(String.format(Locale.ROOT, " %,.0f |", recordsPerSecond(w, m.get(v))));
         }
         for (String v : vs) {
           if (!v.equals("F")) {
@@ -162,7 +170,7 @@ final class ThroughputReport {
               String.format(
                   Locale.ROOT,
                   " %.2f |",
-                  recordsPerSecond(m.get(p[0])) / recordsPerSecond(m.get(p[1]))));
+                  recordsPerSecond(w, m.get(p[0])) / recordsPerSecond(w, m.get(p[1]))));
         }
         md.append('\n');
       }
@@ -203,10 +211,20 @@ final class ThroughputReport {
   /** The ratios reported: A/B, A/F, B/F, A/A0 among the variants that ran. */
   private static List<String[]> pairs(List<String> vs) {
     List<String[]> pairs = new ArrayList<>();
-    for (String[] p :
-        new String[][] {
-          {"A", "B"}, {"A", "F"}, {"B", "F"}, {"A", "A0"}, {"A0", "B"}, {"A0", "F"}
-        }) {
+    List<String[]> candidates = new ArrayList<>();
+    candidates.add(new String[] {"A", "B"});
+    candidates.add(new String[] {"A", "F"});
+    candidates.add(new String[] {"B", "F"});
+    candidates.add(new String[] {"A", "B1"});
+    candidates.add(new String[] {"B1", "F"});
+    for (String v : vs) {
+      if (v.matches("A[0-9]")) {
+        candidates.add(new String[] {"A", v});
+        candidates.add(new String[] {v, "B"});
+        candidates.add(new String[] {v, "F"});
+      }
+    }
+    for (String[] p : candidates) {
       if (vs.contains(p[0]) && vs.contains(p[1])) {
         pairs.add(p);
       }
