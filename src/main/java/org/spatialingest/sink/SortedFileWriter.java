@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.table.data.RowData;
@@ -33,6 +34,7 @@ final class SortedFileWriter {
   private final SortOrder sortOrder;
   private final MetricsConfig metricsConfig;
   private final Schema writeSchema;
+  private final Map<String, String> writerProperties;
   private final OutputFileFactory files;
   private final RowDataSerializer serializer;
   private final DataInputDeserializer in = new DataInputDeserializer();
@@ -45,8 +47,21 @@ final class SortedFileWriter {
     this.sortOrder = table.sortOrder();
     this.metricsConfig = MetricsConfig.forTable(table);
     this.writeSchema = layout.writeSchema(table.schema());
+    this.writerProperties = writerProperties(table.properties());
     this.files = files;
     this.serializer = serializer;
+  }
+
+  /**
+   * Parquet writer properties our files add to the table's; a table property of the same name wins.
+   */
+  static final Map<String, String> WRITER_DEFAULTS = Map.of("parquet.enable.dictionary", "false");
+
+  /** The table's properties over {@link #WRITER_DEFAULTS}. */
+  static Map<String, String> writerProperties(Map<String, String> tableProperties) {
+    Map<String, String> p = new HashMap<>(WRITER_DEFAULTS);
+    p.putAll(tableProperties);
+    return p;
   }
 
   PartitionSpec spec() {
@@ -63,7 +78,7 @@ final class SortedFileWriter {
     DataWriter<RowData> writer =
         FormatModelRegistry.<RowData, Object>dataWriteBuilder(
                 FileFormat.PARQUET, RowData.class, out)
-            .setAll(table.properties())
+            .setAll(writerProperties)
             .meta(footer)
             .schema(writeSchema)
             .engineSchema(layout.rowType())
