@@ -23,12 +23,15 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
   private static final Map<Long, LongAdder> ARRIVED = new ConcurrentHashMap<>();
   private static final LongAdder RECORDS = new LongAdder();
   private static final AtomicLong FIRST_NANOS = new AtomicLong();
+  private static final AtomicLong FIRST_CPU_NANOS = new AtomicLong();
   private transient long bytes;
 
   @Override
   public SourceRecord map(SourceRecord record) {
     if (bytes == 0 && FIRST_NANOS.get() == 0) {
-      FIRST_NANOS.compareAndSet(0, System.nanoTime());
+      if (FIRST_NANOS.compareAndSet(0, System.nanoTime())) {
+        FIRST_CPU_NANOS.set(processCpuNanos());
+      }
     }
     bytes += record.value.length;
     RECORDS.increment();
@@ -41,6 +44,18 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
    */
   static long records() {
     return RECORDS.sum();
+  }
+
+  /** The CPU time of this JVM (all threads) when the first record passed, 0 before. */
+  static long firstArrivalCpuNanos() {
+    return FIRST_CPU_NANOS.get();
+  }
+
+  /** The CPU time this JVM has used so far, all threads (user + system). */
+  static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** {@link System#nanoTime()} when the first record passed (any subtask), 0 before. */
@@ -62,6 +77,7 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
     ARRIVED.clear();
     RECORDS.reset();
     FIRST_NANOS.set(0);
+    FIRST_CPU_NANOS.set(0);
   }
 
   /**

@@ -153,9 +153,11 @@ public final class BenchChild {
                   "the end of the bounded job (the whole backlog read and committed)");
         }
         long end = System.nanoTime();
+        long cpuEnd = ArrivalProbe.processCpuNanos();
         long clientWallMs = (end - submitted) / 1_000_000;
         long first = ArrivalProbe.firstArrivalNanos();
         long readToEndMs = first == 0 ? clientWallMs : (end - first) / 1_000_000;
+        long readToEndCpuMs = (cpuEnd - ArrivalProbe.firstArrivalCpuNanos()) / 1_000_000;
         monitor.close();
         if (monitor.failure() != null) {
           throw new PhaseFailure(name + ": " + monitor.failure());
@@ -195,6 +197,7 @@ public final class BenchChild {
                 result.getNetRuntime(TimeUnit.MILLISECONDS),
                 clientWallMs,
                 readToEndMs,
+                readToEndCpuMs,
                 drainMs,
                 storage,
                 checkpoints);

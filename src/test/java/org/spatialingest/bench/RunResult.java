@@ -14,6 +14,8 @@ import java.util.Map;
  *     MiniCluster runs already)
  * @param readToEndMs from the first record passing the {@link ArrivalProbe} to the end of the job
  *     seen by the client: the job's runtime without its start (deployment, first fetch)
+ * @param readToEndCpuMs the CPU time the child JVM (all its threads) used over {@code readToEndMs}:
+ *     on a shared machine the robust measure of cost, since it does not count waiting for a core
  * @param drainMs live phase: from the stop request to the end of the drained job
  * @param checkpointStorage the checkpoint storage the job used (REST {@code checkpoints/config});
  *     always a file system
@@ -38,6 +40,7 @@ record RunResult(
     long jobRuntimeMs,
     long clientWallMs,
     long readToEndMs,
+    long readToEndCpuMs,
     long drainMs,
     String checkpointStorage,
     CheckpointSummary checkpoints) {}

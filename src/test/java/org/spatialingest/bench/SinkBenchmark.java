@@ -216,10 +216,11 @@ public final class SinkBenchmark {
         log(
             String.format(
                 Locale.ROOT,
-                "%s: %,.0f rec/s (first record to end %,d ms, job runtime %,d ms)",
+                "%s: %,.0f rec/s (first record to end %,d ms, CPU %,d ms, job runtime %,d ms)",
                 name,
                 report.recordsPerSecond(workload, r),
                 r.readToEndMs(),
+                r.readToEndCpuMs(),
                 r.jobRuntimeMs()));
         deleteRecursively(warehouse);
         deleteRecursively(dir.resolve("checkpoints-" + name));

@@ -54,6 +54,25 @@ final class ThroughputReport {
     return backlogs.get(workload) * 1000.0 / Math.max(1, r.readToEndMs());
   }
 
+  /**
+   * N per second of the child JVM's CPU time over the same span (all threads): what a record costs,
+   * robust to waiting for a core on a shared machine.
+   */
+  double recordsPerCpuSecond(String workload, RunResult r) {
+    return backlogs.get(workload) * 1000.0 / Math.max(1, r.readToEndCpuMs());
+  }
+
+  /** {@code num/den} by CPU time ({@link #recordsPerCpuSecond}) in each round that ran both. */
+  double[] cpuRatios(String workload, String num, String den) {
+    return results.getOrDefault(workload, Map.of()).values().stream()
+        .filter(m -> m.containsKey(num) && m.containsKey(den))
+        .mapToDouble(
+            m ->
+                recordsPerCpuSecond(workload, m.get(num))
+                    / recordsPerCpuSecond(workload, m.get(den)))
+        .toArray();
+  }
+
   /** The ratio {@code num/den} in each round of {@code workload} that ran both. */
   double[] ratios(String workload, String num, String den) {
     return results.getOrDefault(workload, Map.of()).values().stream()
@@ -125,7 +144,7 @@ final class ThroughputReport {
         .append(". Scenario: ")
         .append(settings.describe())
         .append(
-            ". records/s = N / (first record read to the job's end, so without the job's start); A = ours, B = IcebergSink, F = discarding sink")
+            ". records/s = N / (first record read to the job's end, so without the job's start), in brackets records per second of the child JVM's CPU time over the same span (all threads: robust to waiting for a core); A = ours, B = IcebergSink, F = discarding sink")
         .append(
             " (the floor: same source and transform), A0, A1, ... = ours from the baseline builds.\n\n");
     List<String> vs = rounds.variants();
@@ -134,7 +153,7 @@ final class ThroughputReport {
           .append(w)
           .append(String.format(Locale.ROOT, "`, N = %,d%n%n", backlogs.get(w)));
       md.append("| round | order |");
-      vs.forEach(v -> md.append(' ').append(v).append(" rec/s |"));
+      vs.forEach(v -> md.append(' ').append(v).append(" rec/s (per CPU-s) |"));
       vs.stream()
           .filter(v -> !v.equals("F"))
           .forEach(v -> md.append(' ').append(v).append(" files / MB |"));
@@ -156,7 +175,12 @@ final class ThroughputReport {
             .append(String.join(" ", m.keySet()))
             .append(" |");
         for (String v : vs) {
-          md.append(String.format(Locale.ROOT, " %,.0f |", recordsPerSecond(w, m.get(v))));
+          md.append(
+              String.format(
+                  Locale.ROOT,
+                  " %,.0f (%,.0f) |",
+                  recordsPerSecond(w, m.get(v)),
+                  recordsPerCpuSecond(w, m.get(v))));
         }
         for (String v : vs) {
           if (!v.equals("F")) {
@@ -169,8 +193,9 @@ final class ThroughputReport {
           md.append(
               String.format(
                   Locale.ROOT,
-                  " %.2f |",
-                  recordsPerSecond(w, m.get(p[0])) / recordsPerSecond(w, m.get(p[1]))));
+                  " %.2f (%.2f) |",
+                  recordsPerSecond(w, m.get(p[0])) / recordsPerSecond(w, m.get(p[1])),
+                  recordsPerCpuSecond(w, m.get(p[0])) / recordsPerCpuSecond(w, m.get(p[1]))));
         }
         md.append('\n');
       }
@@ -182,6 +207,8 @@ final class ThroughputReport {
             .append(p[1])
             .append("**: ")
             .append(summary(ratios(w, p[0], p[1])))
+            .append("; by CPU time: ")
+            .append(summary(cpuRatios(w, p[0], p[1])))
             .append('\n');
       }
       if (vs.contains("F")) {
@@ -193,6 +220,8 @@ final class ThroughputReport {
                 .append(v)
                 .append("/F): ")
                 .append(costSummary(ratios(w, v, "F")))
+                .append("; by CPU time: ")
+                .append(costSummary(cpuRatios(w, v, "F")))
                 .append('\n');
           }
         }
@@ -242,6 +271,18 @@ final class ThroughputReport {
       Map<String, Object> s = new LinkedHashMap<>();
       for (String[] p : pairs(rounds.variants())) {
         double[] r = ratios(w, p[0], p[1]);
+        double[] c = cpuRatios(w, p[0], p[1]);
+        s.put(
+            p[0] + "/" + p[1] + " by CPU time",
+            Map.of(
+                "median",
+                median(c),
+                "min",
+                Arrays.stream(c).min().orElse(Double.NaN),
+                "max",
+                Arrays.stream(c).max().orElse(Double.NaN),
+                "rounds",
+                c));
         s.put(
             p[0] + "/" + p[1],
             Map.of(
