@@ -3,6 +3,7 @@ package org.spatialingest.bench;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
@@ -21,10 +22,17 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction {
   private static final Map<Long, LongAdder> ARRIVED = new ConcurrentHashMap<>();
   private static final LongAdder RECORDS = new LongAdder();
+  private static final AtomicLong FIRST_NANOS = new AtomicLong();
+  private static final AtomicLong FIRST_CPU_NANOS = new AtomicLong();
   private transient long bytes;
 
   @Override
   public SourceRecord map(SourceRecord record) {
+    if (bytes == 0 && FIRST_NANOS.get() == 0) {
+      if (FIRST_NANOS.compareAndSet(0, System.nanoTime())) {
+        FIRST_CPU_NANOS.set(processCpuNanos());
+      }
+    }
     bytes += record.value.length;
     RECORDS.increment();
     return record;
@@ -36,6 +44,23 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
    */
   static long records() {
     return RECORDS.sum();
+  }
+
+  /** The CPU time of this JVM (all threads) when the first record passed, 0 before. */
+  static long firstArrivalCpuNanos() {
+    return FIRST_CPU_NANOS.get();
+  }
+
+  /** The CPU time this JVM has used so far, all threads (user + system). */
+  static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
+  }
+
+  /** {@link System#nanoTime()} when the first record passed (any subtask), 0 before. */
+  static long firstArrivalNanos() {
+    return FIRST_NANOS.get();
   }
 
   @Override
@@ -51,6 +76,8 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
   static void reset() {
     ARRIVED.clear();
     RECORDS.reset();
+    FIRST_NANOS.set(0);
+    FIRST_CPU_NANOS.set(0);
   }
 
   /**

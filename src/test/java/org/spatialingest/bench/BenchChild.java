@@ -17,6 +17,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
@@ -35,7 +36,11 @@ import org.spatialingest.table.TableBootstrap;
  * <ul>
  *   <li>{@code A}: {@link SpatialIngestJob#sink} (our bounded sink, policy from the job keys);
  *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a
- *       table created by the same {@link TableBootstrap#ensureTable}.
+ *       table created by the same {@link TableBootstrap#ensureTable};
+ *   <li>{@code B1}: as {@code B}, on a table with {@code parquet.enable.dictionary=false};
+ *   <li>{@code F}: the floor, a {@code DiscardingSink} (same source and transform, nothing
+ *       written);
+ *   <li>{@code A0}-{@code A9}: as {@code A}, run by the orchestrator on other builds' main classes.
  * </ul>
  *
  * An {@link ArrivalProbe} after the source counts the bytes arriving per checkpoint interval. Phase
@@ -47,7 +52,7 @@ import org.spatialingest.table.TableBootstrap;
  * JobMonitor}): then, or on any other failure, the child writes the reason to {@code
  * <name>.failure} next to the result and exits with 2.
  *
- * <p>Arguments: {@code A|B live|throughput <result.json> <ready-file> <parallelism>
+ * <p>Arguments: {@code A|A0|B|F live|throughput <result.json> <ready-file> <parallelism>
  * <phase-timeout-ms> <stop-wait-ms> key=value...} (job keys); {@code stop-wait-ms} bounds the live
  * phase's wait for its stop request.
  */
@@ -92,7 +97,9 @@ public final class BenchChild {
 
       try (ChildCluster cluster =
           ChildCluster.start(
-              parallelism, resultFile.resolveSibling("checkpoints-" + phase + "-" + variant))) {
+              parallelism,
+              resultFile.resolveSibling(
+                  "checkpoints-" + resultFile.getFileName().toString().replace(".json", "")))) {
         StreamExecutionEnvironment env = cluster.environment();
         env.setParallelism(parallelism);
         SpatialIngestJob.configureCheckpointing(env, config);
@@ -105,9 +112,15 @@ public final class BenchChild {
                 .setParallelism(source.getParallelism());
         DataStream<RowData> rows = SpatialIngestJob.transform(probed, config);
         switch (variant) {
-          case "A" -> SpatialIngestJob.sink(rows, config);
-          case "B" -> icebergSink(rows, config, parallelism);
-          default -> throw new IllegalArgumentException("variant must be A or B: " + variant);
+          case "A", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9" ->
+              SpatialIngestJob.sink(rows, config);
+          case "B" -> icebergSink(rows, config, parallelism, Map.of());
+          case "B1" ->
+              icebergSink(rows, config, parallelism, Map.of("parquet.enable.dictionary", "false"));
+          case "F" -> discardingSink(rows, config, parallelism);
+          default ->
+              throw new IllegalArgumentException(
+                  "variant must be A, A0-A9, B, B1 or F: " + variant);
         }
 
         long submitted = System.nanoTime();
@@ -139,7 +152,12 @@ public final class BenchChild {
                   phaseTimeout,
                   "the end of the bounded job (the whole backlog read and committed)");
         }
-        long clientWallMs = (System.nanoTime() - submitted) / 1_000_000;
+        long end = System.nanoTime();
+        long cpuEnd = ArrivalProbe.processCpuNanos();
+        long clientWallMs = (end - submitted) / 1_000_000;
+        long first = ArrivalProbe.firstArrivalNanos();
+        long readToEndMs = first == 0 ? clientWallMs : (end - first) / 1_000_000;
+        long readToEndCpuMs = (cpuEnd - ArrivalProbe.firstArrivalCpuNanos()) / 1_000_000;
         monitor.close();
         if (monitor.failure() != null) {
           throw new PhaseFailure(name + ": " + monitor.failure());
@@ -178,6 +196,8 @@ public final class BenchChild {
                 heap.maxHeapBytes(),
                 result.getNetRuntime(TimeUnit.MILLISECONDS),
                 clientWallMs,
+                readToEndMs,
+                readToEndCpuMs,
                 drainMs,
                 storage,
                 checkpoints);
@@ -234,14 +254,41 @@ public final class BenchChild {
     return requested;
   }
 
-  /** Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours. */
-  static void icebergSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
+  /**
+   * Variant F, the floor: the same source and transform into a sink that discards every row (and an
+   * empty table of the same definition, so the child reads its figures like the others').
+   */
+  static void discardingSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     TableBootstrap.ensureTable(
         catalog,
         Catalogs.tableIdentifier(config),
         org.spatialingest.table.TelemetryTable.LAYOUT,
         config.partitioning());
+    rows.sinkTo(new DiscardingSink<>()).name("discard").setParallelism(parallelism);
+  }
+
+  /**
+   * Variant B: Iceberg's own Flink sink, same table definition, writer parallelism = ours; B1 the
+   * same with extra table properties (which Iceberg's writers read).
+   */
+  static void icebergSink(
+      DataStream<RowData> rows,
+      JobConfig config,
+      int parallelism,
+      Map<String, String> tableProperties) {
+    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+    Table table =
+        TableBootstrap.ensureTable(
+            catalog,
+            Catalogs.tableIdentifier(config),
+            org.spatialingest.table.TelemetryTable.LAYOUT,
+            config.partitioning());
+    if (!tableProperties.isEmpty()) {
+      org.apache.iceberg.UpdateProperties update = table.updateProperties();
+      tableProperties.forEach(update::set);
+      update.commit();
+    }
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))
         .writeParallelism(parallelism)

@@ -50,7 +50,26 @@ final class ChildJvm implements AutoCloseable {
       Duration stopWait,
       boolean jfr)
       throws IOException {
-    String name = phase + "-" + variant;
+    return start(
+        dir, phase + "-" + variant, variant, phase, settings, jobKeys, stopWait, jfr, null);
+  }
+
+  /**
+   * As above, under its own {@code name} (its files are {@code <dir>/<name>.*}); with {@code
+   * classes} not null, the child runs the main classes of another build: {@code classes} replaces
+   * this build's {@code target/classes} on the classpath (the harness stays this build's).
+   */
+  static ChildJvm start(
+      Path dir,
+      String name,
+      String variant,
+      String phase,
+      BenchSettings settings,
+      Map<String, String> jobKeys,
+      Duration stopWait,
+      boolean jfr,
+      Path classes)
+      throws IOException {
     Path result = dir.resolve(name + ".json").toAbsolutePath();
     Path ready = dir.resolve(name + ".ready").toAbsolutePath();
     List<String> cmd = new ArrayList<>();
@@ -64,7 +83,7 @@ final class ChildJvm implements AutoCloseable {
               + dir.resolve(name + ".jfr").toAbsolutePath());
     }
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(classpath(classes));
     cmd.add(BenchChild.class.getName());
     cmd.add(variant);
     cmd.add(phase);
@@ -78,6 +97,29 @@ final class ChildJvm implements AutoCloseable {
     Process p =
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     return new ChildJvm(name, p, result, ready);
+  }
+
+  /** This JVM's classpath, with {@code classes} (if not null) in place of target/classes. */
+  static String classpath(Path classes) {
+    String cp = System.getProperty("java.class.path");
+    if (classes == null) {
+      return cp;
+    }
+    String own = Path.of("target", "classes").toString();
+    List<String> entries = new ArrayList<>();
+    boolean replaced = false;
+    for (String e : cp.split(java.io.File.pathSeparator)) {
+      if (!replaced && Path.of(e).normalize().endsWith(own)) {
+        entries.add(classes.toAbsolutePath().toString());
+        replaced = true;
+      } else {
+        entries.add(e);
+      }
+    }
+    if (!replaced) {
+      throw new IllegalArgumentException("no target/classes on the classpath to replace: " + cp);
+    }
+    return String.join(java.io.File.pathSeparator, entries);
   }
 
   static Path consumedFile(Path result) {

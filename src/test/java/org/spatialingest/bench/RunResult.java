@@ -12,6 +12,10 @@ import java.util.Map;
  * @param jobRuntimeMs the job's own runtime (JobExecutionResult net runtime)
  * @param clientWallMs from submitting the job to its end, seen by the client (the child's
  *     MiniCluster runs already)
+ * @param readToEndMs from the first record passing the {@link ArrivalProbe} to the end of the job
+ *     seen by the client: the job's runtime without its start (deployment, first fetch)
+ * @param readToEndCpuMs the CPU time the child JVM (all its threads) used over {@code readToEndMs}:
+ *     on a shared machine the robust measure of cost, since it does not count waiting for a core
  * @param drainMs live phase: from the stop request to the end of the drained job
  * @param checkpointStorage the checkpoint storage the job used (REST {@code checkpoints/config});
  *     always a file system
@@ -35,6 +39,8 @@ record RunResult(
     long maxHeapBytes,
     long jobRuntimeMs,
     long clientWallMs,
+    long readToEndMs,
+    long readToEndCpuMs,
     long drainMs,
     String checkpointStorage,
     CheckpointSummary checkpoints) {}

@@ -3,8 +3,12 @@ package org.spatialingest.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.spatialingest.local.EmbeddedKafka;
@@ -20,12 +24,18 @@ import org.spatialingest.sizing.Units;
  *       embedded KRaft broker while the job runs; once the job has consumed all of it, it is
  *       drained (stop with savepoint), and files, snapshots, file sizes, freshness, peak heap and
  *       checkpoint costs are read;
- *   <li>throughput phase: a backlog of N records (the same topic for both) is read by a bounded
- *       job; records/s = N / job runtime.
+ *   <li>throughput phase, per workload ({@code points}: no polygons; {@code mix}: the polygon
+ *       knobs): a backlog of N records is produced once; then in each of {@code rounds} interleaved
+ *       rounds every variant (A ours, B IcebergSink, F a discarding sink = the floor, optionally A0
+ *       = ours from another build) reads all of it with a bounded job, the order rotated per round;
+ *       records/s = N / (first record read to the job's end), and the report ({@link
+ *       ThroughputReport}) gives each ratio as median (min–max) over the rounds.
  * </ol>
  *
- * A run either completes or fails loudly (exit 1, "BENCHMARK FAILED: ..." and no report): a restart
- * of a measured job ({@link JobMonitor}), a wait longer than {@code phase-timeout} ({@link
+ * Phases, rounds, workloads and variants are {@link RoundSettings}.
+ *
+ * <p>A run either completes or fails loudly (exit 1, "BENCHMARK FAILED: ..." and no report): a
+ * restart of a measured job ({@link JobMonitor}), a wait longer than {@code phase-timeout} ({@link
  * PhaseGuard}, {@link ChildJvm}) or any other failure of a child. The report goes to stdout and
  * {@code target/bench/sink-benchmark.{md,json}}. Run with {@code mvn -B -Pbench verify}; knobs are
  * {@code name=value} arguments ({@code -Dbench.args="rate=5000 duration=90s"} through Maven), see
@@ -52,14 +62,14 @@ public final class SinkBenchmark {
   }
 
   private static void run(String[] args) throws Exception {
-    boolean jfr = Stream.of(args).anyMatch(SinkBenchmark::isJfr);
-    BenchSettings settings =
-        BenchSettings.parse(Stream.of(args).filter(a -> !isJfr(a)).toArray(String[]::new));
+    RoundSettings rounds = RoundSettings.parse(args);
+    BenchSettings settings = BenchSettings.parse(rounds.rest());
     Path dir = Path.of("target", "bench").toAbsolutePath();
     deleteRecursively(dir);
     Files.createDirectories(dir);
     Duration timeout = settings.phaseTimeout();
     log("Scenario: " + settings.describe());
+    log("Throughput rounds: " + rounds.describe());
     log(
         "Output: "
             + dir
@@ -67,89 +77,154 @@ public final class SinkBenchmark {
             + Units.formatDuration(timeout));
 
     try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"))) {
-      for (String topic : new String[] {"live-A", "live-B", "backlog"}) {
-        kafka.createTopic(topic, settings.partitions());
-      }
-      InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
-      feed.generateLive(System.currentTimeMillis());
-      log(
-          String.format(
-              "Generated the live sequence: %,d records (%,d polygons), %.1f MB of JSON",
-              settings.liveRecords(), feed.livePolygons(), feed.liveBytes() / 1e6));
-
       InputFeed.Produced[] produced = new InputFeed.Produced[2];
       RunResult[] live = new RunResult[2];
       long[] catchUpMs = new long[2];
-      String[] variants = {"A", "B"};
-      // the live child waits for its stop request at most for production, catch-up and a margin
-      Duration stopWait = settings.duration().plus(timeout.multipliedBy(2));
-      for (int i = 0; i < 2; i++) {
-        String v = variants[i];
+      if (rounds.live()) {
+        runLive(settings, kafka, dir, produced, live, catchUpMs);
+      }
+      ThroughputReport tput = new ThroughputReport(settings, rounds);
+      if (rounds.throughput()) {
+        for (String workload : rounds.workloads()) {
+          runRounds(workload, rounds, settings, kafka, dir, tput);
+        }
+        tput.write(dir);
+        System.out.println();
+        System.out.println(tput.markdown());
+      }
+      if (rounds.live()) {
+        // the side-by-side report shows the throughput round of the mix with the median A/B
+        RunResult[] median = tput.medianRound("mix");
+        BenchReport report =
+            new BenchReport(
+                settings,
+                settings.liveRecords(),
+                produced[0],
+                produced[1],
+                catchUpMs,
+                live[0],
+                live[1],
+                median[0],
+                median[1]);
+        report.write(dir);
+        System.out.println();
+        System.out.println(report.markdown());
+      }
+      System.out.println("Written: " + dir + "/sink-benchmark.{md,json}, throughput.{md,json}");
+    }
+  }
+
+  private static void runLive(
+      BenchSettings settings,
+      EmbeddedKafka kafka,
+      Path dir,
+      InputFeed.Produced[] produced,
+      RunResult[] live,
+      long[] catchUpMs)
+      throws Exception {
+    Duration timeout = settings.phaseTimeout();
+    for (String topic : new String[] {"live-A", "live-B"}) {
+      kafka.createTopic(topic, settings.partitions());
+    }
+    InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
+    feed.generateLive(System.currentTimeMillis());
+    log(
+        String.format(
+            "Generated the live sequence: %,d records (%,d polygons), %.1f MB of JSON",
+            settings.liveRecords(), feed.livePolygons(), feed.liveBytes() / 1e6));
+    String[] variants = {"A", "B"};
+    // the live child waits for its stop request at most for production, catch-up and a margin
+    Duration stopWait = settings.duration().plus(timeout.multipliedBy(2));
+    for (int i = 0; i < 2; i++) {
+      String v = variants[i];
+      try (ChildJvm child =
+          ChildJvm.start(
+              dir,
+              v,
+              "live",
+              settings,
+              jobKeys(settings, kafka, "live-" + v, dir),
+              stopWait,
+              false)) {
+        child.awaitReady(timeout);
+        log("live " + v + ": job running; producing for " + settings.duration().toSeconds() + " s");
+        produced[i] = feed.replayLive("live-" + v);
+        log(
+            "live "
+                + v
+                + ": produced "
+                + produced[i]
+                + "; waiting until the job has consumed everything");
+        catchUpMs[i] = awaitConsumed(produced[i].records(), child, timeout);
+        log("live " + v + ": caught up " + catchUpMs[i] + " ms after production ended; draining");
+        child.requestStop();
+        live[i] = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
+        log("live " + v + ": " + live[i]);
+      }
+    }
+  }
+
+  /**
+   * One workload's throughput rounds: its backlog is produced once, then every round runs each
+   * variant once on it (bounded job, own JVM, own consumer group and warehouse), the order rotated
+   * by one per round so that each variant runs first, second and third equally often.
+   */
+  private static void runRounds(
+      String workload,
+      RoundSettings rounds,
+      BenchSettings base,
+      EmbeddedKafka kafka,
+      Path dir,
+      ThroughputReport report)
+      throws Exception {
+    BenchSettings settings = rounds.forWorkload(base, workload);
+    Duration timeout = settings.phaseTimeout();
+    String topic = "backlog-" + workload;
+    kafka.createTopic(topic, settings.partitions());
+    InputFeed.Produced backlog =
+        new InputFeed(kafka.bootstrapServers(), settings).produceBacklog(topic);
+    log("Backlog " + workload + " produced: " + backlog);
+    List<String> variants = rounds.variants();
+    for (int round = 1; round <= rounds.rounds(); round++) {
+      List<String> order = new ArrayList<>(variants);
+      Collections.rotate(order, -(round - 1));
+      for (String v : order) {
+        String name = "throughput-" + workload + "-r" + round + "-" + v;
+        Map<String, String> keys = jobKeys(settings, kafka, topic, dir);
+        keys.put("kafka.group-id", "bench-" + name);
+        Path warehouse = dir.resolve("warehouse-" + name);
+        keys.put("catalog.warehouse", warehouse.toString());
+        RunResult r;
         try (ChildJvm child =
             ChildJvm.start(
                 dir,
+                name,
                 v,
-                "live",
+                "throughput",
                 settings,
-                jobKeys(settings, kafka, "live-" + v, dir),
-                stopWait,
-                false)) {
-          child.awaitReady(timeout);
-          log(
-              "live "
-                  + v
-                  + ": job running; producing for "
-                  + settings.duration().toSeconds()
-                  + " s");
-          produced[i] = feed.replayLive("live-" + v);
-          log(
-              "live "
-                  + v
-                  + ": produced "
-                  + produced[i]
-                  + "; waiting until the job has consumed everything");
-          catchUpMs[i] = awaitConsumed(produced[i].records(), child, timeout);
-          log("live " + v + ": caught up " + catchUpMs[i] + " ms after production ended; draining");
-          child.requestStop();
-          live[i] = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
-          log("live " + v + ": " + live[i]);
+                keys,
+                Duration.ZERO,
+                rounds.jfr(),
+                rounds.classes(v))) {
+          r = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
         }
-      }
-
-      InputFeed.Produced backlog = feed.produceBacklog("backlog");
-      log("Backlog produced: " + backlog);
-      RunResult[] tput = new RunResult[2];
-      for (int i = 0; i < 2; i++) {
-        String v = variants[i];
-        Map<String, String> keys = jobKeys(settings, kafka, "backlog", dir);
-        keys.put("kafka.group-id", "bench-throughput-" + v);
-        keys.put("catalog.warehouse", dir.resolve("warehouse-throughput-" + v).toString());
-        try (ChildJvm child =
-            ChildJvm.start(dir, v, "throughput", settings, keys, Duration.ZERO, jfr)) {
-          tput[i] = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
+        if (!v.equals("F") && r.rowsCommitted() != settings.backlog()) {
+          throw new IllegalStateException(
+              name + " committed " + r.rowsCommitted() + " rows of " + settings.backlog());
         }
-        log("throughput " + v + ": " + tput[i]);
+        report.add(workload, settings.backlog(), round, v, r);
+        log(
+            String.format(
+                Locale.ROOT,
+                "%s: %,.0f rec/s (first record to end %,d ms, CPU %,d ms, job runtime %,d ms)",
+                name,
+                report.recordsPerSecond(workload, r),
+                r.readToEndMs(),
+                r.readToEndCpuMs(),
+                r.jobRuntimeMs()));
+        deleteRecursively(warehouse);
+        deleteRecursively(dir.resolve("checkpoints-" + name));
       }
-
-      BenchReport report =
-          new BenchReport(
-              settings,
-              settings.liveRecords(),
-              produced[0],
-              produced[1],
-              catchUpMs,
-              live[0],
-              live[1],
-              tput[0],
-              tput[1]);
-      report.write(dir);
-      System.out.println();
-      System.out.println(report.markdown());
-      System.out.println(
-          "Written: "
-              + dir.resolve("sink-benchmark.md")
-              + " and "
-              + dir.resolve("sink-benchmark.json"));
     }
   }
 
@@ -178,10 +253,6 @@ public final class SinkBenchmark {
             + " records within "
             + timeout
             + " (phase-timeout) after production ended: it does not keep up or is stuck");
-  }
-
-  private static boolean isJfr(String arg) {
-    return arg.equals("jfr") || arg.equals("--jfr");
   }
 
   static Map<String, String> jobKeys(

@@ -131,6 +131,32 @@ class GeoParquetFilesTest {
   }
 
   @Test
+  void telemetryFilesAreWrittenWithoutDictionaries(@TempDir Path tmp) throws Exception {
+    JobConfig config = run(tmp, input(tmp, 0));
+    List<DataFile> files = dataFiles(TestKit.table(config));
+    assertThat(files).isNotEmpty();
+    for (DataFile file : files) {
+      try (ParquetFileReader reader = ParquetFileReader.open(new LocalInputFile(localPath(file)))) {
+        for (var block : reader.getFooter().getBlocks()) {
+          for (var column : block.getColumns()) {
+            assertThat(column.hasDictionaryPage())
+                .as("%s of %s: no dictionary page", column.getPath(), file.location())
+                .isFalse();
+          }
+        }
+      }
+    }
+  }
+
+  @Test
+  void aTablePropertyOverridesTheWriterDefaults() {
+    assertThat(SortedFileWriter.writerProperties(Map.of()))
+        .containsEntry("parquet.enable.dictionary", "false");
+    assertThat(SortedFileWriter.writerProperties(Map.of("parquet.enable.dictionary", "true")))
+        .containsEntry("parquet.enable.dictionary", "true");
+  }
+
+  @Test
   void aTableOfAnEarlierBuildIsMigratedAndKeepsItsOldRows(@TempDir Path tmp) throws Exception {
     JobConfig config = config(tmp, Files.createDirectories(tmp.resolve("input")));
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();

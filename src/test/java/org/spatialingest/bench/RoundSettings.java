@@ -1,0 +1,163 @@
+package org.spatialingest.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+/**
+ * The sink benchmark's own knobs next to {@link BenchSettings}: which phases run, and the
+ * throughput phase's interleaved rounds. Arguments ({@code name=value}, or {@code --name=value}):
+ *
+ * <ul>
+ *   <li>{@code phases=live,throughput} (default both);
+ *   <li>{@code rounds=3}: throughput rounds per workload, each running every variant once, the
+ *       order rotated by one per round;
+ *   <li>{@code workloads=points,mix}: {@code points} = no polygons ({@code polygon-every=0}),
+ *       {@code mix} = the {@code polygon-every} / {@code polygon-vertices} knobs (default 1 %
+ *       2,000-vertex polygons);
+ *   <li>{@code variants=A,B,F}: A = our sink, B = Iceberg's {@code IcebergSink}, B1 = the same on a
+ *       table with {@code parquet.enable.dictionary=false}, F = the floor (a discarding sink), A0,
+ *       A1, ... = our sink from other builds' main classes ({@code baseline=<A0's
+ *       target/classes>,<A1's>,...}, for before/after of changes in one run);
+ *   <li>{@code points-backlog=600000}: the points workload's N (the mix's is {@code backlog});
+ *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile}).
+ * </ul>
+ *
+ * Everything else goes on to {@link BenchSettings#parse}.
+ */
+record RoundSettings(
+    boolean live,
+    boolean throughput,
+    int rounds,
+    List<String> workloads,
+    List<String> variants,
+    List<Path> baselines,
+    int pointsBacklog,
+    boolean jfr,
+    String[] rest) {
+
+  static final List<String> KNOWN_VARIANTS =
+      List.of("A", "B", "B1", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9");
+  static final List<String> KNOWN_WORKLOADS = List.of("points", "mix");
+
+  static RoundSettings parse(String[] args) {
+    String phases = System.getProperty("bench.phases", "live,throughput");
+    String rounds = System.getProperty("bench.rounds", "3");
+    String workloads = System.getProperty("bench.workloads", "points,mix");
+    String variants = System.getProperty("bench.variants", "A,B,F");
+    String baseline = System.getProperty("bench.baseline", "");
+    String pointsBacklog = System.getProperty("bench.points-backlog", "600000");
+    boolean jfr = false;
+    List<String> rest = new ArrayList<>();
+    for (String arg : args) {
+      String a = arg.startsWith("--") ? arg.substring(2) : arg;
+      String value = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
+      if (a.equals("jfr")) {
+        jfr = true;
+      } else if (a.startsWith("phases=")) {
+        phases = value;
+      } else if (a.startsWith("rounds=")) {
+        rounds = value;
+      } else if (a.startsWith("workloads=")) {
+        workloads = value;
+      } else if (a.startsWith("variants=")) {
+        variants = value;
+      } else if (a.startsWith("baseline=")) {
+        baseline = value;
+      } else if (a.startsWith("points-backlog=")) {
+        pointsBacklog = value;
+      } else {
+        rest.add(arg);
+      }
+    }
+    List<String> p = list(phases);
+    for (String phase : p) {
+      if (!phase.equals("live") && !phase.equals("throughput")) {
+        throw new IllegalArgumentException("phases must be live and/or throughput: " + phases);
+      }
+    }
+    List<String> w = list(workloads);
+    if (w.isEmpty() || !KNOWN_WORKLOADS.containsAll(w)) {
+      throw new IllegalArgumentException("workloads must be of " + KNOWN_WORKLOADS + ": " + w);
+    }
+    List<String> v = list(variants);
+    if (v.isEmpty() || !KNOWN_VARIANTS.containsAll(v)) {
+      throw new IllegalArgumentException("variants must be of " + KNOWN_VARIANTS + ": " + v);
+    }
+    List<Path> base = list(baseline).stream().map(b -> Path.of(b).toAbsolutePath()).toList();
+    for (String variant : v) {
+      if (variant.matches("A[0-9]")) {
+        int i = variant.charAt(1) - '0';
+        if (i >= base.size() || !Files.isDirectory(base.get(i))) {
+          throw new IllegalArgumentException(
+              "variant "
+                  + variant
+                  + " needs a directory as entry "
+                  + i
+                  + " of baseline=<build's target/classes>,...; was '"
+                  + baseline
+                  + "'");
+        }
+      }
+    }
+    int n = Integer.parseInt(rounds);
+    if (n < 1) {
+      throw new IllegalArgumentException("rounds must be at least 1: " + rounds);
+    }
+    if (p.contains("live")
+        && p.contains("throughput")
+        && !(w.contains("mix") && v.contains("A") && v.contains("B"))) {
+      throw new IllegalArgumentException(
+          "the live phase's report needs the mix workload's A and B throughput runs");
+    }
+    return new RoundSettings(
+        p.contains("live"),
+        p.contains("throughput"),
+        n,
+        w,
+        v,
+        base,
+        Integer.parseInt(pointsBacklog),
+        jfr,
+        rest.toArray(String[]::new));
+  }
+
+  private static List<String> list(String csv) {
+    return Stream.of(csv.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+  }
+
+  /**
+   * The knobs of one workload: {@code points} has no polygons and its own backlog ({@code
+   * points-backlog}, default 600,000: points are read ~4x as fast as the mix).
+   */
+  BenchSettings forWorkload(BenchSettings base, String workload) {
+    if (workload.equals("mix")) {
+      return base;
+    }
+    String[] args =
+        base.asMap().entrySet().stream()
+            .map(e -> e.getKey() + "=" + e.getValue())
+            .map(a -> a.startsWith("polygon-every=") ? "polygon-every=0" : a)
+            .map(a -> a.startsWith("backlog=") ? "backlog=" + pointsBacklog : a)
+            .toArray(String[]::new);
+    return BenchSettings.parse(args);
+  }
+
+  /** The main classes variant {@code v} runs, null for this build's. */
+  Path classes(String v) {
+    return v.matches("A[0-9]") ? baselines.get(v.charAt(1) - '0') : null;
+  }
+
+  String describe() {
+    return String.format(
+        "phases %s, %d interleaved round(s) of %s per workload %s (order rotated per round)%s%s",
+        (live ? "live " : "") + (throughput ? "throughput" : ""),
+        rounds,
+        variants,
+        workloads,
+        baselines.isEmpty() ? "" : ", A0, A1, ... from " + baselines,
+        jfr ? ", JFR on every throughput run" : "");
+  }
+}

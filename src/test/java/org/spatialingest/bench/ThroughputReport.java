@@ -1,0 +1,306 @@
+package org.spatialingest.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The throughput phase's interleaved rounds: per workload and round, records/s of each variant, and
+ * the ratios within each round (A/B, A/F, B/F, A/A0), summarised as median (min–max) over the
+ * rounds. A sink's cost is {@code 1 - sink/F}: the share of the floor's throughput it loses.
+ */
+final class ThroughputReport {
+  /** Goal 1 of #13: ours at least this times Iceberg's sink. */
+  static final double GOAL_A_OVER_B = 1.2;
+
+  /** ... and our sink's cost at most this share of the floor's throughput. */
+  static final double GOAL_COST = 0.25;
+
+  private final BenchSettings settings;
+  private final RoundSettings rounds;
+
+  /** workload -> round (1-based) -> variant -> result. */
+  private final Map<String, Map<Integer, Map<String, RunResult>>> results = new LinkedHashMap<>();
+
+  /** workload -> N. */
+  private final Map<String, Integer> backlogs = new LinkedHashMap<>();
+
+  ThroughputReport(BenchSettings settings, RoundSettings rounds) {
+    this.settings = settings;
+    this.rounds = rounds;
+  }
+
+  void add(String workload, int backlog, int round, String variant, RunResult r) {
+    backlogs.put(workload, backlog);
+    results
+        .computeIfAbsent(workload, w -> new LinkedHashMap<>())
+        .computeIfAbsent(round, x -> new LinkedHashMap<>())
+        .put(variant, r);
+  }
+
+  /**
+   * N / (first record read to the job's end): the job's start (deployment, the source's first
+   * fetch), the same for every sink, is left out so that it does not dilute the ratios.
+   */
+  double recordsPerSecond(String workload, RunResult r) {
+    return backlogs.get(workload) * 1000.0 / Math.max(1, r.readToEndMs());
+  }
+
+  /**
+   * N per second of the child JVM's CPU time over the same span (all threads): what a record costs,
+   * robust to waiting for a core on a shared machine.
+   */
+  double recordsPerCpuSecond(String workload, RunResult r) {
+    return backlogs.get(workload) * 1000.0 / Math.max(1, r.readToEndCpuMs());
+  }
+
+  /** {@code num/den} by CPU time ({@link #recordsPerCpuSecond}) in each round that ran both. */
+  double[] cpuRatios(String workload, String num, String den) {
+    return results.getOrDefault(workload, Map.of()).values().stream()
+        .filter(m -> m.containsKey(num) && m.containsKey(den))
+        .mapToDouble(
+            m ->
+                recordsPerCpuSecond(workload, m.get(num))
+                    / recordsPerCpuSecond(workload, m.get(den)))
+        .toArray();
+  }
+
+  /** The ratio {@code num/den} in each round of {@code workload} that ran both. */
+  double[] ratios(String workload, String num, String den) {
+    return results.getOrDefault(workload, Map.of()).values().stream()
+        .filter(m -> m.containsKey(num) && m.containsKey(den))
+        .mapToDouble(
+            m -> recordsPerSecond(workload, m.get(num)) / recordsPerSecond(workload, m.get(den)))
+        .toArray();
+  }
+
+  /**
+   * A and B of the round of {@code workload} whose A/B is the median (the lower of two middles).
+   */
+  RunResult[] medianRound(String workload) {
+    List<Map<String, RunResult>> rs =
+        new ArrayList<>(results.getOrDefault(workload, Map.of()).values());
+    rs.sort(
+        (x, y) ->
+            Double.compare(
+                recordsPerSecond(workload, x.get("A")) / recordsPerSecond(workload, x.get("B")),
+                recordsPerSecond(workload, y.get("A")) / recordsPerSecond(workload, y.get("B"))));
+    Map<String, RunResult> m = rs.get((rs.size() - 1) / 2);
+    return new RunResult[] {m.get("A"), m.get("B")};
+  }
+
+  static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    int n = s.length;
+    return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  }
+
+  /** "1.23 (1.01–1.40), 3 rounds", or "n/a". */
+  static String summary(double[] v) {
+    if (v.length == 0) {
+      return "n/a";
+    }
+    return String.format(
+        Locale.ROOT,
+        "%.2f (%.2f–%.2f), %d round%s",
+        median(v),
+        Arrays.stream(v).min().orElseThrow(),
+        Arrays.stream(v).max().orElseThrow(),
+        v.length,
+        v.length == 1 ? "" : "s");
+  }
+
+  /** The same for {@code 1 - ratio} (a sink's cost relative to the floor), in %. */
+  static String costSummary(double[] ratio) {
+    if (ratio.length == 0) {
+      return "n/a";
+    }
+    double[] cost = Arrays.stream(ratio).map(r -> 1 - r).toArray();
+    return String.format(
+        Locale.ROOT,
+        "%.0f %% (%.0f–%.0f %%)",
+        median(cost) * 100,
+        Arrays.stream(cost).min().orElseThrow() * 100,
+        Arrays.stream(cost).max().orElseThrow() * 100);
+  }
+
+  String markdown() {
+    StringBuilder md = new StringBuilder();
+    md.append("## Sink benchmark, throughput phase: interleaved rounds\n\n")
+        .append(Instant.now())
+        .append(", ")
+        .append(Runtime.getRuntime().availableProcessors())
+        .append(" cores (shared). ")
+        .append(rounds.describe())
+        .append(". Scenario: ")
+        .append(settings.describe())
+        .append(
+            ". records/s = N / (first record read to the job's end, so without the job's start), in brackets records per second of the child JVM's CPU time over the same span (all threads: robust to waiting for a core); A = ours, B = IcebergSink, F = discarding sink")
+        .append(
+            " (the floor: same source and transform), A0, A1, ... = ours from the baseline builds.\n\n");
+    List<String> vs = rounds.variants();
+    for (String w : results.keySet()) {
+      md.append("### Workload `")
+          .append(w)
+          .append(String.format(Locale.ROOT, "`, N = %,d%n%n", backlogs.get(w)));
+      md.append("| round | order |");
+      vs.forEach(v -> md.append(' ').append(v).append(" rec/s (per CPU-s) |"));
+      vs.stream()
+          .filter(v -> !v.equals("F"))
+          .forEach(v -> md.append(' ').append(v).append(" files / MB |"));
+      List<String[]> pairs = pairs(vs);
+      pairs.forEach(p -> md.append(' ').append(p[0]).append('/').append(p[1]).append(" |"));
+      md.append("\n|---|---|");
+      md.append(
+          "---:|"
+              .repeat(
+                  vs.size()
+                      + (int) vs.stream().filter(v -> !v.equals("F")).count()
+                      + pairs.size()));
+      md.append('\n');
+      for (Map.Entry<Integer, Map<String, RunResult>> e : results.get(w).entrySet()) {
+        Map<String, RunResult> m = e.getValue();
+        md.append("| ")
+            .append(e.getKey())
+            .append(" | ")
+            .append(String.join(" ", m.keySet()))
+            .append(" |");
+        for (String v : vs) {
+          md.append(
+              String.format(
+                  Locale.ROOT,
+                  " %,.0f (%,.0f) |",
+                  recordsPerSecond(w, m.get(v)),
+                  recordsPerCpuSecond(w, m.get(v))));
+        }
+        for (String v : vs) {
+          if (!v.equals("F")) {
+            RunResult r = m.get(v);
+            md.append(
+                String.format(Locale.ROOT, " %d / %.1f |", r.dataFiles(), r.fileBytes() / 1e6));
+          }
+        }
+        for (String[] p : pairs) {
+          md.append(
+              String.format(
+                  Locale.ROOT,
+                  " %.2f (%.2f) |",
+                  recordsPerSecond(w, m.get(p[0])) / recordsPerSecond(w, m.get(p[1])),
+                  recordsPerCpuSecond(w, m.get(p[0])) / recordsPerCpuSecond(w, m.get(p[1]))));
+        }
+        md.append('\n');
+      }
+      md.append('\n');
+      for (String[] p : pairs) {
+        md.append("- **")
+            .append(p[0])
+            .append('/')
+            .append(p[1])
+            .append("**: ")
+            .append(summary(ratios(w, p[0], p[1])))
+            .append("; by CPU time: ")
+            .append(summary(cpuRatios(w, p[0], p[1])))
+            .append('\n');
+      }
+      if (vs.contains("F")) {
+        for (String v : vs) {
+          if (!v.equals("F")) {
+            md.append("- cost of ")
+                .append(v)
+                .append(" (1 − ")
+                .append(v)
+                .append("/F): ")
+                .append(costSummary(ratios(w, v, "F")))
+                .append("; by CPU time: ")
+                .append(costSummary(cpuRatios(w, v, "F")))
+                .append('\n');
+          }
+        }
+      }
+      md.append('\n');
+    }
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "Goal (#13, 1): A/B ≥ %.1f on both workloads, A's cost ≤ %.0f %% of F.%n",
+            GOAL_A_OVER_B,
+            GOAL_COST * 100));
+    return md.toString();
+  }
+
+  /** The ratios reported: A/B, A/F, B/F, A/A0 among the variants that ran. */
+  private static List<String[]> pairs(List<String> vs) {
+    List<String[]> pairs = new ArrayList<>();
+    List<String[]> candidates = new ArrayList<>();
+    candidates.add(new String[] {"A", "B"});
+    candidates.add(new String[] {"A", "F"});
+    candidates.add(new String[] {"B", "F"});
+    candidates.add(new String[] {"A", "B1"});
+    candidates.add(new String[] {"B1", "F"});
+    for (String v : vs) {
+      if (v.matches("A[0-9]")) {
+        candidates.add(new String[] {"A", v});
+        candidates.add(new String[] {v, "B"});
+        candidates.add(new String[] {v, "F"});
+      }
+    }
+    for (String[] p : candidates) {
+      if (vs.contains(p[0]) && vs.contains(p[1])) {
+        pairs.add(p);
+      }
+    }
+    return pairs;
+  }
+
+  void write(Path dir) throws IOException {
+    Files.writeString(dir.resolve("throughput.md"), markdown());
+    Map<String, Object> json = new LinkedHashMap<>();
+    json.put("settings", settings.asMap());
+    json.put("rounds", rounds.describe());
+    Map<String, Object> summaries = new LinkedHashMap<>();
+    for (String w : results.keySet()) {
+      Map<String, Object> s = new LinkedHashMap<>();
+      for (String[] p : pairs(rounds.variants())) {
+        double[] r = ratios(w, p[0], p[1]);
+        double[] c = cpuRatios(w, p[0], p[1]);
+        s.put(
+            p[0] + "/" + p[1] + " by CPU time",
+            Map.of(
+                "median",
+                median(c),
+                "min",
+                Arrays.stream(c).min().orElse(Double.NaN),
+                "max",
+                Arrays.stream(c).max().orElse(Double.NaN),
+                "rounds",
+                c));
+        s.put(
+            p[0] + "/" + p[1],
+            Map.of(
+                "median",
+                median(r),
+                "min",
+                Arrays.stream(r).min().orElse(Double.NaN),
+                "max",
+                Arrays.stream(r).max().orElse(Double.NaN),
+                "rounds",
+                r));
+      }
+      summaries.put(w, s);
+    }
+    json.put("ratios", summaries);
+    json.put("runs", results);
+    new ObjectMapper()
+        .writerWithDefaultPrettyPrinter()
+        .writeValue(dir.resolve("throughput.json").toFile(), json);
+  }
+}
