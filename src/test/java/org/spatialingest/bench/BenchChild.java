@@ -27,6 +27,7 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.TableBootstrap;
+import org.spatialingest.tools.SinkTables;
 
 /**
  * One measured run in its own JVM (so peak heap is per run) on its own {@link ChildCluster}
@@ -277,18 +278,7 @@ public final class BenchChild {
       JobConfig config,
       int parallelism,
       Map<String, String> tableProperties) {
-    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    Table table =
-        TableBootstrap.ensureTable(
-            catalog,
-            Catalogs.tableIdentifier(config),
-            org.spatialingest.table.TelemetryTable.LAYOUT,
-            config.partitioning());
-    if (!tableProperties.isEmpty()) {
-      org.apache.iceberg.UpdateProperties update = table.updateProperties();
-      tableProperties.forEach(update::set);
-      update.commit();
-    }
+    SinkTables.create(config, tableProperties);
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))
         .writeParallelism(parallelism)
