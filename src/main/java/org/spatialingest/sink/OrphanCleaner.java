@@ -45,27 +45,6 @@ final class OrphanCleaner {
   private OrphanCleaner() {}
 
   /**
-   * As {@link #clean(Table, String, Set, StagingReferences, long, Set, Set)}, runs by checkpoint id
-   * only.
-   */
-  static int clean(
-      Table table,
-      String uid,
-      Set<String> currentTokens,
-      long restoredCheckpointId,
-      long horizonMillis,
-      Set<String> pendingFiles) {
-    return clean(
-        table,
-        uid,
-        currentTokens,
-        new StagingReferences(restoredCheckpointId, null),
-        horizonMillis,
-        pendingFiles,
-        new HashSet<>());
-  }
-
-  /**
    * @param keptStagingTokens receives the writer tokens of the staging runs kept
    * @return the number of files deleted
    */

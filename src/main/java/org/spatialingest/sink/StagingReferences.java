@@ -35,11 +35,6 @@ record StagingReferences(long restoredCheckpointId, Map<String, Long> horizons) 
     horizons = horizons == null ? null : Map.copyOf(horizons);
   }
 
-  /** A start without state: nothing earlier writers staged is referenced. */
-  static StagingReferences none() {
-    return new StagingReferences(-1, Map.of());
-  }
-
   boolean isOrphan(SinkFileNames.StagingName run, Set<String> currentTokens) {
     if (currentTokens.contains(run.token())) {
       return false;

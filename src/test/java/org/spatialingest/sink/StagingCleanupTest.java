@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -149,16 +151,16 @@ class StagingCleanupTest {
     kept.put(run(table, 47, y), false); // after the restored checkpoint
     kept.put(run(table, 30, gone), false);
     kept.put(run(table, 47, z), true);
-    java.util.Set<String> tokens = new java.util.HashSet<>();
+    Set<String> tokens = new HashSet<>();
 
     int deleted =
         OrphanCleaner.clean(
             table,
             "spatial-sink",
-            java.util.Set.of(z),
+            Set.of(z),
             new StagingReferences(46, Map.of(x, 40L, y, 46L)),
             System.currentTimeMillis(),
-            java.util.Set.of(),
+            Set.of(),
             tokens);
 
     kept.forEach(

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -252,7 +253,13 @@ class TableMaintenanceTest {
     assertThat(table.io().newInputFile(committed).exists()).as("expiry keeps a live file").isTrue();
     int deleted =
         OrphanCleaner.clean(
-            table, uid, Set.of("fedcba9876543210fedcba9876543210"), 0, horizon, Set.of());
+            table,
+            uid,
+            Set.of("fedcba9876543210fedcba9876543210"),
+            new StagingReferences(0, null),
+            horizon,
+            Set.of(),
+            new HashSet<>());
 
     assertThat(table.io().newInputFile(committed).exists())
         .as("a file the table holds is not an orphan")
