@@ -2,12 +2,15 @@ package org.spatialingest;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Future;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -239,5 +242,17 @@ public final class TestKit {
     byte[] out = new byte[b.remaining()];
     b.get(out);
     return out;
+  }
+
+  /**
+   * A Flink configuration that restarts a failed job up to {@code attempts} times, 200 ms apart
+   * (the tests that inject failures).
+   */
+  public static Configuration fixedDelayRestarts(int attempts) {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+    return conf;
   }
 }

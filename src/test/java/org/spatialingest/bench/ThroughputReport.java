@@ -272,28 +272,8 @@ final class ThroughputReport {
       for (String[] p : pairs(rounds.variants())) {
         double[] r = ratios(w, p[0], p[1]);
         double[] c = cpuRatios(w, p[0], p[1]);
-        s.put(
-            p[0] + "/" + p[1] + " by CPU time",
-            Map.of(
-                "median",
-                median(c),
-                "min",
-                Arrays.stream(c).min().orElse(Double.NaN),
-                "max",
-                Arrays.stream(c).max().orElse(Double.NaN),
-                "rounds",
-                c));
-        s.put(
-            p[0] + "/" + p[1],
-            Map.of(
-                "median",
-                median(r),
-                "min",
-                Arrays.stream(r).min().orElse(Double.NaN),
-                "max",
-                Arrays.stream(r).max().orElse(Double.NaN),
-                "rounds",
-                r));
+        s.put(p[0] + "/" + p[1] + " by CPU time", ratioSummary(c));
+        s.put(p[0] + "/" + p[1], ratioSummary(r));
       }
       summaries.put(w, s);
     }
@@ -302,5 +282,18 @@ final class ThroughputReport {
     new ObjectMapper()
         .writerWithDefaultPrettyPrinter()
         .writeValue(dir.resolve("throughput.json").toFile(), json);
+  }
+
+  /** Median, min, max and the rounds of one ratio, for the JSON report. */
+  private static Map<String, Object> ratioSummary(double[] rounds) {
+    return Map.of(
+        "median",
+        median(rounds),
+        "min",
+        Arrays.stream(rounds).min().orElse(Double.NaN),
+        "max",
+        Arrays.stream(rounds).max().orElse(Double.NaN),
+        "rounds",
+        rounds);
   }
 }

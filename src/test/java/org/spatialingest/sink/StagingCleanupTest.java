@@ -15,7 +15,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -180,12 +179,7 @@ class StagingCleanupTest {
   }
 
   private static JobClient start(JobConfig config) throws Exception {
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 5);
-    conf.set(
-        RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
-        java.time.Duration.ofMillis(200));
+    Configuration conf = TestKit.fixedDelayRestarts(5);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(1);
     SpatialIngestJob.build(env, config, false);
