@@ -73,6 +73,8 @@ final class BufferingWriter<T>
   /** how often a writer looks for buffers to hand over ahead of their latency barrier */
   private final long tickMillis;
 
+  private final long checkpointMillis;
+
   BufferingWriter(
       List<SinkTable> sinkTables,
       TableRouter<T> router,
@@ -100,6 +102,7 @@ final class BufferingWriter<T>
             MAX_FILES_IN_FLIGHT);
     this.timers = context.getProcessingTimeService();
     this.tickMillis = tickMillis(policy);
+    this.checkpointMillis = policy.bounds().checkpointInterval().toMillis();
     registerMetrics(context.metricGroup().addGroup("spatialSink"));
     restore(restored);
     encoder.start();
@@ -313,8 +316,10 @@ final class BufferingWriter<T>
    * checkpoint), all the others close with it, neighbours packed into files of up to T. So a
    * latency close makes about one file per partition and writer however many ranges the writer
    * holds, instead of one small remainder per range, and each file still covers adjacent keys.
-   * {@code ahead} (between barriers): the same, but only when a buffer is not due at a barrier now
-   * and will be due before its write, started at the barrier, could finish.
+   * {@code ahead} (between barriers): the same when a buffer would be due at a barrier before the
+   * next tick. Handed over now, its file is written by the barrier that reports it, so its rows are
+   * committed as soon as the barrier rule would have had them, without the barrier waiting for the
+   * write; a backlog (rows due for longer than C) is left to the barrier.
    */
   private void closeDue(TableWriter table, List<PartitionBuffer> partition, long now, boolean ahead)
       throws IOException {
@@ -322,16 +327,18 @@ final class BufferingWriter<T>
     CloseReason restReason = null;
     for (PartitionBuffer buffer : partition) {
       // the age the oldest row will have once the file is written (the write delays the commit)
-      long write = table.expectedWriteMillis(buffer);
-      long oldestAge = now - Math.min(now, buffer.minIngestMillis()) + write;
+      long oldestAge =
+          now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
       CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
       if (ahead) {
-        boolean dueBeforeWritten =
-            reason == null
-                && policy.atCheckpoint(
-                        buffer.bytes(), table.encodedRatio(), oldestAge + write + tickMillis)
-                    == CloseReason.LATENCY;
-        reason = dueBeforeWritten ? CloseReason.LATENCY : null;
+        // due at a barrier before the next tick, and not a backlog (due for more than C already)
+        boolean dueBeforeNextTick =
+            policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge + tickMillis)
+                == CloseReason.LATENCY;
+        boolean backlog =
+            policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge - checkpointMillis)
+                != null;
+        reason = dueBeforeNextTick && !backlog ? CloseReason.LATENCY : null;
         rest.add(buffer);
       } else if (reason == CloseReason.BYTES) {
         close(table, List.of(buffer), reason);

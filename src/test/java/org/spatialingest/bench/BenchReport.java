@@ -72,28 +72,9 @@ final class BenchReport {
         .append(settings.describe())
         .append(".\n\n");
     md.append("| | A: ours (bounded) | B: IcebergSink | ratio |\n|---|---:|---:|---:|\n");
-    md.append(
-        String.format(
-            Locale.ROOT,
-            "| **throughput phase**: backlog N = %,d, bounded job | | | |%n",
-            settings.backlog()));
-    row(
-        md,
-        "records/s (N / first record read to job end; the mix round with the median A/B)",
-        f0(recordsPerSecond(tputA)),
-        f0(recordsPerSecond(tputB)),
-        "A/B = " + f2(throughputRatio()));
-    row(md, "job runtime", secs(tputA.jobRuntimeMs()), secs(tputB.jobRuntimeMs()), "");
-    row(md, "rows committed", n(tputA.rowsCommitted()), n(tputB.rowsCommitted()), "");
-    row(
-        md,
-        "snapshots / data files",
-        tputA.snapshots() + " / " + tputA.dataFiles(),
-        tputB.snapshots() + " / " + tputB.dataFiles(),
-        "files B/A = " + f2(ratio(tputB.dataFiles(), tputA.dataFiles())));
-    row(md, "peak heap used (sampled) / after GC", heap(tputA), heap(tputB), "");
-    row(md, "A: files closed by reason", reasons(tputA), "n/a", "");
-    checkpointRows(md, tputA, tputB);
+    if (tputA != null) {
+      throughputRows(md);
+    }
     md.append(
         String.format(
             Locale.ROOT,
@@ -165,6 +146,15 @@ final class BenchReport {
     md.append('\n');
     md.append(CHECKPOINT_DEFINITIONS).append(stagedNote()).append("\n\n");
     boolean filesMet = fileRatio() >= GOAL_FILE_RATIO;
+    if (tputA == null) {
+      md.append(
+          String.format(
+              Locale.ROOT,
+              "Goal (>= %.0fx fewer files): files B/A = %.2f; no throughput rounds of the mix ran.%n",
+              GOAL_FILE_RATIO,
+              fileRatio()));
+      return md.toString();
+    }
     boolean tputMet = throughputRatio() >= GOAL_THROUGHPUT_RATIO;
     md.append(
         String.format(
@@ -178,6 +168,31 @@ final class BenchReport {
             throughputRatio(),
             tputMet ? "met" : "NOT met, A is " + f0(100 * (1 - throughputRatio())) + " % slower"));
     return md.toString();
+  }
+
+  private void throughputRows(StringBuilder md) {
+    md.append(
+        String.format(
+            Locale.ROOT,
+            "| **throughput phase**: backlog N = %,d, bounded job | | | |%n",
+            settings.backlog()));
+    row(
+        md,
+        "records/s (N / first record read to job end; the mix round with the median A/B)",
+        f0(recordsPerSecond(tputA)),
+        f0(recordsPerSecond(tputB)),
+        "A/B = " + f2(throughputRatio()));
+    row(md, "job runtime", secs(tputA.jobRuntimeMs()), secs(tputB.jobRuntimeMs()), "");
+    row(md, "rows committed", n(tputA.rowsCommitted()), n(tputB.rowsCommitted()), "");
+    row(
+        md,
+        "snapshots / data files",
+        tputA.snapshots() + " / " + tputA.dataFiles(),
+        tputB.snapshots() + " / " + tputB.dataFiles(),
+        "files B/A = " + f2(ratio(tputB.dataFiles(), tputA.dataFiles())));
+    row(md, "peak heap used (sampled) / after GC", heap(tputA), heap(tputB), "");
+    row(md, "A: files closed by reason", reasons(tputA), "n/a", "");
+    checkpointRows(md, tputA, tputB);
   }
 
   /** How the checkpoint rows are measured (printed under the table). */
@@ -222,7 +237,8 @@ final class BenchReport {
   }
 
   private String stagedNote() {
-    boolean seen = liveA.checkpoints().stagedMetric() || tputA.checkpoints().stagedMetric();
+    boolean seen =
+        liveA.checkpoints().stagedMetric() || (tputA != null && tputA.checkpoints().stagedMetric());
     return seen
         ? " A reported `spatialSink.stagedBytes`."
         : " **A did not report `spatialSink.stagedBytes`: its staged bytes are counted as 0.**";
@@ -252,9 +268,11 @@ final class BenchReport {
     j.put("throughputA", tputA);
     j.put("throughputB", tputB);
     Map<String, Object> ratios = new LinkedHashMap<>();
-    ratios.put("throughputRecordsPerSecondA", recordsPerSecond(tputA));
-    ratios.put("throughputRecordsPerSecondB", recordsPerSecond(tputB));
-    ratios.put("throughputAOverB", throughputRatio());
+    if (tputA != null) {
+      ratios.put("throughputRecordsPerSecondA", recordsPerSecond(tputA));
+      ratios.put("throughputRecordsPerSecondB", recordsPerSecond(tputB));
+      ratios.put("throughputAOverB", throughputRatio());
+    }
     ratios.put("liveFilesBOverA", fileRatio());
     ratios.put("liveSnapshotsBOverA", ratio(liveB.snapshots(), liveA.snapshots()));
     ratios.put(

@@ -83,7 +83,8 @@ final class ThroughputReport {
   }
 
   /**
-   * A and B of the round of {@code workload} whose A/B is the median (the lower of two middles).
+   * A and B of the round of {@code workload} whose A/B is the median (the lower of two middles);
+   * nulls when {@code workload} had no rounds.
    */
   RunResult[] medianRound(String workload) {
     List<Map<String, RunResult>> rs =
@@ -93,6 +94,9 @@ final class ThroughputReport {
             Double.compare(
                 recordsPerSecond(workload, x.get("A")) / recordsPerSecond(workload, x.get("B")),
                 recordsPerSecond(workload, y.get("A")) / recordsPerSecond(workload, y.get("B"))));
+    if (rs.isEmpty()) {
+      return new RunResult[] {null, null}; // no throughput rounds of it (phases=live)
+    }
     Map<String, RunResult> m = rs.get((rs.size() - 1) / 2);
     return new RunResult[] {m.get("A"), m.get("B")};
   }

@@ -40,13 +40,15 @@ class StatelessRestartTest {
     kafka.createTopic(topic, 2);
     TelemetryGenerator gen = new TelemetryGenerator(31, 8, 200, 500);
     Map<String, TelemetryGenerator.Record> sent =
-        new HashMap<>(TestKit.produce(kafka.bootstrapServers(), topic, gen, 3_000));
+        // enough that the first run spans several checkpoints (C = 300 ms), so the second run's ids
+        // (from 1 again) overlap them even when its first checkpoint comes before its first rows
+        new HashMap<>(TestKit.produce(kafka.bootstrapServers(), topic, gen, 20_000));
     JobConfig config =
         TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1s"));
     JobID fixed = JobID.generate();
 
     JobID first = runOnFreshCluster(config, fixed);
-    assertThat(TestKit.rows(TestKit.table(config))).hasSize(3_000);
+    assertThat(TestKit.rows(TestKit.table(config))).hasSize(20_000);
 
     // no state to resume from, so the new data comes on its own topic (a stateless restart can't be
     // exactly-once
