@@ -107,8 +107,10 @@ final class SortedFileWriter {
   }
 
   /**
-   * Each buffer's rows in key order, merged by key (a scan of the few buffers' heads per row: a
-   * writer packs a handful of ranges at most). Equal keys keep buffer order.
+   * Each buffer's rows in key order, merged by key; equal keys keep buffer order. The buffers are
+   * neighbouring key ranges, so their keys rarely interleave: after a scan of the buffers' heads
+   * finds the lowest, rows are taken from that buffer for as long as they stay below every other
+   * head — one comparison per row instead of a scan of all the packed buffers.
    */
   private void writeMerged(List<PartitionBuffer> buffers, DataWriter<RowData> writer)
       throws IOException {
@@ -122,21 +124,33 @@ final class SortedFileWriter {
     while (true) {
       int pick = -1;
       long lowest = 0;
+      long otherLowest = Long.MAX_VALUE; // the lowest head of the other buffers
       for (int b = 0; b < n; b++) {
         if (next[b] < orders[b].length) {
           long key = buffers.get(b).key(orders[b][next[b]]);
           if (pick < 0 || key < lowest) {
+            if (pick >= 0) {
+              otherLowest = Math.min(otherLowest, lowest);
+            }
             pick = b;
             lowest = key;
+          } else {
+            otherLowest = Math.min(otherLowest, key);
           }
         }
       }
       if (pick < 0) {
         return;
       }
-      buffers.get(pick).read(orders[pick][next[pick]++], in);
-      reuse = serializer.deserialize(reuse, in);
-      writer.write(reuse);
+      PartitionBuffer buffer = buffers.get(pick);
+      int[] order = orders[pick];
+      int i = next[pick];
+      do {
+        buffer.read(order[i++], in);
+        reuse = serializer.deserialize(reuse, in);
+        writer.write(reuse);
+      } while (i < order.length && buffer.key(order[i]) < otherLowest);
+      next[pick] = i;
     }
   }
 

@@ -283,7 +283,9 @@ final class BenchReport {
     ratios.put("liveCheckpointDurationP95MsA", liveA.checkpoints().durationP95Ms());
     ratios.put("liveCheckpointDurationP95MsB", liveB.checkpoints().durationP95Ms());
     ratios.put("goalFilesMet", fileRatio() >= GOAL_FILE_RATIO);
-    ratios.put("goalThroughputMet", throughputRatio() >= GOAL_THROUGHPUT_RATIO);
+    if (tputA != null) {
+      ratios.put("goalThroughputMet", throughputRatio() >= GOAL_THROUGHPUT_RATIO);
+    }
     j.put("ratios", ratios);
     j.put("checkpointDefinitions", CHECKPOINT_DEFINITIONS);
     return j;

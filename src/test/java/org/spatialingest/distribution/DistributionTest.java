@@ -2,6 +2,7 @@ package org.spatialingest.distribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,9 +18,11 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -57,6 +60,7 @@ class DistributionTest {
     assertThat(range.files)
         .as("one file per writer: its neighbouring ranges packed, not one per range")
         .hasSizeBetween(3, 4);
+    assertSortedByHilbertKey(range.table, range.files);
     System.out.printf(
         "key spans / total: range %s, none %s; file bytes: range %s%n",
         range.relativeSpans(),
@@ -144,6 +148,30 @@ class DistributionTest {
     }
     TelemetryGenerator.Record first = sent.values().iterator().next();
     return new Run(table, files, new double[] {first.x(), first.y()});
+  }
+
+  /** Each packed file holds its ranges' rows merged into one Hilbert order. */
+  private static void assertSortedByHilbertKey(Table table, List<DataFile> files)
+      throws IOException {
+    for (DataFile f : files) {
+      long previous = Long.MIN_VALUE;
+      long rows = 0;
+      try (CloseableIterable<Record> records =
+          Parquet.read(table.io().newInputFile(f.location()))
+              .project(table.schema())
+              .createReaderFunc(s -> GenericParquetReaders.buildReader(table.schema(), s))
+              .build()) {
+        for (Record r : records) {
+          long key = (Long) r.getField("hilbert");
+          assertThat(key)
+              .as("hilbert key of row %d of %s", rows, f.location())
+              .isGreaterThanOrEqualTo(previous);
+          previous = key;
+          rows++;
+        }
+      }
+      assertThat(rows).isEqualTo(f.recordCount());
+    }
   }
 
   private static long span(DataFile f) {
