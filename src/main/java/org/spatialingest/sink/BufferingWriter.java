@@ -7,7 +7,6 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.api.common.operators.ProcessingTimeService;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -16,6 +15,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.iceberg.DataFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,23 +31,12 @@ import org.slf4j.LoggerFactory;
  * the runs' paths. The data file is still written from memory when the buffer closes; its runs are
  * deleted once it is committed.
  *
- * <p>Data files are sorted, encoded and uploaded on the writer's {@link FileEncoder} thread, so the
- * task thread goes on reading meanwhile; a buffer whose L deadline falls before the writer could
- * finish it at the barrier is handed over ahead of the barrier (checked every {@link #tickMillis}),
- * and every barrier waits until the files it reports are written. At most {@link
- * #MAX_FILES_IN_FLIGHT} files are in flight: when the encoder cannot keep up the task thread waits,
- * Flink's credit-based flow control pauses the source and the backlog stays in Kafka.
+ * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's
+ * credit-based flow control pauses the source and the backlog stays in Kafka.
  */
 final class BufferingWriter<T>
     implements CommittingSinkWriter<T, WriterReport>, StatefulSinkWriter<T, WriterState> {
   private static final Logger LOG = LoggerFactory.getLogger(BufferingWriter.class);
-
-  /**
-   * Files handed to the encoder thread and not yet written: one being written and one waiting, so
-   * the encoder is never idle while the task thread has a file ready, and memory held by frozen
-   * buffers stays bounded (they count against M as well).
-   */
-  static final int MAX_FILES_IN_FLIGHT = 2;
 
   private final TableRouter<T> router;
   private final ClosePolicy policy;
@@ -66,14 +55,6 @@ final class BufferingWriter<T>
   private Counter stagedBytes;
   private Counter stagedRuns;
   private volatile long lastStagingMs;
-  private Counter encodeWaitMs;
-  private final FileEncoder encoder;
-  private final ProcessingTimeService timers;
-
-  /** how often a writer looks for buffers to hand over ahead of their latency barrier */
-  private final long tickMillis;
-
-  private final long checkpointMillis;
 
   BufferingWriter(
       List<SinkTable> sinkTables,
@@ -95,23 +76,8 @@ final class BufferingWriter<T>
           new TableWriter(
               i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
     }
-    this.encoder =
-        new FileEncoder(
-            context.getMailboxExecutor(),
-            "spatial-sink-encoder-" + subtask + "." + attempt,
-            MAX_FILES_IN_FLIGHT);
-    this.timers = context.getProcessingTimeService();
-    this.tickMillis = tickMillis(policy);
-    this.checkpointMillis = policy.bounds().checkpointInterval().toMillis();
     registerMetrics(context.metricGroup().addGroup("spatialSink"));
     restore(restored);
-    encoder.start();
-    timers.registerTimer(timers.getCurrentProcessingTime() + tickMillis, this::onTick);
-  }
-
-  /** A quarter of C, within [50 ms, 1 s]: the lead a handed-over buffer gets beyond its write. */
-  private static long tickMillis(ClosePolicy policy) {
-    return Math.max(50, Math.min(1000, policy.bounds().checkpointInterval().toMillis() / 4));
   }
 
   @Override
@@ -136,7 +102,6 @@ final class BufferingWriter<T>
           closePacked(table, partition, CloseReason.END_OF_INPUT);
         }
       }
-      awaitFiles();
       SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
     }
   }
@@ -146,11 +111,9 @@ final class BufferingWriter<T>
     long now = System.currentTimeMillis();
     for (TableWriter table : tables) {
       for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
-        closeDue(table, partition, now, false);
+        closeAtBarrier(table, partition, now);
       }
     }
-    // the report names every file closed since the last barrier: they must all be written
-    awaitFiles();
     Map<String, Long> seen = new HashMap<>();
     received.mergeInto(seen, 1);
     Map<String, Long> buffered = new HashMap<>();
@@ -170,7 +133,6 @@ final class BufferingWriter<T>
    */
   @Override
   public List<WriterState> snapshotState(long checkpointId) throws IOException {
-    awaitFiles(); // prepareCommit already did; a frozen buffer must never be left out of the state
     long start = System.currentTimeMillis();
     List<WriterState.StagedRun> runs = new ArrayList<>();
     for (TableWriter table : tables) {
@@ -203,7 +165,6 @@ final class BufferingWriter<T>
 
   @Override
   public void close() throws Exception {
-    encoder.close();
     for (TableWriter table : tables) {
       table.close();
     }
@@ -253,13 +214,6 @@ final class BufferingWriter<T>
    */
   private void enforceMemoryBudget() throws IOException {
     while (policy.memoryFull(bufferedBytes())) {
-      if (encoder.inFlight() > 0) {
-        // frozen buffers count until written: wait for one before closing more
-        long start = System.currentTimeMillis();
-        encoder.awaitOne();
-        encodeWaitMs.inc(System.currentTimeMillis() - start);
-        continue;
-      }
       TableWriter largestTable = null;
       PartitionBuffer largest = null;
       for (TableWriter table : tables) {
@@ -277,76 +231,37 @@ final class BufferingWriter<T>
     }
   }
 
-  /** Bytes of open buffers and of frozen ones not yet written. */
   private long bufferedBytes() {
     long bytes = 0;
     for (TableWriter table : tables) {
-      bytes += table.buffers.bytes() + table.frozenBytes();
+      bytes += table.buffers.bytes();
     }
     return bytes;
   }
 
-  private void awaitFiles() throws IOException {
-    if (encoder.inFlight() > 0) {
-      long start = System.currentTimeMillis();
-      encoder.awaitAll();
-      encodeWaitMs.inc(System.currentTimeMillis() - start);
-    }
-  }
-
   /**
-   * Between barriers: hands over the buffers whose L deadline falls before the writer could
-   * otherwise have written them at a barrier, so their file is ready when the barrier comes. Rows
-   * already past their deadline (a backlog) wait for the barrier as before: closing them sooner
-   * would only make more files.
-   */
-  private void onTick(long time) throws IOException {
-    long now = System.currentTimeMillis();
-    for (TableWriter table : tables) {
-      for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
-        closeDue(table, partition, now, true);
-      }
-    }
-    timers.registerTimer(timers.getCurrentProcessingTime() + tickMillis, this::onTick);
-  }
-
-  /**
-   * The close decision for one partition's buffers (its key ranges on this writer, in key order).
-   * At a barrier: a buffer that reached T closes alone; when any other must close now (L, or every
+   * The barrier's decision for one partition's buffers (its key ranges on this writer, in key
+   * order): a buffer that reached T closes alone; when any other must close now (L, or every
    * checkpoint), all the others close with it, neighbours packed into files of up to T. So a
    * latency close makes about one file per partition and writer however many ranges the writer
    * holds, instead of one small remainder per range, and each file still covers adjacent keys.
-   * {@code ahead} (between barriers): the same when a buffer would be due at a barrier before the
-   * next tick. Handed over now, its file is written by the barrier that reports it, so its rows are
-   * committed as soon as the barrier rule would have had them, without the barrier waiting for the
-   * write; a backlog (rows due for longer than C) is left to the barrier.
    */
-  private void closeDue(TableWriter table, List<PartitionBuffer> partition, long now, boolean ahead)
+  private void closeAtBarrier(TableWriter table, List<PartitionBuffer> partition, long now)
       throws IOException {
     List<PartitionBuffer> rest = new ArrayList<>(partition.size());
     CloseReason restReason = null;
     for (PartitionBuffer buffer : partition) {
-      // the age the oldest row will have once the file is written (the write delays the commit)
+      // the age the oldest row will have once the file is written (the write delays the barrier
+      // and the commit)
       long oldestAge =
           now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
       CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
-      if (ahead) {
-        // due at a barrier before the next tick, and not a backlog (due for more than C already)
-        boolean dueBeforeNextTick =
-            policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge + tickMillis)
-                == CloseReason.LATENCY;
-        boolean backlog =
-            policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge - checkpointMillis)
-                != null;
-        reason = dueBeforeNextTick && !backlog ? CloseReason.LATENCY : null;
-        rest.add(buffer);
-      } else if (reason == CloseReason.BYTES) {
+      if (reason == CloseReason.BYTES) {
         close(table, List.of(buffer), reason);
-        continue;
       } else {
         rest.add(buffer);
+        restReason = restReason == null ? reason : restReason;
       }
-      restReason = restReason == null ? reason : restReason;
     }
     if (restReason != null) {
       closePacked(table, rest, restReason);
@@ -381,13 +296,9 @@ final class BufferingWriter<T>
     close(table, List.of(buffer), reason);
   }
 
-  /**
-   * Freezes {@code buffers} (of one partition) and hands them to the encoder to be written as one
-   * data file, reported at the next barrier.
-   */
+  /** Writes {@code buffers} (of one partition) as one data file, reported at the next barrier. */
   private void close(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
       throws IOException {
-    long closedAt = System.currentTimeMillis();
     long bytes = 0;
     long minIngest = Long.MAX_VALUE;
     long maxIngest = Long.MIN_VALUE;
@@ -400,39 +311,28 @@ final class BufferingWriter<T>
       ingestTimes.addAll(buffer.ingestTimes().toMap());
       staged.addAll(buffer.stagedRuns());
     }
-    table.freeze(buffers);
-    long bufferedBytes = bytes;
-    long oldest = minIngest;
-    long newest = maxIngest;
-    long waitStart = System.currentTimeMillis();
-    encoder.submit(
-        () -> table.encode(buffers),
-        (file, writeNanos) -> {
-          table.written(buffers, file, writeNanos);
-          closed.add(
-              new ClosedFile(
-                  table.index,
-                  file,
-                  reason,
-                  bufferedBytes,
-                  oldest,
-                  newest,
-                  closedAt,
-                  ingestTimes.toMap(),
-                  staged));
-          filesClosed.get(reason).inc();
-          LOG.debug(
-              "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes in {} ms) by {}",
-              file.location(),
-              file.recordCount(),
-              buffers.size(),
-              bufferedBytes,
-              file.fileSizeInBytes(),
-              writeNanos / 1_000_000,
-              reason.code());
-          SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
-        });
-    encodeWaitMs.inc(System.currentTimeMillis() - waitStart);
+    DataFile file = table.write(buffers);
+    closed.add(
+        new ClosedFile(
+            table.index,
+            file,
+            reason,
+            bytes,
+            minIngest,
+            maxIngest,
+            System.currentTimeMillis(),
+            ingestTimes.toMap(),
+            staged));
+    filesClosed.get(reason).inc();
+    LOG.debug(
+        "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes) by {}",
+        file.location(),
+        file.recordCount(),
+        buffers.size(),
+        bytes,
+        file.fileSizeInBytes(),
+        reason.code());
+    SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
   }
 
   private void registerMetrics(MetricGroup group) {
@@ -451,8 +351,6 @@ final class BufferingWriter<T>
           return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
         });
     group.gauge("lastStagingMs", () -> lastStagingMs);
-    group.gauge("filesInFlight", encoder::inFlight);
-    encodeWaitMs = group.counter("encodeWaitMs");
     stagedBytes = group.counter("stagedBytes");
     stagedRuns = group.counter("stagedRuns");
     for (CloseReason reason : CloseReason.values()) {

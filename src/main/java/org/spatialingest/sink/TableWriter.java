@@ -46,8 +46,6 @@ final class TableWriter implements AutoCloseable {
   /** Learned write cost, ns per buffered byte (sort + encode + upload). */
   private double writeNanosPerByte = DEFAULT_WRITE_NANOS_PER_BYTE;
 
-  private long frozenBytes;
-
   private double ratioEncoded;
   private double ratioBuffered;
 
@@ -77,9 +75,7 @@ final class TableWriter implements AutoCloseable {
             .format(FileFormat.PARQUET)
             .operationId(SinkFileNames.operationId(uid, token))
             .build();
-    // the encoder thread's own serializer: RowDataSerializer keeps reuse objects
-    this.fileWriter =
-        new SortedFileWriter(table, layout, files, (RowDataSerializer) serializer.duplicate());
+    this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
     seedEncodedRatio(table.currentSnapshot());
   }
 
@@ -95,49 +91,31 @@ final class TableWriter implements AutoCloseable {
 
   /**
    * How long writing {@code buffer} is expected to take, from the files written so far: a latency
-   * close must start that much earlier for its rows to be committed within L + C.
+   * close must start that much earlier for its rows to be committed within L + C, since the write
+   * happens on the task thread before the barrier goes on.
    */
   long expectedWriteMillis(PartitionBuffer buffer) {
     return (long) (writeNanosPerByte * buffer.bytes() / 1_000_000);
   }
 
   /**
-   * Takes the buffers (of one partition) out of the open ones, to be written as one file: rows of
-   * their partition and ranges that arrive from now on go to new buffers. Until {@link #written}
-   * their bytes still count as in flight.
+   * Writes the buffers (of one partition) as one sorted data file, forgets them, and learns the
+   * encoding ratio from the result.
    */
-  void freeze(List<PartitionBuffer> toWrite) {
-    for (PartitionBuffer buffer : toWrite) {
-      buffers.remove(buffer);
-      frozenBytes += buffer.bytes();
-    }
-  }
-
-  /**
-   * Writes frozen buffers as one sorted data file. Runs on the encoder thread: touches only the
-   * frozen buffers and the file writer, which no other thread uses.
-   */
-  DataFile encode(List<PartitionBuffer> frozen) throws IOException {
-    return fileWriter.write(frozen);
-  }
-
-  /** The frozen buffers' file is written: learns the encoding ratio and write cost from it. */
-  void written(List<PartitionBuffer> frozen, DataFile file, long writeNanos) {
+  DataFile write(List<PartitionBuffer> toWrite) throws IOException {
+    long start = System.nanoTime();
+    DataFile file = fileWriter.write(toWrite);
     long bytes = 0;
-    for (PartitionBuffer buffer : frozen) {
+    for (PartitionBuffer buffer : toWrite) {
       bytes += buffer.bytes();
+      buffers.remove(buffer);
     }
-    frozenBytes -= bytes;
-    double perByte = writeNanos / (double) Math.max(1, bytes);
+    double perByte = (System.nanoTime() - start) / (double) Math.max(1, bytes);
     writeNanosPerByte = writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
     ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
     ratioBuffered = ratioBuffered * RATIO_DECAY + bytes;
     encodedRatio = ratioEncoded / ratioBuffered;
-  }
-
-  /** Bytes of buffers frozen and not yet written. */
-  long frozenBytes() {
-    return frozenBytes;
+    return file;
   }
 
   /**
