@@ -11,11 +11,14 @@ import java.util.Properties;
 import java.util.concurrent.Future;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.parquet.Parquet;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -139,6 +142,16 @@ public final class TestKit {
   public static Table table(JobConfig config) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     return catalog.loadTable(Catalogs.tableIdentifier(config));
+  }
+
+  /**
+   * The rows of one data file of {@code table}, in file order (Iceberg's generic Parquet reader).
+   */
+  public static CloseableIterable<Record> fileRows(Table table, DataFile file) {
+    return Parquet.read(table.io().newInputFile(file.location()))
+        .project(table.schema())
+        .createReaderFunc(s -> GenericParquetReaders.buildReader(table.schema(), s))
+        .build();
   }
 
   public static List<Record> rows(Table table) throws Exception {

@@ -18,11 +18,9 @@ import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -156,11 +154,7 @@ class DistributionTest {
     for (DataFile f : files) {
       long previous = Long.MIN_VALUE;
       long rows = 0;
-      try (CloseableIterable<Record> records =
-          Parquet.read(table.io().newInputFile(f.location()))
-              .project(table.schema())
-              .createReaderFunc(s -> GenericParquetReaders.buildReader(table.schema(), s))
-              .build()) {
+      try (CloseableIterable<Record> records = TestKit.fileRows(table, f)) {
         for (Record r : records) {
           long key = (Long) r.getField("hilbert");
           assertThat(key)

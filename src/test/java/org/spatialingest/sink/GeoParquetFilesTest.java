@@ -30,7 +30,6 @@ import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
-import org.apache.iceberg.data.parquet.GenericParquetReaders;
 import org.apache.iceberg.data.parquet.GenericParquetWriter;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
@@ -358,11 +357,7 @@ class GeoParquetFilesTest {
       Envelope all = new Envelope();
       WKBReader wkb = new WKBReader();
       long rows = 0;
-      try (CloseableIterable<Record> records =
-          Parquet.read(table.io().newInputFile(file.location()))
-              .project(table.schema())
-              .createReaderFunc(fs -> GenericParquetReaders.buildReader(table.schema(), fs))
-              .build()) {
+      try (CloseableIterable<Record> records = TestKit.fileRows(table, file)) {
         for (Record r : records) {
           ByteBuffer bytes = (ByteBuffer) r.getField("geometry");
           byte[] b = new byte[bytes.remaining()];
