@@ -65,10 +65,8 @@ final class BenchReport {
     md.append(
         "## Sink benchmark: A = our BoundedIcebergSink (bounded policy), B = Iceberg's IcebergSink\n\n");
     md.append("One run, ")
-        .append(Instant.now())
-        .append(", ")
-        .append(Runtime.getRuntime().availableProcessors())
-        .append(" cores (shared). Scenario: ")
+        .append(whenAndWhere())
+        .append(". Scenario: ")
         .append(settings.describe())
         .append(".\n\n");
     md.append("| | A: ours (bounded) | B: IcebergSink | ratio |\n|---|---:|---:|---:|\n");
@@ -193,6 +191,11 @@ final class BenchReport {
     row(md, "peak heap used (sampled) / after GC", heap(tputA), heap(tputB), "");
     row(md, "A: files closed by reason", reasons(tputA), "n/a", "");
     checkpointRows(md, tputA, tputB);
+  }
+
+  /** When a report was made, on how many cores (the machine is shared). */
+  static String whenAndWhere() {
+    return Instant.now() + ", " + Runtime.getRuntime().availableProcessors() + " cores (shared)";
   }
 
   /** How the checkpoint rows are measured (printed under the table). */

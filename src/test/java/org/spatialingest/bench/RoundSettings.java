@@ -3,7 +3,9 @@ package org.spatialingest.bench;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -42,36 +44,41 @@ record RoundSettings(
       List.of("A", "B", "B1", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9");
   static final List<String> KNOWN_WORKLOADS = List.of("points", "mix");
 
+  /**
+   * This class's knobs and their defaults (a system property {@code bench.<name>} overrides one).
+   */
+  private static final Map<String, String> DEFAULTS =
+      Map.of(
+          "phases", "live,throughput",
+          "rounds", "3",
+          "workloads", "points,mix",
+          "variants", "A,B,F",
+          "baseline", "",
+          "points-backlog", "600000");
+
   static RoundSettings parse(String[] args) {
-    String phases = System.getProperty("bench.phases", "live,throughput");
-    String rounds = System.getProperty("bench.rounds", "3");
-    String workloads = System.getProperty("bench.workloads", "points,mix");
-    String variants = System.getProperty("bench.variants", "A,B,F");
-    String baseline = System.getProperty("bench.baseline", "");
-    String pointsBacklog = System.getProperty("bench.points-backlog", "600000");
+    Map<String, String> knobs = new HashMap<>();
+    DEFAULTS.forEach((k, d) -> knobs.put(k, System.getProperty("bench." + k, d)));
     boolean jfr = false;
     List<String> rest = new ArrayList<>();
     for (String arg : args) {
       String a = arg.startsWith("--") ? arg.substring(2) : arg;
-      String value = a.contains("=") ? a.substring(a.indexOf('=') + 1) : "";
+      int eq = a.indexOf('=');
+      String key = eq > 0 ? a.substring(0, eq) : a;
       if (a.equals("jfr")) {
         jfr = true;
-      } else if (a.startsWith("phases=")) {
-        phases = value;
-      } else if (a.startsWith("rounds=")) {
-        rounds = value;
-      } else if (a.startsWith("workloads=")) {
-        workloads = value;
-      } else if (a.startsWith("variants=")) {
-        variants = value;
-      } else if (a.startsWith("baseline=")) {
-        baseline = value;
-      } else if (a.startsWith("points-backlog=")) {
-        pointsBacklog = value;
+      } else if (eq > 0 && DEFAULTS.containsKey(key)) {
+        knobs.put(key, a.substring(eq + 1));
       } else {
-        rest.add(arg);
+        rest.add(arg); // BenchSettings' knobs
       }
     }
+    String phases = knobs.get("phases");
+    String rounds = knobs.get("rounds");
+    String workloads = knobs.get("workloads");
+    String variants = knobs.get("variants");
+    String baseline = knobs.get("baseline");
+    String pointsBacklog = knobs.get("points-backlog");
     List<String> p = list(phases);
     for (String phase : p) {
       if (!phase.equals("live") && !phase.equals("throughput")) {

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -140,10 +139,8 @@ final class ThroughputReport {
   String markdown() {
     StringBuilder md = new StringBuilder();
     md.append("## Sink benchmark, throughput phase: interleaved rounds\n\n")
-        .append(Instant.now())
-        .append(", ")
-        .append(Runtime.getRuntime().availableProcessors())
-        .append(" cores (shared). ")
+        .append(BenchReport.whenAndWhere())
+        .append(". ")
         .append(rounds.describe())
         .append(". Scenario: ")
         .append(settings.describe())
