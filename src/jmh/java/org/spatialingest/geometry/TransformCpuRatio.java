@@ -10,11 +10,12 @@ import java.util.concurrent.Callable;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
- * {@link TransformBenchmark}'s {@code chain} against {@code bareStreamingParse} in interleaved
- * rounds, timed by the thread's CPU time rather than the wall clock: on a machine shared with other
- * work (where JMH's wall-clock throughput swings by ±100 %) the ratio still means something. Each
- * round runs both, in alternating order, for about {@code roundMillis} of CPU each; the report is
- * the median ratio with its min-max over the rounds.
+ * {@link TransformBenchmark}'s {@code chain} against {@code bareStreamingParse} (the issue's
+ * reference) and {@code bareWholeRecordParse} in interleaved rounds, timed by the thread's CPU time
+ * rather than the wall clock: on a machine shared with other work (where JMH's wall-clock
+ * throughput swings by ±100 %) the ratio still means something. Each round runs all three, in
+ * alternating order, for about {@code roundMillis} of CPU each; the report is the median ratio with
+ * its min-max over the rounds.
  *
  * <p>Run (after {@code mvn -o -Pjmh test-compile}): {@code java -cp <test classpath>
  * org.spatialingest.geometry.TransformCpuRatio [rounds=15] [roundMillis=300]
@@ -39,38 +40,53 @@ public final class TransformCpuRatio {
       b.setUp();
       Callable<Object> chain = b::chain;
       Callable<Object> bare = b::bareStreamingParse;
-      for (int i = 0; i < 3; i++) { // warm-up: JIT both paths
+      Callable<Object> whole = b::bareWholeRecordParse;
+      for (int i = 0; i < 3; i++) { // warm-up: JIT every path
         nanosPerOp(chain, roundNanos);
         nanosPerOp(bare, roundNanos);
+        nanosPerOp(whole, roundNanos);
       }
       double[] ratios = new double[rounds];
+      double[] wholeRatios = new double[rounds];
       List<String> detail = new ArrayList<>();
       for (int r = 0; r < rounds; r++) {
         double c;
         double s;
+        double w;
         if (r % 2 == 0) {
           c = nanosPerOp(chain, roundNanos);
           s = nanosPerOp(bare, roundNanos);
+          w = nanosPerOp(whole, roundNanos);
         } else {
+          w = nanosPerOp(whole, roundNanos);
           s = nanosPerOp(bare, roundNanos);
           c = nanosPerOp(chain, roundNanos);
         }
         ratios[r] = c / s;
-        detail.add(String.format(Locale.ROOT, "%.0f/%.0f", c, s));
+        wholeRatios[r] = c / w;
+        detail.add(String.format(Locale.ROOT, "%.0f/%.0f/%.0f", c, s, w));
       }
-      double[] sorted = ratios.clone();
-      Arrays.sort(sorted);
       System.out.printf(
           Locale.ROOT,
-          "%s: chain / bareStreamingParse (CPU ns per record) median %.2fx, min %.2fx, "
-              + "max %.2fx over %d rounds; rounds (chain/bare ns): %s%n",
+          "%s: chain / bareStreamingParse (CPU ns per record) %s; chain / bareWholeRecordParse %s;"
+              + " over %d rounds; rounds (chain/bare/whole ns): %s%n",
           input,
-          sorted[rounds / 2],
-          sorted[0],
-          sorted[rounds - 1],
+          medianMinMax(ratios),
+          medianMinMax(wholeRatios),
           rounds,
           String.join(" ", detail));
     }
+  }
+
+  private static String medianMinMax(double[] ratios) {
+    double[] sorted = ratios.clone();
+    Arrays.sort(sorted);
+    return String.format(
+        Locale.ROOT,
+        "median %.2fx, min %.2fx, max %.2fx",
+        sorted[sorted.length / 2],
+        sorted[0],
+        sorted[sorted.length - 1]);
   }
 
   /**
