@@ -1,10 +1,15 @@
 package org.spatialingest.bench;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -16,7 +21,8 @@ import org.spatialingest.source.SourceRecord;
  * (same for both sinks) that counts the bytes of the record values — the JSON as produced,
  * uncompressed — passing between two checkpoint barriers, and adds them, summed over subtasks,
  * under the id of the checkpoint whose barrier ends the interval. The ledger is static: the child's
- * MiniCluster runs in the child's JVM, one job per JVM. Holds no state.
+ * MiniCluster runs in the child's JVM, one measured job per JVM ({@link #reset} after a warm-up
+ * job). Holds no state.
  */
 final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction {
@@ -24,6 +30,7 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
   private static final LongAdder RECORDS = new LongAdder();
   private static final AtomicLong FIRST_NANOS = new AtomicLong();
   private static final AtomicLong FIRST_CPU_NANOS = new AtomicLong();
+  private static final AtomicLong FIRST_JIT_CPU_NANOS = new AtomicLong();
   private transient long bytes;
 
   @Override
@@ -31,6 +38,7 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
     if (bytes == 0 && FIRST_NANOS.get() == 0) {
       if (FIRST_NANOS.compareAndSet(0, System.nanoTime())) {
         FIRST_CPU_NANOS.set(processCpuNanos());
+        FIRST_JIT_CPU_NANOS.set(jitCpuNanos());
       }
     }
     bytes += record.value.length;
@@ -58,6 +66,43 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
         .getProcessCpuTime();
   }
 
+  /** The JIT compiler threads' CPU time ({@link #jitCpuNanos}) when the first record passed. */
+  static long firstArrivalJitCpuNanos() {
+    return FIRST_JIT_CPU_NANOS.get();
+  }
+
+  /**
+   * The CPU time (user + system) this JVM's JIT compiler threads have used so far, from {@code
+   * /proc/self/task} (Linux; 0 elsewhere), at the kernel's clock-tick resolution (10 ms). The child
+   * runs with a fixed set of compiler threads ({@code -XX:-UseDynamicNumberOfCompilerThreads}), so
+   * none exits and takes its time with it.
+   */
+  static long jitCpuNanos() {
+    Path tasks = Path.of("/proc/self/task");
+    if (!Files.isDirectory(tasks)) {
+      return 0;
+    }
+    long ticks = 0;
+    try (Stream<Path> all = Files.list(tasks)) {
+      for (Path task : (Iterable<Path>) all::iterator) {
+        try {
+          if (!Files.readString(task.resolve("comm")).contains("CompilerThre")) {
+            continue; // "C1 CompilerThre", "C2 CompilerThre": names are cut at 15 characters
+          }
+          String stat = Files.readString(task.resolve("stat"));
+          // after "pid (comm) ": state is field 3, utime 14, stime 15
+          String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+          ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+        } catch (IOException e) {
+          // the thread ended while listed: it is not a compiler thread (those do not end)
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return ticks * 10_000_000L; // USER_HZ = 100 on Linux
+  }
+
   /** {@link System#nanoTime()} when the first record passed (any subtask), 0 before. */
   static long firstArrivalNanos() {
     return FIRST_NANOS.get();
@@ -78,6 +123,7 @@ final class ArrivalProbe extends RichMapFunction<SourceRecord, SourceRecord>
     RECORDS.reset();
     FIRST_NANOS.set(0);
     FIRST_CPU_NANOS.set(0);
+    FIRST_JIT_CPU_NANOS.set(0);
   }
 
   /**

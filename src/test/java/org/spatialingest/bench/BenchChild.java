@@ -54,8 +54,9 @@ import org.spatialingest.tools.SinkTables;
  * <name>.failure} next to the result and exits with 2.
  *
  * <p>Arguments: {@code A|A0|B|F live|throughput <result.json> <ready-file> <parallelism>
- * <phase-timeout-ms> <stop-wait-ms> key=value...} (job keys); {@code stop-wait-ms} bounds the live
- * phase's wait for its stop request.
+ * <phase-timeout-ms> <stop-wait-ms> <warm-up-jobs> key=value...} (job keys); {@code stop-wait-ms}
+ * bounds the live phase's wait for its stop request; a throughput child first runs {@code
+ * warm-up-jobs} twins of its job to their end ({@code warmUp}).
  */
 public final class BenchChild {
   private BenchChild() {}
@@ -87,8 +88,9 @@ public final class BenchChild {
       int parallelism = Integer.parseInt(args[4]);
       Duration phaseTimeout = Duration.ofMillis(Long.parseLong(args[5]));
       Duration stopWait = Duration.ofMillis(Long.parseLong(args[6]));
+      int warmups = Integer.parseInt(args[7]);
       Map<String, String> keys = new LinkedHashMap<>();
-      for (int i = 7; i < args.length; i++) {
+      for (int i = 8; i < args.length; i++) {
         int eq = args[i].indexOf('=');
         keys.put(args[i].substring(0, eq), args[i].substring(eq + 1));
       }
@@ -101,31 +103,12 @@ public final class BenchChild {
               parallelism,
               resultFile.resolveSibling(
                   "checkpoints-" + resultFile.getFileName().toString().replace(".json", "")))) {
-        StreamExecutionEnvironment env = cluster.environment();
-        env.setParallelism(parallelism);
-        SpatialIngestJob.configureCheckpointing(env, config);
-        DataStream<SourceRecord> source = SpatialIngestJob.source(env, config, !live);
-        DataStream<SourceRecord> probed =
-            source
-                .map(new ArrivalProbe())
-                .name("arrival-probe")
-                .uid("arrival-probe")
-                .setParallelism(source.getParallelism());
-        DataStream<RowData> rows = SpatialIngestJob.transform(probed, config);
-        switch (variant) {
-          case "A", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9" ->
-              SpatialIngestJob.sink(rows, config);
-          case "B" -> icebergSink(rows, config, parallelism, Map.of());
-          case "B1" ->
-              icebergSink(rows, config, parallelism, Map.of("parquet.enable.dictionary", "false"));
-          case "F" -> discardingSink(rows, config, parallelism);
-          default ->
-              throw new IllegalArgumentException(
-                  "variant must be A, A0-A9, B, B1 or F: " + variant);
+        for (int w = 1; !live && w <= warmups; w++) {
+          warmUp(cluster, variant, parallelism, keys, name + " warm-up " + w, phaseTimeout);
+          heap.reset();
         }
-
         long submitted = System.nanoTime();
-        JobClient job = env.executeAsync("bench-" + variant + "-" + phase);
+        JobClient job = submit(cluster, variant, phase, parallelism, config);
         JobRest rest = new JobRest(cluster.restAddress(), job.getJobID());
         JobMonitor monitor = new JobMonitor(rest);
         PhaseGuard guard = new PhaseGuard(name, job, monitor);
@@ -155,10 +138,12 @@ public final class BenchChild {
         }
         long end = System.nanoTime();
         long cpuEnd = ArrivalProbe.processCpuNanos();
+        long jitEnd = ArrivalProbe.jitCpuNanos();
         long clientWallMs = (end - submitted) / 1_000_000;
         long first = ArrivalProbe.firstArrivalNanos();
         long readToEndMs = first == 0 ? clientWallMs : (end - first) / 1_000_000;
         long readToEndCpuMs = (cpuEnd - ArrivalProbe.firstArrivalCpuNanos()) / 1_000_000;
+        long readToEndJitCpuMs = (jitEnd - ArrivalProbe.firstArrivalJitCpuNanos()) / 1_000_000;
         monitor.close();
         if (monitor.failure() != null) {
           throw new PhaseFailure(name + ": " + monitor.failure());
@@ -199,12 +184,75 @@ public final class BenchChild {
                 clientWallMs,
                 readToEndMs,
                 readToEndCpuMs,
+                readToEndJitCpuMs,
                 drainMs,
                 storage,
                 checkpoints);
         new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(resultFile.toFile(), r);
       }
     }
+  }
+
+  /**
+   * Builds the run's job (source, {@link ArrivalProbe}, transform, the variant's sink) on {@code
+   * cluster} and submits it.
+   */
+  private static JobClient submit(
+      ChildCluster cluster, String variant, String phase, int parallelism, JobConfig config)
+      throws Exception {
+    boolean live = phase.equals("live");
+    StreamExecutionEnvironment env = cluster.environment();
+    env.setParallelism(parallelism);
+    SpatialIngestJob.configureCheckpointing(env, config);
+    DataStream<SourceRecord> source = SpatialIngestJob.source(env, config, !live);
+    DataStream<SourceRecord> probed =
+        source
+            .map(new ArrivalProbe())
+            .name("arrival-probe")
+            .uid("arrival-probe")
+            .setParallelism(source.getParallelism());
+    DataStream<RowData> rows = SpatialIngestJob.transform(probed, config);
+    switch (variant) {
+      case "A", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9" ->
+          SpatialIngestJob.sink(rows, config);
+      case "B" -> icebergSink(rows, config, parallelism, Map.of());
+      case "B1" ->
+          icebergSink(rows, config, parallelism, Map.of("parquet.enable.dictionary", "false"));
+      case "F" -> discardingSink(rows, config, parallelism);
+      default ->
+          throw new IllegalArgumentException("variant must be A, A0-A9, B, B1 or F: " + variant);
+    }
+    return env.executeAsync("bench-" + variant + "-" + phase);
+  }
+
+  /**
+   * Runs the measured job's twin to its end first: the same backlog, its own table and consumer
+   * group, so that the measured job runs on JIT-compiled code. Bounded and restart-checked like the
+   * measured run; its counts and table are dropped.
+   */
+  private static void warmUp(
+      ChildCluster cluster,
+      String variant,
+      int parallelism,
+      Map<String, String> keys,
+      String name,
+      Duration phaseTimeout)
+      throws Exception {
+    Map<String, String> twin = new LinkedHashMap<>(keys);
+    String suffix = "-" + name.replaceAll("\\W+", "-");
+    Path warehouse = Path.of(keys.get("catalog.warehouse") + suffix);
+    twin.put("catalog.warehouse", warehouse.toString());
+    twin.put("kafka.group-id", keys.get("kafka.group-id") + suffix);
+    JobClient job = submit(cluster, variant, "throughput", parallelism, JobConfig.fromMap(twin));
+    JobMonitor monitor = new JobMonitor(new JobRest(cluster.restAddress(), job.getJobID()));
+    new PhaseGuard(name, job, monitor)
+        .await(job.getJobExecutionResult(), phaseTimeout, "the end of the warm-up job");
+    monitor.close();
+    if (monitor.failure() != null) {
+      throw new PhaseFailure(name + ": " + monitor.failure());
+    }
+    ArrivalProbe.reset();
+    SinkBenchmark.deleteRecursively(warehouse);
   }
 
   /**

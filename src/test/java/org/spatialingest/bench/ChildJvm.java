@@ -51,13 +51,14 @@ final class ChildJvm implements AutoCloseable {
       boolean jfr)
       throws IOException {
     return start(
-        dir, phase + "-" + variant, variant, phase, settings, jobKeys, stopWait, jfr, null);
+        dir, phase + "-" + variant, variant, phase, settings, jobKeys, stopWait, jfr, null, 0);
   }
 
   /**
    * As above, under its own {@code name} (its files are {@code <dir>/<name>.*}); with {@code
    * classes} not null, the child runs the main classes of another build: {@code classes} replaces
-   * this build's {@code target/classes} on the classpath (the harness stays this build's).
+   * this build's {@code target/classes} on the classpath (the harness stays this build's). A
+   * throughput child first runs {@code warmups} identical jobs of its own (see {@link BenchChild}).
    */
   static ChildJvm start(
       Path dir,
@@ -68,7 +69,8 @@ final class ChildJvm implements AutoCloseable {
       Map<String, String> jobKeys,
       Duration stopWait,
       boolean jfr,
-      Path classes)
+      Path classes,
+      int warmups)
       throws IOException {
     Path result = dir.resolve(name + ".json").toAbsolutePath();
     Path ready = dir.resolve(name + ".ready").toAbsolutePath();
@@ -76,6 +78,8 @@ final class ChildJvm implements AutoCloseable {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + settings.xmx());
     cmd.add("-XX:+UseParallelGC"); // as the test JVMs (surefire argLine)
+    // compiler threads stay, so their CPU time can be read to the end (ArrivalProbe.jitCpuNanos)
+    cmd.add("-XX:-UseDynamicNumberOfCompilerThreads");
     cmd.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log").toAbsolutePath());
     if (jfr) {
       cmd.add(
@@ -92,6 +96,7 @@ final class ChildJvm implements AutoCloseable {
     cmd.add(Integer.toString(settings.parallelism()));
     cmd.add(Long.toString(settings.phaseTimeout().toMillis()));
     cmd.add(Long.toString(stopWait.toMillis()));
+    cmd.add(Integer.toString(warmups));
     jobKeys.forEach((k, v) -> cmd.add(k + "=" + v));
     Path log = dir.resolve(name + ".log");
     Process p =

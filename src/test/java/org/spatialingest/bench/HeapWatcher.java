@@ -68,6 +68,13 @@ final class HeapWatcher implements AutoCloseable {
     sampler.start();
   }
 
+  /** Forgets the peaks so far (a warm-up job's), after a full collection. */
+  void reset() {
+    System.gc();
+    peakSampled.set(0);
+    peakAfterGc.set(0);
+  }
+
   long peakSampledBytes() {
     return peakSampled.get();
   }

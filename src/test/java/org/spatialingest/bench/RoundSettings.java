@@ -24,6 +24,10 @@ import java.util.stream.Stream;
  *       A1, ... = our sink from other builds' main classes ({@code baseline=<A0's
  *       target/classes>,<A1's>,...}, for before/after of changes in one run);
  *   <li>{@code points-backlog=600000}: the points workload's N (the mix's is {@code backlog});
+ *   <li>{@code warmup=1}: jobs each throughput child runs to the end before the measured one, on
+ *       the same backlog with its own table and consumer group, so that the measured job runs on
+ *       compiled code: cold, the JIT compiler threads were a third of a 1M-point run's CPU (perf),
+ *       and any cost the sinks share dilutes their ratio; 0 measures cold JVMs;
  *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile}).
  * </ul>
  *
@@ -37,6 +41,7 @@ record RoundSettings(
     List<String> variants,
     List<Path> baselines,
     int pointsBacklog,
+    int warmups,
     boolean jfr,
     String[] rest) {
 
@@ -54,7 +59,8 @@ record RoundSettings(
           "workloads", "points,mix",
           "variants", "A,B,F",
           "baseline", "",
-          "points-backlog", "600000");
+          "points-backlog", "600000",
+          "warmup", "1");
 
   static RoundSettings parse(String[] args) {
     Map<String, String> knobs = new HashMap<>();
@@ -109,6 +115,10 @@ record RoundSettings(
         }
       }
     }
+    int warmups = Integer.parseInt(knobs.get("warmup"));
+    if (warmups < 0) {
+      throw new IllegalArgumentException("warmup must be 0 or more: " + warmups);
+    }
     int n = Integer.parseInt(rounds);
     if (n < 1) {
       throw new IllegalArgumentException("rounds must be at least 1: " + rounds);
@@ -127,6 +137,7 @@ record RoundSettings(
         v,
         base,
         Integer.parseInt(pointsBacklog),
+        warmups,
         jfr,
         rest.toArray(String[]::new));
   }
@@ -159,11 +170,13 @@ record RoundSettings(
 
   String describe() {
     return String.format(
-        "phases %s, %d interleaved round(s) of %s per workload %s (order rotated per round)%s%s",
+        "phases %s, %d interleaved round(s) of %s per workload %s (order rotated per round), "
+            + "%d warm-up job(s) per throughput child%s%s",
         (live ? "live " : "") + (throughput ? "throughput" : ""),
         rounds,
         variants,
         workloads,
+        warmups,
         baselines.isEmpty() ? "" : ", A0, A1, ... from " + baselines,
         jfr ? ", JFR on every throughput run" : "");
   }

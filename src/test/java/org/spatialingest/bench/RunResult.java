@@ -16,6 +16,9 @@ import java.util.Map;
  *     seen by the client: the job's runtime without its start (deployment, first fetch)
  * @param readToEndCpuMs the CPU time the child JVM (all its threads) used over {@code readToEndMs}:
  *     on a shared machine the robust measure of cost, since it does not count waiting for a core
+ * @param readToEndJitCpuMs the part of {@code readToEndCpuMs} the JIT compiler threads used: a cost
+ *     of a young JVM, not of a record (it still ran at ~1 core-second per second after a warm-up
+ *     job, ~2 of ~8 CPU-s of a 1M-point run), so ratios are also given without it
  * @param drainMs live phase: from the stop request to the end of the drained job
  * @param checkpointStorage the checkpoint storage the job used (REST {@code checkpoints/config});
  *     always a file system
@@ -41,6 +44,7 @@ record RunResult(
     long clientWallMs,
     long readToEndMs,
     long readToEndCpuMs,
+    long readToEndJitCpuMs,
     long drainMs,
     String checkpointStorage,
     CheckpointSummary checkpoints) {}

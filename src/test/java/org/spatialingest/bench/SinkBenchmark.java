@@ -205,7 +205,8 @@ public final class SinkBenchmark {
                 keys,
                 Duration.ZERO,
                 rounds.jfr(),
-                rounds.classes(v))) {
+                rounds.classes(v),
+                rounds.warmups())) {
           r = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
         }
         if (!v.equals("F") && r.rowsCommitted() != settings.backlog()) {

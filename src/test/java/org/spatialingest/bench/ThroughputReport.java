@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleBiFunction;
 
 /**
  * The throughput phase's interleaved rounds: per workload and round, records/s of each variant, and
@@ -61,23 +62,38 @@ final class ThroughputReport {
     return backlogs.get(workload) * 1000.0 / Math.max(1, r.readToEndCpuMs());
   }
 
+  /**
+   * As {@link #recordsPerCpuSecond} without the JIT compiler threads' CPU time: what a record costs
+   * a warmed-up JVM.
+   */
+  double recordsPerCpuSecondWithoutJit(String workload, RunResult r) {
+    return backlogs.get(workload)
+        * 1000.0
+        / Math.max(1, r.readToEndCpuMs() - r.readToEndJitCpuMs());
+  }
+
   /** {@code num/den} by CPU time ({@link #recordsPerCpuSecond}) in each round that ran both. */
   double[] cpuRatios(String workload, String num, String den) {
-    return results.getOrDefault(workload, Map.of()).values().stream()
-        .filter(m -> m.containsKey(num) && m.containsKey(den))
-        .mapToDouble(
-            m ->
-                recordsPerCpuSecond(workload, m.get(num))
-                    / recordsPerCpuSecond(workload, m.get(den)))
-        .toArray();
+    return ratios(workload, num, den, this::recordsPerCpuSecond);
+  }
+
+  /** {@code num/den} by {@link #recordsPerCpuSecondWithoutJit} in each round that ran both. */
+  double[] cpuRatiosWithoutJit(String workload, String num, String den) {
+    return ratios(workload, num, den, this::recordsPerCpuSecondWithoutJit);
   }
 
   /** The ratio {@code num/den} in each round of {@code workload} that ran both. */
   double[] ratios(String workload, String num, String den) {
+    return ratios(workload, num, den, this::recordsPerSecond);
+  }
+
+  private double[] ratios(
+      String workload, String num, String den, ToDoubleBiFunction<String, RunResult> rate) {
     return results.getOrDefault(workload, Map.of()).values().stream()
         .filter(m -> m.containsKey(num) && m.containsKey(den))
         .mapToDouble(
-            m -> recordsPerSecond(workload, m.get(num)) / recordsPerSecond(workload, m.get(den)))
+            m ->
+                rate.applyAsDouble(workload, m.get(num)) / rate.applyAsDouble(workload, m.get(den)))
         .toArray();
   }
 
@@ -145,7 +161,7 @@ final class ThroughputReport {
         .append(". Scenario: ")
         .append(settings.describe())
         .append(
-            ". records/s = N / (first record read to the job's end, so without the job's start), in brackets records per second of the child JVM's CPU time over the same span (all threads: robust to waiting for a core); A = ours, B = IcebergSink, F = discarding sink")
+            ". records/s = N / (first record read to the job's end, so without the job's start), in brackets records per second of the child JVM's CPU time over the same span (all threads: robust to waiting for a core) and of that CPU time without the JIT compiler threads' (a young JVM's cost, not a record's); A = ours, B = IcebergSink, F = discarding sink")
         .append(
             " (the floor: same source and transform), A0, A1, ... = ours from the baseline builds.\n\n");
     List<String> vs = rounds.variants();
@@ -154,7 +170,7 @@ final class ThroughputReport {
           .append(w)
           .append(String.format(Locale.ROOT, "`, N = %,d%n%n", backlogs.get(w)));
       md.append("| round | order |");
-      vs.forEach(v -> md.append(' ').append(v).append(" rec/s (per CPU-s) |"));
+      vs.forEach(v -> md.append(' ').append(v).append(" rec/s (per CPU-s; without JIT) |"));
       vs.stream()
           .filter(v -> !v.equals("F"))
           .forEach(v -> md.append(' ').append(v).append(" files / MB |"));
@@ -179,9 +195,10 @@ final class ThroughputReport {
           md.append(
               String.format(
                   Locale.ROOT,
-                  " %,.0f (%,.0f) |",
+                  " %,.0f (%,.0f; %,.0f) |",
                   recordsPerSecond(w, m.get(v)),
-                  recordsPerCpuSecond(w, m.get(v))));
+                  recordsPerCpuSecond(w, m.get(v)),
+                  recordsPerCpuSecondWithoutJit(w, m.get(v))));
         }
         for (String v : vs) {
           if (!v.equals("F")) {
@@ -194,9 +211,11 @@ final class ThroughputReport {
           md.append(
               String.format(
                   Locale.ROOT,
-                  " %.2f (%.2f) |",
+                  " %.2f (%.2f; %.2f) |",
                   recordsPerSecond(w, m.get(p[0])) / recordsPerSecond(w, m.get(p[1])),
-                  recordsPerCpuSecond(w, m.get(p[0])) / recordsPerCpuSecond(w, m.get(p[1]))));
+                  recordsPerCpuSecond(w, m.get(p[0])) / recordsPerCpuSecond(w, m.get(p[1])),
+                  recordsPerCpuSecondWithoutJit(w, m.get(p[0]))
+                      / recordsPerCpuSecondWithoutJit(w, m.get(p[1]))));
         }
         md.append('\n');
       }
@@ -210,6 +229,8 @@ final class ThroughputReport {
             .append(summary(ratios(w, p[0], p[1])))
             .append("; by CPU time: ")
             .append(summary(cpuRatios(w, p[0], p[1])))
+            .append("; by CPU time without JIT: ")
+            .append(summary(cpuRatiosWithoutJit(w, p[0], p[1])))
             .append('\n');
       }
       if (vs.contains("F")) {
@@ -223,6 +244,8 @@ final class ThroughputReport {
                 .append(costSummary(ratios(w, v, "F")))
                 .append("; by CPU time: ")
                 .append(costSummary(cpuRatios(w, v, "F")))
+                .append("; without JIT: ")
+                .append(costSummary(cpuRatiosWithoutJit(w, v, "F")))
                 .append('\n');
           }
         }
@@ -274,6 +297,9 @@ final class ThroughputReport {
         double[] r = ratios(w, p[0], p[1]);
         double[] c = cpuRatios(w, p[0], p[1]);
         s.put(p[0] + "/" + p[1] + " by CPU time", ratioSummary(c));
+        s.put(
+            p[0] + "/" + p[1] + " by CPU time without JIT",
+            ratioSummary(cpuRatiosWithoutJit(w, p[0], p[1])));
         s.put(p[0] + "/" + p[1], ratioSummary(r));
       }
       summaries.put(w, s);
