@@ -36,6 +36,8 @@ import org.spatialingest.tools.SinkTables;
  *
  * <ul>
  *   <li>{@code A}: {@link SpatialIngestJob#sink} (our bounded sink, policy from the job keys);
+ *   <li>{@code AN}: as {@code A} with {@code sink.distribution=none}: no exchange, each writer
+ *       chained to its transform subtask, every writer writing every partition;
  *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a
  *       table created by the same {@link TableBootstrap#ensureTable};
  *   <li>{@code B1}: as {@code B}, on a table with {@code parquet.enable.dictionary=false};
@@ -215,12 +217,14 @@ public final class BenchChild {
     switch (variant) {
       case "A", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9" ->
           SpatialIngestJob.sink(rows, config);
+      case "AN" -> SpatialIngestJob.sink(rows, config.with(Map.of("sink.distribution", "none")));
       case "B" -> icebergSink(rows, config, parallelism, Map.of());
       case "B1" ->
           icebergSink(rows, config, parallelism, Map.of("parquet.enable.dictionary", "false"));
       case "F" -> discardingSink(rows, config, parallelism);
       default ->
-          throw new IllegalArgumentException("variant must be A, A0-A9, B, B1 or F: " + variant);
+          throw new IllegalArgumentException(
+              "variant must be A, AN, A0-A9, B, B1 or F: " + variant);
     }
     return env.executeAsync("bench-" + variant + "-" + phase);
   }

@@ -268,6 +268,9 @@ final class ThroughputReport {
     candidates.add(new String[] {"A", "B"});
     candidates.add(new String[] {"A", "F"});
     candidates.add(new String[] {"B", "F"});
+    candidates.add(new String[] {"AN", "B"});
+    candidates.add(new String[] {"AN", "A"});
+    candidates.add(new String[] {"AN", "F"});
     candidates.add(new String[] {"A", "B1"});
     candidates.add(new String[] {"B1", "F"});
     for (String v : vs) {
