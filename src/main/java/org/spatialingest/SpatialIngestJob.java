@@ -5,6 +5,7 @@ import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
+import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -75,6 +76,7 @@ public final class SpatialIngestJob {
   public static void build(
       StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
     configureCheckpointing(env, config);
+    reuseObjectsUnlessConfigured(env);
     sink(transformWithRejects(source(env, config, boundedSource), config), config);
     maintenance(env, config, boundedSource);
   }
@@ -93,6 +95,20 @@ public final class SpatialIngestJob {
       return;
     }
     TableMaintenanceTasks.attach(env, config);
+  }
+
+  /**
+   * Flink's object reuse ({@code pipeline.object-reuse}), unless the Flink configuration sets it
+   * either way: chained operators then hand each record on instead of deep-copying it (the source
+   * record through its POJO serializer's reflection, the row field by field). Safe here because no
+   * operator of this job changes or keeps a record it was given: the source and the transform make
+   * a new object per record, region enrichment copies the row it extends, and the sink serializes
+   * each row into its buffer at once.
+   */
+  public static void reuseObjectsUnlessConfigured(StreamExecutionEnvironment env) {
+    if (env.getConfiguration().getOptional(PipelineOptions.OBJECT_REUSE).isEmpty()) {
+      env.getConfig().enableObjectReuse();
+    }
   }
 
   public static void configureCheckpointing(StreamExecutionEnvironment env, JobConfig config) {

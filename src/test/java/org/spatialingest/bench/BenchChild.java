@@ -36,6 +36,8 @@ import org.spatialingest.tools.SinkTables;
  *
  * <ul>
  *   <li>{@code A}: {@link SpatialIngestJob#sink} (our bounded sink, policy from the job keys);
+ *   <li>{@code AC}: as {@code A} without object reuse (Flink copies each record between chained
+ *       operators; every other variant runs with it, as {@link SpatialIngestJob#build} does);
  *   <li>{@code AN}: as {@code A} with {@code sink.distribution=none}: no exchange, each writer
  *       chained to its transform subtask, every writer writing every partition;
  *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a
@@ -206,6 +208,9 @@ public final class BenchChild {
     StreamExecutionEnvironment env = cluster.environment();
     env.setParallelism(parallelism);
     SpatialIngestJob.configureCheckpointing(env, config);
+    if (!variant.equals("AC")) { // as the job does (SpatialIngestJob.build), for every sink alike
+      SpatialIngestJob.reuseObjectsUnlessConfigured(env);
+    }
     DataStream<SourceRecord> source = SpatialIngestJob.source(env, config, !live);
     DataStream<SourceRecord> probed =
         source
@@ -217,6 +222,7 @@ public final class BenchChild {
     switch (variant) {
       case "A", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9" ->
           SpatialIngestJob.sink(rows, config);
+      case "AC" -> SpatialIngestJob.sink(rows, config);
       case "AN" -> SpatialIngestJob.sink(rows, config.with(Map.of("sink.distribution", "none")));
       case "B" -> icebergSink(rows, config, parallelism, Map.of());
       case "B1" ->
@@ -224,7 +230,7 @@ public final class BenchChild {
       case "F" -> discardingSink(rows, config, parallelism);
       default ->
           throw new IllegalArgumentException(
-              "variant must be A, AN, A0-A9, B, B1 or F: " + variant);
+              "variant must be A, AN, AC, A0-A9, B, B1 or F: " + variant);
     }
     return env.executeAsync("bench-" + variant + "-" + phase);
   }

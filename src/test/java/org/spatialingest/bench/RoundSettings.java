@@ -20,10 +20,11 @@ import java.util.stream.Stream;
  *       {@code mix} = the {@code polygon-every} / {@code polygon-vertices} knobs (default 1 %
  *       2,000-vertex polygons);
  *   <li>{@code variants=A,B,F}: A = our sink, AN = ours with {@code sink.distribution=none} (no
- *       exchange: each writer chained to its transform), B = Iceberg's {@code IcebergSink}, B1 =
- *       the same on a table with {@code parquet.enable.dictionary=false}, F = the floor (a
- *       discarding sink), A0, A1, ... = our sink from other builds' main classes ({@code
- *       baseline=<A0's target/classes>,<A1's>,...}, for before/after of changes in one run);
+ *       exchange: each writer chained to its transform), AC = ours without object reuse, B =
+ *       Iceberg's {@code IcebergSink}, B1 = the same on a table with {@code
+ *       parquet.enable.dictionary=false}, F = the floor (a discarding sink), A0, A1, ... = our sink
+ *       from other builds' main classes ({@code baseline=<A0's target/classes>,<A1's>,...}, for
+ *       before/after of changes in one run);
  *   <li>{@code points-backlog=600000}: the points workload's N (the mix's is {@code backlog});
  *   <li>{@code warmup=1}: jobs each throughput child runs to the end before the measured one, on
  *       the same backlog with its own table and consumer group, so that the measured job runs on
@@ -48,7 +49,8 @@ record RoundSettings(
 
   static final List<String> KNOWN_VARIANTS =
       List.of(
-          "A", "AN", "B", "B1", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8", "A9");
+          "A", "AN", "AC", "B", "B1", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8",
+          "A9");
   static final List<String> KNOWN_WORKLOADS = List.of("points", "mix");
 
   /**

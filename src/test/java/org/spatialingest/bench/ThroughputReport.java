@@ -268,6 +268,8 @@ final class ThroughputReport {
     candidates.add(new String[] {"A", "B"});
     candidates.add(new String[] {"A", "F"});
     candidates.add(new String[] {"B", "F"});
+    candidates.add(new String[] {"A", "AC"});
+    candidates.add(new String[] {"AC", "B"});
     candidates.add(new String[] {"AN", "B"});
     candidates.add(new String[] {"AN", "A"});
     candidates.add(new String[] {"AN", "F"});
