@@ -173,10 +173,12 @@ public final class JobOptions {
   public static final JobOption<Integer> SINK_MAX_OPEN_PARTITIONS =
       option(
           "sink.max-open-partitions",
-          "8",
+          "32",
           POSITIVE_INT,
           JobConfig::maxOpenPartitions,
-          "open partition buffers per writer; the least recently written closes first");
+          "open partition buffers per writer; the least recently written closes first, so input that "
+              + "interleaves more time partitions than this (a backfill in id order) writes small files: "
+              + "the log warns; raise it or feed such input in time order");
   public static final JobOption<JobConfig.DistributionMode> SINK_DISTRIBUTION =
       option(
           "sink.distribution",

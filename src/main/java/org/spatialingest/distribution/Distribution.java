@@ -15,6 +15,7 @@ import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.config.JobConfig.DistributionMode;
+import org.spatialingest.config.JobOptions;
 import org.spatialingest.sink.TableRouter;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.SnapshotSummaryKeys;
@@ -115,7 +116,8 @@ public final class Distribution<T> {
     private final List<WriterAssigner.Placement> placements = new ArrayList<>();
     private DistributionMode mode = DistributionMode.RANGE;
     private SizingBounds bounds;
-    private int maxOpenPartitions = 8;
+    private int maxOpenPartitions =
+        Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
     private int writers;
     private double encodedPerBufferedByte;
     private TableLoader rangedTable;

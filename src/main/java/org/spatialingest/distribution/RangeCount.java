@@ -14,8 +14,8 @@ import org.spatialingest.sizing.SizingBounds;
  * @param bytesPerRange buffered bytes one range must bring per L: what encodes to T, or M if that
  *     is smaller (a writer flushes at M anyway)
  * @param maxRanges ranges the writers can hold: writers × buffers each can keep open for one
- *     partition (half its open-partition limit, so the next time partition fits too, and no more
- *     than M holds at {@code bytesPerRange} each)
+ *     partition (half its open-partition limit, so the next time partition fits too, at most {@link
+ *     #MAX_RANGES_PER_WRITER}, and no more than M holds at {@code bytesPerRange} each)
  * @param latencyMillis L
  * @param encodedPerBufferedByte the Parquet/buffered byte ratio it was computed with (0: unknown,
  *     taken as 1)
@@ -28,12 +28,24 @@ record RangeCount(
     double encodedPerBufferedByte)
     implements Serializable {
 
+  /**
+   * The most ranges of one partition a writer holds: what the distribution benchmark measured
+   * (benchmarks.md, "The writers' exchange"), when it was half the then default open-partition
+   * limit of 8.
+   */
+  static final int MAX_RANGES_PER_WRITER = 4;
+
   static RangeCount of(
       SizingBounds bounds, double encodedPerBufferedByte, int writers, int maxOpenPartitions) {
     long perRange =
         Math.min(bounds.bufferedBytesForTargetFile(encodedPerBufferedByte), bounds.memoryBytes());
     long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRange);
-    int perWriter = (int) Math.max(1, Math.min(maxOpenPartitions / 2, perWriterByMemory));
+    int perWriter =
+        (int)
+            Math.max(
+                1,
+                Math.min(
+                    Math.min(MAX_RANGES_PER_WRITER, maxOpenPartitions / 2), perWriterByMemory));
     int w = Math.max(1, writers);
     return new RangeCount(
         perRange, w * perWriter, w, bounds.maxLatency().toMillis(), encodedPerBufferedByte);

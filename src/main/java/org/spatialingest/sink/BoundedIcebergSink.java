@@ -19,6 +19,7 @@ import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.config.JobOptions;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.TableLayout;
 
@@ -124,7 +125,8 @@ public final class BoundedIcebergSink<T>
     private final TableRouter<T> router;
     private final List<SinkTable> tables = new ArrayList<>();
     private ClosePolicy policy;
-    private int maxOpenPartitions = 8;
+    private int maxOpenPartitions =
+        Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
     private String uidPrefix = "spatial-sink";
     private PositionsListener listener = PositionsListener.none();
 

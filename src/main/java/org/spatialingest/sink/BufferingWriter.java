@@ -41,6 +41,7 @@ final class BufferingWriter<T>
   private final TableRouter<T> router;
   private final ClosePolicy policy;
   private final int maxOpenPartitions;
+  private final PartitionLimitWarning partitionLimitWarning;
   private final String token = SinkFileNames.newToken();
   private final List<TableWriter> tables = new ArrayList<>();
 
@@ -68,6 +69,7 @@ final class BufferingWriter<T>
     this.router = router;
     this.policy = policy;
     this.maxOpenPartitions = maxOpenPartitions;
+    this.partitionLimitWarning = new PartitionLimitWarning(maxOpenPartitions);
     int subtask = context.getTaskInfo().getIndexOfThisSubtask();
     int attempt = context.getTaskInfo().getAttemptNumber();
     for (int i = 0; i < sinkTables.size(); i++) {
@@ -86,7 +88,9 @@ final class BufferingWriter<T>
     PartitionBuffer buffer = table.add(router.row(element), router.range(element));
     if (table.buffers.size() > maxOpenPartitions) {
       // the new row's buffer is the most recently written, so never the one closed here
-      close(table, table.buffers.leastRecentlyWritten(), CloseReason.PARTITION_LIMIT);
+      PartitionBuffer oldest = table.buffers.leastRecentlyWritten();
+      partitionLimitWarning.closed(oldest.size(), System.currentTimeMillis());
+      close(table, oldest, CloseReason.PARTITION_LIMIT);
     }
     if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
       close(table, buffer, CloseReason.BYTES);
