@@ -40,12 +40,8 @@ record RangeCount(
     long perRange =
         Math.min(bounds.bufferedBytesForTargetFile(encodedPerBufferedByte), bounds.memoryBytes());
     long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRange);
-    int perWriter =
-        (int)
-            Math.max(
-                1,
-                Math.min(
-                    Math.min(MAX_RANGES_PER_WRITER, maxOpenPartitions / 2), perWriterByMemory));
+    int perWriterByLimit = Math.min(MAX_RANGES_PER_WRITER, maxOpenPartitions / 2);
+    int perWriter = (int) Math.max(1, Math.min(perWriterByLimit, perWriterByMemory));
     int w = Math.max(1, writers);
     return new RangeCount(
         perRange, w * perWriter, w, bounds.maxLatency().toMillis(), encodedPerBufferedByte);
