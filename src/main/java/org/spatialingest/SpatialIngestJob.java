@@ -1,10 +1,10 @@
 package org.spatialingest;
 
 import java.util.List;
-import java.util.Properties;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
@@ -32,6 +32,8 @@ import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
 import org.spatialingest.sink.ClosePolicy;
 import org.spatialingest.sink.TableRouter;
+import org.spatialingest.source.KafkaAccessCheck;
+import org.spatialingest.source.KafkaClients;
 import org.spatialingest.source.KafkaGroupOffsets;
 import org.spatialingest.source.ResumeFilter;
 import org.spatialingest.source.SourceRecord;
@@ -72,9 +74,17 @@ public final class SpatialIngestJob {
    */
   public record Transformed(DataStream<RowData> rows, DataStream<RowData> rejects) {}
 
-  /** Applies checkpointing to the environment and builds the whole pipeline. */
+  /**
+   * Checks that Kafka accepts the job's credentials and ACLs ({@link KafkaAccessCheck}), applies
+   * checkpointing to the environment and builds the whole pipeline; the Flink UI shows the job's
+   * configuration, credentials masked, as its global job parameters.
+   */
   public static void build(
       StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
+    if (!config.input().fileSource()) {
+      KafkaAccessCheck.verify(config);
+    }
+    env.getConfig().setGlobalJobParameters(Configuration.fromMap(config.redactedMap()));
     configureCheckpointing(env, config);
     reuseObjectsUnlessConfigured(env);
     sink(transformWithRejects(source(env, config, boundedSource), config), config);
@@ -245,12 +255,10 @@ public final class SpatialIngestJob {
             new SinkTarget(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, false)),
         config);
     if (!config.deadLetterTopic().isEmpty()) {
-      Properties props = new Properties();
-      props.putAll(config.kafkaProperties());
       KafkaSink<RowData> deadLetters =
           KafkaSink.<RowData>builder()
               .setBootstrapServers(config.bootstrapServers())
-              .setKafkaProducerConfig(props)
+              .setKafkaProducerConfig(KafkaClients.properties(config))
               .setRecordSerializer(new DeadLetterSerializer(config.deadLetterTopic()))
               .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
               .build();
@@ -335,10 +343,7 @@ public final class SpatialIngestJob {
             config.input().fileSource()
                 ? PositionsListener.none()
                 : new KafkaGroupOffsets(
-                    config.bootstrapServers(),
-                    config.kafkaProperties(),
-                    config.groupId(),
-                    config.topic()));
+                    KafkaClients.connection(config), config.groupId(), config.topic()));
   }
 
   /**

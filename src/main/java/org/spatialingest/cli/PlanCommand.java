@@ -116,7 +116,8 @@ public final class PlanCommand implements Callable<Integer> {
         names = "--consumer-property",
         paramLabel = "KEY=VALUE",
         description =
-            "Extra Kafka consumer property (e.g. security.protocol=SSL); repeatable. group.id is refused.")
+            "Extra Kafka consumer property (e.g. security.protocol=SSL), on top of the kafka.properties.* of"
+                + " --config/--set; repeatable. group.id is refused.")
     List<String> consumerProperties = new ArrayList<>();
   }
 

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.source.KafkaAccessException;
+import org.spatialingest.source.KafkaClients;
 import org.spatialingest.tools.KafkaSampler;
 import org.spatialingest.tools.RawRecord;
 import org.spatialingest.tools.RecordSampleMeasurer;
@@ -54,7 +57,8 @@ final class PlanSampling {
 
   /**
    * Measures the newest records of {@code topic} as the job configured by {@code job} parses,
-   * buffers and writes them.
+   * buffers and writes them. The consumer connects as the job does ({@code kafka.properties.*} of
+   * {@code job}, {@link KafkaClients}), with {@code properties} (--consumer-property) on top.
    */
   static Measured fromTopic(
       String bootstrap,
@@ -65,9 +69,21 @@ final class PlanSampling {
       boolean encode,
       JobConfig job)
       throws IOException {
-    KafkaSampler.TopicSample s =
-        KafkaSampler.sample(
-            bootstrap, topic, n, window, properties, Duration.ofSeconds(60), Clock.systemUTC());
+    Map<String, String> consumer = new LinkedHashMap<>(KafkaClients.connection(job));
+    consumer.putAll(properties);
+    KafkaSampler.TopicSample s;
+    try {
+      s =
+          KafkaSampler.sample(
+              bootstrap, topic, n, window, consumer, Duration.ofSeconds(60), Clock.systemUTC());
+    } catch (RuntimeException e) {
+      throw KafkaAccessException.accessFailure(e)
+          .<RuntimeException>map(
+              refused ->
+                  new KafkaAccessException(
+                      KafkaAccessException.describe(refused) + " (at " + bootstrap + ")", e))
+          .orElse(e);
+    }
     if (s.records().isEmpty()) {
       throw new IllegalArgumentException("topic '" + topic + "' holds no records to sample");
     }

@@ -57,7 +57,7 @@ final class RunCommand implements Callable<Integer> {
     Map<String, String> flinkOptions = flink.options();
     JobConfig jobConfig = ConfigLoader.load(config, overrides);
     if (printConfig) {
-      jobConfig.toMap().forEach((k, v) -> System.out.println(k + ": " + v));
+      jobConfig.redactedMap().forEach((k, v) -> System.out.println(k + ": " + v));
       return Main.EXIT_OK;
     }
     StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, System.out);

@@ -44,7 +44,9 @@ public final class ConfigLoader {
       }
       return flat;
     } catch (IOException e) {
-      throw new ConfigException("config file " + yaml + " is not valid YAML: " + e.getMessage(), e);
+      // the parser quotes the offending line, which may hold a credential
+      throw new ConfigException(
+          "config file " + yaml + " is not valid YAML: " + Secrets.scrub(e.getMessage()));
     }
   }
 
@@ -57,7 +59,9 @@ public final class ConfigLoader {
       int eq = override.indexOf('=');
       if (eq <= 0) {
         throw new ConfigException(
-            "override '" + override + "' must look like key=value, e.g. sink.max-latency=60s");
+            "override '"
+                + Secrets.scrub(override)
+                + "' must look like key=value, e.g. sink.max-latency=60s");
       }
       flat.put(override.substring(0, eq).trim(), override.substring(eq + 1).trim());
     }

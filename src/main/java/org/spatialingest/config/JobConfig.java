@@ -177,6 +177,7 @@ public record JobConfig(
   }
 
   public static JobConfig fromMap(Map<String, String> raw) {
+    Secrets.remember(raw);
     for (String key : raw.keySet()) {
       if (!KEYS.containsKey(key) && !isPassThrough(key)) {
         throw new ConfigException(
@@ -333,6 +334,17 @@ public record JobConfig(
     Map<String, String> m = new TreeMap<>();
     JobOptions.ALL.forEach(option -> option.write(this, m));
     return m;
+  }
+
+  /** {@link #toMap} as it may be shown: credentials masked ({@link Secrets}). */
+  public Map<String, String> redactedMap() {
+    return Secrets.redact(toMap());
+  }
+
+  /** The keys and values, credentials masked: a record's own toString would print them. */
+  @Override
+  public String toString() {
+    return "JobConfig" + redactedMap();
   }
 
   private static boolean isPassThrough(String key) {

@@ -3,11 +3,9 @@ package org.spatialingest.source;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
@@ -32,8 +30,7 @@ public final class KafkaGroupOffsets implements PositionsListener {
   private static final Logger LOG = LoggerFactory.getLogger(KafkaGroupOffsets.class);
   private static final Duration RETRY_DELAY = Duration.ofSeconds(5);
   private static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
-  private final Map<String, String> kafkaProperties;
-  private final String bootstrapServers;
+  private final Map<String, String> connection;
   private final String groupId;
   private final String topic;
   private transient Admin admin;
@@ -44,10 +41,11 @@ public final class KafkaGroupOffsets implements PositionsListener {
   private transient boolean inFlight;
   private transient boolean closed;
 
-  public KafkaGroupOffsets(
-      String bootstrapServers, Map<String, String> kafkaProperties, String groupId, String topic) {
-    this.bootstrapServers = bootstrapServers;
-    this.kafkaProperties = new HashMap<>(kafkaProperties);
+  /**
+   * @param connection the job's client properties ({@link KafkaClients#connection})
+   */
+  public KafkaGroupOffsets(Map<String, String> connection, String groupId, String topic) {
+    this.connection = new HashMap<>(connection);
     this.groupId = groupId;
     this.topic = topic;
   }
@@ -84,10 +82,7 @@ public final class KafkaGroupOffsets implements PositionsListener {
       return;
     }
     if (admin == null) {
-      Properties props = new Properties();
-      props.putAll(kafkaProperties);
-      props.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-      admin = Admin.create(props);
+      admin = Admin.create(KafkaClients.toProperties(connection));
     }
     admin
         .alterConsumerGroupOffsets(groupId, offsets)

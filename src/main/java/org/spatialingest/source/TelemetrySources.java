@@ -27,7 +27,8 @@ public final class TelemetrySources {
    */
   public static Source<SourceRecord, ?, ?> source(JobConfig config, boolean bounded) {
     Source<SourceRecord, ?, ?> kafka =
-        RestoredBoundedSource.of(kafka(config, bounded)); // FLINK-31006 when bounded
+        KafkaAccessGuard.of(
+            RestoredBoundedSource.of(kafka(config, bounded))); // FLINK-31006 when bounded
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
       return kafka;
     }
@@ -43,8 +44,7 @@ public final class TelemetrySources {
    *     otherwise unbounded
    */
   public static KafkaSource<SourceRecord> kafka(JobConfig config, boolean bounded) {
-    Properties props = new Properties();
-    props.putAll(config.kafkaProperties());
+    Properties props = KafkaClients.properties(config);
     // the group's offsets are the table's positions, published after each commit
     // (KafkaGroupOffsets); the source's own
     // commits would run ahead of the table by up to the freshness bound
