@@ -1,5 +1,6 @@
 package org.spatialingest.cli;
 
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -16,7 +17,9 @@ import org.spatialingest.tools.RunSummary;
 import org.spatialingest.tools.TableAccess;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * Submits the job to whatever environment launched it: {@code flink run}, the Kubernetes Operator,
@@ -52,12 +55,16 @@ final class RunCommand implements Callable<Integer> {
 
   @Mixin FlinkOptionsMixin flink;
 
+  @Spec CommandSpec spec;
+
   @Override
   public Integer call() throws Exception {
     Map<String, String> flinkOptions = flink.options();
     JobConfig jobConfig = ConfigLoader.load(config, overrides);
+    PrintWriter out = spec.commandLine().getOut();
     if (printConfig) {
-      jobConfig.redactedMap().forEach((k, v) -> System.out.println(k + ": " + v));
+      jobConfig.redactedMap().forEach((k, v) -> out.println(k + ": " + v));
+      out.flush();
       return Main.EXIT_OK;
     }
     StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, System.out);
@@ -68,7 +75,7 @@ final class RunCommand implements Callable<Integer> {
     if ((bounded || jobConfig.input().fileSource()) && result.isJobExecutionResult()) {
       Long skipped = result.getAccumulatorResult(ResumeFilter.SKIPPED_ACCUMULATOR);
       try (TableAccess tables = TableAccess.open(jobConfig)) {
-        System.out.println(
+        out.println(
             RunSummary.of(
                     tables.table(),
                     tables.rejects(),
@@ -76,6 +83,7 @@ final class RunCommand implements Callable<Integer> {
                     start,
                     skipped == null ? 0 : skipped)
                 .line());
+        out.flush();
       }
     }
     return Main.EXIT_OK;
