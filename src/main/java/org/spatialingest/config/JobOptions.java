@@ -62,7 +62,9 @@ public final class JobOptions {
           "",
           PASS_THROUGH,
           JobConfig::kafkaProperties,
-          "any consumer property, e.g. `kafka.properties.security.protocol: SASL_SSL`");
+          "any Kafka client property, for every client of the job and its tools (source, group offsets, dead "
+              + "letters, `plan --topic`), e.g. `kafka.properties.security.protocol: SASL_SSL`; credentials show as "
+              + "`******` ([operations](src/site/markdown/operations.md#secured-kafka-credentials-acls-failing-fast))");
   public static final JobOption<JobConfig.CatalogType> CATALOG_TYPE =
       option(
           "catalog.type",
