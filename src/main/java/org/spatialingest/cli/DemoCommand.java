@@ -73,6 +73,14 @@ final class DemoCommand implements Callable<Integer> {
   int uiPort;
 
   @Option(
+      names = "--prometheus-port",
+      defaultValue = "0",
+      description =
+          "Serve every Flink metric for Prometheus on http://localhost:PORT/metrics (Flink's Prometheus"
+              + " reporter, as on Kubernetes); 0 = off. Default: ${DEFAULT-VALUE}.")
+  int prometheusPort;
+
+  @Option(
       names = "--parallelism",
       defaultValue = "2",
       description = "Default operator parallelism. Default: " + "${DEFAULT-VALUE}.")
@@ -113,6 +121,7 @@ final class DemoCommand implements Callable<Integer> {
             polygonVertices,
             warehouse,
             uiPort,
+            prometheusPort,
             parallelism,
             config == null ? new LinkedHashMap<>() : ConfigLoader.readYaml(config),
             ConfigLoader.parseOverrides(overrides),

@@ -48,6 +48,24 @@ public final class LocalFlink {
   }
 
   /**
+   * Flink's Prometheus reporter (name {@code prom}), as {@code k8s/base/flinkdeployment.yaml}
+   * configures it on a cluster; needs {@code flink-metrics-prometheus} on the classpath (the local
+   * launcher has it) or in {@code plugins/}.
+   */
+  public static final String PROMETHEUS_FACTORY =
+      "org.apache.flink.metrics.prometheus.PrometheusReporterFactory";
+
+  /**
+   * {@code conf} with Flink's Prometheus reporter serving every metric of the local cluster on
+   * {@code http://localhost:<port>/metrics}.
+   */
+  public static Configuration withPrometheus(Configuration conf, int port) {
+    conf.setString("metrics.reporter.prom.factory.class", PROMETHEUS_FACTORY);
+    conf.setString("metrics.reporter.prom.port", Integer.toString(port));
+    return conf;
+  }
+
+  /**
    * Where a configuration from {@link #configuration} puts checkpoints, for the run's start-up
    * lines.
    */

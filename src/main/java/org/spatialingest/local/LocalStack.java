@@ -57,7 +57,8 @@ public final class LocalStack {
 
   /**
    * What the demo runs; {@code config} and {@code overrides} are flat job-configuration keys,
-   * {@code flinkOptions} validated Flink options, {@code catchUp} the longest wait for the job to
+   * {@code flinkOptions} validated Flink options, {@code prometheusPort} where Flink's Prometheus
+   * reporter serves the metrics (0: no reporter), {@code catchUp} the longest wait for the job to
    * read everything before the drain, {@code logFile} this run's log file (null: not known).
    */
   public record Options(
@@ -68,6 +69,7 @@ public final class LocalStack {
       int polygonVertices,
       Path warehouse,
       int uiPort,
+      int prometheusPort,
       int parallelism,
       Map<String, String> config,
       Map<String, String> overrides,
@@ -88,6 +90,13 @@ public final class LocalStack {
               + "--ui-port <free port>");
       return CANNOT_START;
     }
+    if (o.prometheusPort() > 0 && !portFree(o.prometheusPort())) {
+      out.println(
+          "error: port "
+              + o.prometheusPort()
+              + " (Prometheus metrics) is already in use; pass --prometheus-port <free port>");
+      return CANNOT_START;
+    }
     Path kafkaDir = Files.createTempDirectory("spatial-ingest-kafka");
     out.println("Starting Kafka (KRaft) ...");
     try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaDir);
@@ -95,7 +104,7 @@ public final class LocalStack {
       kafka.createTopic(TOPIC, 3);
       JobConfig config = jobConfig(o, kafka.bootstrapServers());
       Configuration flinkConf =
-          LocalFlink.configuration("demo", webUi(o.uiPort()), o.flinkOptions());
+          LocalFlink.configuration("demo", webUi(o.uiPort(), o.prometheusPort()), o.flinkOptions());
       StreamExecutionEnvironment env =
           StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(flinkConf);
       env.setParallelism(o.parallelism());
@@ -129,6 +138,12 @@ public final class LocalStack {
               + catalog.name()
               + " at "
               + config.warehouse());
+      if (o.prometheusPort() > 0) {
+        out.println(
+            "Prometheus:    http://localhost:"
+                + o.prometheusPort()
+                + "/metrics  (the series the Grafana dashboard k8s/grafana uses)");
+      }
       out.println("Checkpoints:   " + LocalFlink.describeCheckpoints(flinkConf));
       out.println(
           "Logs:          " + (o.logFile() == null ? "as configured for log4j" : o.logFile()));
@@ -242,11 +257,11 @@ public final class LocalStack {
     return JobConfig.fromMap(keys);
   }
 
-  private static Configuration webUi(int port) {
+  private static Configuration webUi(int port, int prometheusPort) {
     Configuration c = new Configuration();
     c.set(RestOptions.PORT, port);
     c.set(RestOptions.BIND_ADDRESS, "localhost");
-    return c;
+    return prometheusPort > 0 ? LocalFlink.withPrometheus(c, prometheusPort) : c;
   }
 
   /** Records the job had not read when the wait ended, and how long the wait was. */

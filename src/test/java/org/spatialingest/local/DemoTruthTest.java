@@ -123,6 +123,7 @@ class DemoTruthTest {
         polygonVertices,
         warehouse.resolve("warehouse"),
         LocalFlinkTest.freePort(),
+        0,
         2,
         Map.of(),
         keys,
