@@ -184,6 +184,39 @@ class SecuredKafkaTest {
     }
     assertThat(end).isEqualTo(valid + malformed);
     assertThat(groupOffsets()).as("the group's offsets = the table's positions").isEqualTo(end);
+
+    // plan --topic samples with the same credentials (kafka.properties of --config)
+    Path yaml = warehouse.resolve("job.yaml");
+    Files.writeString(yaml, yaml(config));
+    CliRun plan =
+        CliRun.of(
+            "plan",
+            "--topic",
+            TOPIC,
+            "--bootstrap",
+            cluster.bootstrapServers(),
+            "--config",
+            yaml.toString(),
+            "--sample-records",
+            "200",
+            "--rate",
+            "10");
+    assertThat(plan.exitCode()).as(plan.err()).isZero();
+    Files.writeString(yaml, yaml(config(warehouse, JOB_USER, "wrong-pw-5d1e")));
+    CliRun refused =
+        CliRun.of(
+            "plan",
+            "--topic",
+            TOPIC,
+            "--bootstrap",
+            cluster.bootstrapServers(),
+            "--config",
+            yaml.toString(),
+            "--rate",
+            "10");
+    assertThat(refused.exitCode()).isEqualTo(3);
+    assertThat(refused.err().strip().lines()).hasSize(1);
+    assertThat(refused.err()).contains("authentication failed").doesNotContain("wrong-pw-5d1e");
   }
 
   @Test
