@@ -37,13 +37,10 @@ import org.spatialingest.config.Secrets;
  *       without writing a record.
  * </ul>
  *
- * Every call has its own time-out, all within {@link #TIMEOUT}.
+ * Each call has a time-out of {@link #CALL_TIMEOUT}; the first refusal or time-out ends the check.
  */
 public final class KafkaAccessCheck {
-  /** The longest the whole check may take. */
-  public static final Duration TIMEOUT = Duration.ofSeconds(45);
-
-  private static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
+  static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
   private static final Logger LOG = LoggerFactory.getLogger(KafkaAccessCheck.class);
 
   private KafkaAccessCheck() {}
