@@ -320,6 +320,7 @@ final class BufferingWriter<T>
         new ClosedFile(
             table.index,
             file,
+            table.spec(),
             reason,
             bytes,
             minIngest,

@@ -3,6 +3,7 @@ package org.spatialingest.sink;
 import java.util.List;
 import java.util.Map;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.PartitionSpec;
 
 /**
  * One data file a writer closed, with what the commit and its snapshot summary need to know about
@@ -10,6 +11,8 @@ import org.apache.iceberg.DataFile;
  *
  * @param table index of the sink table the file belongs to
  * @param file the data file
+ * @param spec the partition spec it was written with ({@code null} only for a file restored from a
+ *     state of the previous release, which is committed on restore and never checkpointed again)
  * @param reason why it closed
  * @param bufferedBytes serialized bytes of its rows as they were buffered (to learn the encoding
  *     ratio)
@@ -23,6 +26,7 @@ import org.apache.iceberg.DataFile;
 public record ClosedFile(
     int table,
     DataFile file,
+    PartitionSpec spec,
     CloseReason reason,
     long bufferedBytes,
     long minIngestMillis,

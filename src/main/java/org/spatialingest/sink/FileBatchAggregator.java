@@ -11,7 +11,7 @@ import java.util.Set;
 import java.util.UUID;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
-import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
@@ -20,6 +20,7 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.util.SimpleVersionedListState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -42,13 +43,14 @@ import org.spatialingest.table.TablePositions;
  * Long.MAX_VALUE}, and writers finish at different checkpoints; merging by the aggregator's own
  * barrier (and at its own end of input) keeps every writer's last files.
  *
- * <p>State: the sink's lineage id, the ids (and, for the last few, the files) of the batches it
- * emitted, the highest received position per source, when the state was taken, and which writers'
- * staging runs it may reference ({@link StagingReferences}). A restore from an older state removes
- * what this lineage committed after it ({@link RestoreReconciler}); after the first checkpoint that
- * completes since a restore, {@link OrphanCleaner} removes what the failure left behind (retried at
- * the next checkpoint if it fails; and since the state says which runs it references, a restore
- * that fails again before the cleanup does not leave the first failure's runs behind for good).
+ * <p>State ({@link AggregatorState}): the sink's lineage id, the ids (and, for the last few, the
+ * files) of the batches it emitted, the highest received position per source, when the state was
+ * taken, and which writers' staging runs it may reference ({@link StagingReferences}). A restore
+ * from an older state removes what this lineage committed after it ({@link RestoreReconciler});
+ * after the first checkpoint that completes since a restore, {@link OrphanCleaner} removes what the
+ * failure left behind (retried at the next checkpoint if it fails; and since the state says which
+ * runs it references, a restore that fails again before the cleanup does not leave the first
+ * failure's runs behind for good).
  */
 final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessage<FileBatch>>
     implements OneInputStreamOperator<
@@ -109,12 +111,7 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
 
   private long restoredStateTime;
   private String lineage;
-  private transient ListState<String> lineageState;
-  private transient ListState<String> emittedState;
-  private transient ListState<String> pendingFilesState;
-  private transient ListState<String> receivedState;
-  private transient ListState<Long> stateTimeState;
-  private transient ListState<String> stagingHorizonsState;
+  private transient ListState<AggregatorState> state;
 
   FileBatchAggregator(List<SinkTable> tables, String uid) {
     this.tables = tables;
@@ -126,33 +123,25 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
     super.initializeState(context);
     lastCheckpointId = context.getRestoredCheckpointId().orElse(0L);
     var store = context.getOperatorStateStore();
-    lineageState = store.getListState(new ListStateDescriptor<>("lineage", Types.STRING));
-    emittedState = store.getListState(new ListStateDescriptor<>("emitted-batch-ids", Types.STRING));
-    pendingFilesState =
-        store.getListState(new ListStateDescriptor<>("pending-batch-files", Types.STRING));
-    receivedState =
-        store.getListState(new ListStateDescriptor<>("received-positions", Types.STRING));
-    stateTimeState = store.getListState(new ListStateDescriptor<>("state-time", Types.LONG));
-    stagingHorizonsState =
-        store.getListState(new ListStateDescriptor<>("staging-run-horizons", Types.STRING));
-    for (String l : lineageState.get()) {
-      lineage = l;
+    state =
+        new SimpleVersionedListState<>(
+            store.getListState(
+                new ListStateDescriptor<>(
+                    "aggregator-state", BytePrimitiveArraySerializer.INSTANCE)),
+            new AggregatorStateSerializer());
+    AggregatorState restored = null;
+    for (AggregatorState s : state.get()) {
+      restored = s;
     }
-    emittedState.get().forEach(emitted::addLast);
-    for (String batch : pendingFilesState.get()) {
-      pendingFiles.addLast(List.of(batch.split("\n")));
+    AggregatorState legacy = LegacyAggregatorState.readAndClear(store);
+    if (restored == null) {
+      restored = legacy;
     }
-    for (String r : receivedState.get()) {
-      received.putAll(TablePositions.decode(r));
-    }
-    for (Long t : stateTimeState.get()) {
-      restoredStateTime = t;
-    }
-    if (lineage == null) {
+    if (restored == null) {
       lineage = UUID.randomUUID().toString();
-      // a start without state continues from what the table holds, so positions never go backwards;
-      // what an earlier
-      // job of this sink left uncommitted is removed (its rows are read again from the positions)
+      // a start without state continues from what the table holds, so positions never go
+      // backwards; what an earlier job of this sink left uncommitted is removed (its rows are read
+      // again from the positions)
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
@@ -164,8 +153,13 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
           lineage,
           received.size());
     } else {
+      lineage = restored.lineage();
+      emitted.addAll(restored.emittedBatchIds());
+      pendingFiles.addAll(restored.pendingBatchFiles());
+      received.putAll(restored.received());
+      restoredStateTime = restored.stateTimeMillis();
+      stagingHorizons = restored.stagingHorizons();
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
-      stagingHorizons = StagingReferences.decode(stagingHorizonsState.get());
       orphanHorizon = restoredStateTime - ORPHAN_SLACK_MS;
       List<TableLoader> loaders = new ArrayList<>();
       try {
@@ -188,24 +182,24 @@ final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessag
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    lineageState.update(List.of(lineage));
-    emittedState.update(new ArrayList<>(emitted));
-    List<String> files = new ArrayList<>();
-    pendingFiles.forEach(batch -> files.add(String.join("\n", batch)));
-    pendingFilesState.update(files);
-    receivedState.update(List.of(TablePositions.encode(received)));
-    stateTimeState.update(List.of(System.currentTimeMillis()));
+    Map<String, Long> horizons = null; // still unknown: a restore of it keeps the earlier rule
     if (stagingHorizons != null) {
       // this state references runs of the writers at this barrier up to it, and what they restored
-      Map<String, Long> horizons = new HashMap<>(stagingHorizons);
+      horizons = new HashMap<>(stagingHorizons);
       long checkpointId = context.getCheckpointId();
       for (String token : tokensAtBarrier.getOrDefault(checkpointId, Set.of())) {
         horizons.merge(token, checkpointId, Math::max);
       }
-      stagingHorizonsState.update(StagingReferences.encode(horizons));
-    } else {
-      stagingHorizonsState.clear(); // still unknown: a restore of this state keeps the earlier rule
     }
+    state.update(
+        List.of(
+            new AggregatorState(
+                lineage,
+                new ArrayList<>(emitted),
+                new ArrayList<>(pendingFiles),
+                received,
+                System.currentTimeMillis(),
+                horizons)));
   }
 
   @Override

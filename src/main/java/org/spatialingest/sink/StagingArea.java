@@ -7,6 +7,10 @@ import java.io.DataOutputStream;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
@@ -18,27 +22,46 @@ import org.apache.iceberg.io.InputFile;
  * buffered; the final Parquet file is still written from memory at close, and the runs are deleted
  * once that file is committed. Runs are read back only on restore.
  *
- * <p>Format: magic {@code SIRW}, version 1, row count, then per row its length and its {@code
- * RowDataSerializer} bytes.
+ * <p>Format (version 3): magic {@code SIRW}, version, the Iceberg schema the rows were written with
+ * ({@link SchemaParser} JSON, as length and UTF-8 bytes: the layout's columns with the table's
+ * field ids), row count, then per row its length and its {@code RowDataSerializer} bytes. A run
+ * written with another schema is read by field id: columns of the current schema are taken from the
+ * field with the same id, columns it lacks are null (they must be optional). Version 2 (releases up
+ * to 99d1af5) is the same without the schema; its rows have the current layout. A change of this
+ * format bumps {@link #VERSION} and keeps reading the previous one.
  */
 final class StagingArea {
   private static final int MAGIC = 0x53495257; // "SIRW"
 
+  /** 3: the run records the schema it was written with. */
+  static final int VERSION = 3;
+
   /**
-   * 2: the telemetry row's bbox is one struct (GeoParquet 1.1 covering) instead of four doubles, so
-   * rows staged by a build before it cannot be read back; such a state is refused here, and the job
-   * is started without state instead (it resumes from the positions the table records).
+   * 2: no schema, rows in the current layout. Version 1 (rows with the bbox as four doubles, before
+   * the GeoParquet struct) is refused: start such a job without state, it resumes from the
+   * positions the table records.
    */
-  private static final int VERSION = 2;
+  private static final int VERSION_WITHOUT_SCHEMA = 2;
 
   private final FileIO io;
   private final String tableLocation;
   private final String uid;
+  private final Schema schema;
+  private final byte[] schemaJson;
+  private final RowDataSerializer serializer;
 
-  StagingArea(FileIO io, String tableLocation, String uid) {
+  /**
+   * @param schema the schema rows are written with (the layout's columns, the table's ids)
+   * @param serializer the serializer of that schema's rows
+   */
+  StagingArea(
+      FileIO io, String tableLocation, String uid, Schema schema, RowDataSerializer serializer) {
     this.io = io;
     this.tableLocation = tableLocation;
     this.uid = uid;
+    this.schema = schema;
+    this.schemaJson = SchemaParser.toJson(schema).getBytes(StandardCharsets.UTF_8);
+    this.serializer = serializer;
   }
 
   /** Receives the rows of a run as they are read back. */
@@ -58,6 +81,8 @@ final class StagingArea {
             new BufferedOutputStream(io.newOutputFile(path).createOrOverwrite(), 1 << 16))) {
       out.writeInt(MAGIC);
       out.writeInt(VERSION);
+      out.writeInt(schemaJson.length);
+      out.write(schemaJson);
       out.writeInt(buffer.size() - from);
       for (int i = from; i < buffer.size(); i++) {
         buffer.writeRow(i, out);
@@ -82,12 +107,22 @@ final class StagingArea {
       throw missing(path, e);
     }
     try (in) {
-      if (in.readInt() != MAGIC || in.readInt() != VERSION) {
+      int version = in.readInt() == MAGIC ? in.readInt() : -1;
+      if (version != VERSION && version != VERSION_WITHOUT_SCHEMA) {
         throw new IOException(
-            "not a staging run of this build: "
+            "not a staging run this build reads: "
                 + path
                 + " (a state of a build before the bbox "
                 + "struct column cannot be restored: start the job without state, it resumes from the table's positions)");
+      }
+      RowProjection projection = null;
+      if (version == VERSION) {
+        byte[] json = new byte[in.readInt()];
+        in.readFully(json);
+        Schema written = SchemaParser.fromJson(new String(json, StandardCharsets.UTF_8));
+        if (!written.asStruct().equals(schema.asStruct())) {
+          projection = new RowProjection(written, schema, serializer, path);
+        }
       }
       int count = in.readInt();
       if (count != expectedRows) {
@@ -97,7 +132,7 @@ final class StagingArea {
       for (int i = 0; i < count; i++) {
         byte[] row = new byte[in.readInt()];
         in.readFully(row);
-        rows.accept(row);
+        rows.accept(projection == null ? row : projection.apply(row));
       }
       return count;
     } catch (FileNotFoundException e) {

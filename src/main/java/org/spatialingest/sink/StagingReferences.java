@@ -1,8 +1,5 @@
 package org.spatialingest.sink;
 
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -28,9 +25,6 @@ import java.util.Set;
  *     then every run up to the restored checkpoint is kept (the earlier rule)
  */
 record StagingReferences(long restoredCheckpointId, Map<String, Long> horizons) {
-  /** Marks a state that carries horizons (possibly none). */
-  private static final String MARKER = "#horizons-v1";
-
   StagingReferences {
     horizons = horizons == null ? null : Map.copyOf(horizons);
   }
@@ -47,28 +41,5 @@ record StagingReferences(long restoredCheckpointId, Map<String, Long> horizons) 
     }
     Long horizon = horizons.get(run.token());
     return horizon == null || run.checkpointId() > horizon;
-  }
-
-  /** The state entries for {@code horizons}. */
-  static List<String> encode(Map<String, Long> horizons) {
-    List<String> entries = new ArrayList<>(horizons.size() + 1);
-    entries.add(MARKER);
-    horizons.forEach((token, id) -> entries.add(token + "=" + id));
-    return entries;
-  }
-
-  /** The horizons in state entries, or {@code null} if the entries are not {@link #encode}'s. */
-  static Map<String, Long> decode(Iterable<String> entries) {
-    Map<String, Long> horizons = new HashMap<>();
-    boolean marked = false;
-    for (String e : entries) {
-      if (e.equals(MARKER)) {
-        marked = true;
-      } else {
-        int eq = e.lastIndexOf('=');
-        horizons.merge(e.substring(0, eq), Long.parseLong(e.substring(eq + 1)), Math::max);
-      }
-    }
-    return marked ? horizons : null;
   }
 }

@@ -6,6 +6,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
@@ -34,6 +35,7 @@ final class TableWriter implements AutoCloseable {
   final PartitionBuffers buffers;
   final StagingArea staging;
   private final TableLoader loader;
+  private final PartitionSpec spec;
   private final SortedFileWriter fileWriter;
 
   /**
@@ -66,10 +68,13 @@ final class TableWriter implements AutoCloseable {
     this.loader = loader;
     loader.open();
     Table table = loader.loadTable();
+    this.spec = table.spec();
     this.serializer = new RowDataSerializer(layout.rowType());
     this.rowSize = new BufferedRowSize(serializer);
     this.buffers = new PartitionBuffers(table, layout, received);
-    this.staging = new StagingArea(table.io(), table.location(), uid);
+    this.staging =
+        new StagingArea(
+            table.io(), table.location(), uid, layout.writeSchema(table.schema()), serializer);
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, subtask, attempt)
             .format(FileFormat.PARQUET)
@@ -83,6 +88,11 @@ final class TableWriter implements AutoCloseable {
   PartitionBuffer add(RowData row, int range) throws IOException {
     int length = rowSize.serializeShared(row);
     return buffers.add(row, range, rowSize.sharedBuffer(), length);
+  }
+
+  /** The partition spec this writer's files are written with. */
+  PartitionSpec spec() {
+    return spec;
   }
 
   double encodedRatio() {

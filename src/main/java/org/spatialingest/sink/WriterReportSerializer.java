@@ -5,9 +5,13 @@ import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
-/** Versioned binary form of a {@link WriterReport} (writer → aggregator). Version 1. */
+/**
+ * Versioned binary form of a {@link WriterReport} (writer → aggregator; not in state). Version 2:
+ * the closed files as Iceberg manifests ({@link ClosedFileManifests}). Version 1 had them in Java
+ * serialization; it never outlives a running job, so it is not read.
+ */
 final class WriterReportSerializer implements SimpleVersionedSerializer<WriterReport> {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   @Override
   public int getVersion() {
@@ -16,11 +20,11 @@ final class WriterReportSerializer implements SimpleVersionedSerializer<WriterRe
 
   @Override
   public byte[] serialize(WriterReport report) throws IOException {
-    DataOutputSerializer out = new DataOutputSerializer(256 + 2048 * report.closed().size());
+    DataOutputSerializer out = new DataOutputSerializer(256 + 1024 * report.closed().size());
     out.writeUTF(report.writerToken());
-    ClosedFileCodec.writeFiles(report.closed(), out);
-    ClosedFileCodec.writePositions(report.seen(), out);
-    ClosedFileCodec.writePositions(report.buffered(), out);
+    ClosedFileManifests.writeFiles(report.closed(), out);
+    ClosedFileManifests.writePositions(report.seen(), out);
+    ClosedFileManifests.writePositions(report.buffered(), out);
     return out.getCopyOfBuffer();
   }
 
@@ -32,8 +36,8 @@ final class WriterReportSerializer implements SimpleVersionedSerializer<WriterRe
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     return new WriterReport(
         in.readUTF(),
-        ClosedFileCodec.readFiles(in),
-        ClosedFileCodec.readPositions(in),
-        ClosedFileCodec.readPositions(in));
+        ClosedFileManifests.readFiles(in),
+        ClosedFileManifests.readPositions(in),
+        ClosedFileManifests.readPositions(in));
   }
 }
