@@ -1,6 +1,8 @@
 package org.spatialingest.sink;
 
+import java.io.DataInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -86,5 +88,10 @@ public final class SinkFiles {
       files.add(writer.write(buffer));
     }
     return new Written(files, count, buffered, minIngest, maxIngest);
+  }
+
+  /** Rows in a staging run, as its header states; for tests and tools watching the staging area. */
+  public static int stagedRows(InputStream run) throws IOException {
+    return StagingArea.rowCount(new DataInputStream(run));
   }
 }

@@ -140,6 +140,17 @@ final class StagingArea {
     }
   }
 
+  /** The row count a run's header states (for tests and tools that watch the staging area). */
+  static int rowCount(DataInputStream in) throws IOException {
+    if (in.readInt() != MAGIC) {
+      throw new IOException("not a staging run");
+    }
+    if (in.readInt() == VERSION) {
+      in.skipNBytes(in.readInt());
+    }
+    return in.readInt();
+  }
+
   void delete(String path) {
     io.deleteFile(path);
   }
