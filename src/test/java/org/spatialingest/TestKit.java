@@ -185,7 +185,7 @@ public final class TestKit {
           for (java.nio.file.Path run :
               files.filter(p -> p.toString().endsWith(".rows")).toList()) {
             try (var in = java.nio.file.Files.newInputStream(run)) {
-              staged += org.spatialingest.sink.SinkFiles.stagedRows(in);
+              staged += org.spatialingest.sink.write.SinkFiles.stagedRows(in);
             } catch (java.io.IOException e) {
               // being written or deleted: counted next time
             }

@@ -20,6 +20,18 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.config.JobOptions;
+import org.spatialingest.sink.commit.FileBatch;
+import org.spatialingest.sink.commit.FileBatchAggregator;
+import org.spatialingest.sink.commit.FileBatchSerializer;
+import org.spatialingest.sink.commit.IcebergBatchCommitter;
+import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.sink.core.WriterReportSerializer;
+import org.spatialingest.sink.write.BufferingWriter;
+import org.spatialingest.sink.write.ClosePolicy;
+import org.spatialingest.sink.write.WriterState;
+import org.spatialingest.sink.write.WriterStateSerializer;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.TableLayout;
 

@@ -19,6 +19,14 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.spatialingest.config.JobConfig.TimePartitioning;
+import org.spatialingest.sink.commit.FileBatch;
+import org.spatialingest.sink.commit.FileBatchSerializer;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.sink.core.WriterReportSerializer;
+import org.spatialingest.sink.write.WriterState;
+import org.spatialingest.sink.write.WriterStateSerializer;
 import org.spatialingest.table.TelemetryTable;
 
 class SerializerRoundTripTest {

@@ -1,0 +1,374 @@
+package org.spatialingest.sink.write;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.iceberg.DataFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.core.WriterReport;
+
+/**
+ * A writer subtask of the bounded sink. Rows are buffered per table and time partition as
+ * serialized bytes, measured as they arrive; the {@link ClosePolicy} decides at each barrier which
+ * partitions become data files, and between barriers whether a buffer reached T or the memory
+ * budget forces one out. Files closed in an interval go downstream in the {@link WriterReport} of
+ * the next barrier, with the source positions the writer has received and still buffers.
+ *
+ * <p>Checkpoint cost follows arrivals, not the buffer: at each barrier only the rows that arrived
+ * since the previous one are written, once, to a staging run ({@link StagingArea}); the state holds
+ * the runs' paths. The data file is still written from memory when the buffer closes; its runs are
+ * deleted once it is committed.
+ *
+ * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's
+ * credit-based flow control pauses the source and the backlog stays in Kafka.
+ */
+@Internal
+public final class BufferingWriter<T>
+    implements CommittingSinkWriter<T, WriterReport>, StatefulSinkWriter<T, WriterState> {
+  private static final Logger LOG = LoggerFactory.getLogger(BufferingWriter.class);
+
+  private final TableRouter<T> router;
+  private final ClosePolicy policy;
+  private final int maxOpenPartitions;
+  private final PartitionLimitWarning partitionLimitWarning;
+  private final String token = SinkFileNames.newToken();
+  private final List<TableWriter> tables = new ArrayList<>();
+
+  /** highest source position received per key, across tables */
+  private final SourceMarks received = SourceMarks.highest();
+
+  /** files closed since the last barrier */
+  private final List<ClosedFile> closed = new ArrayList<>();
+
+  private int stagingSequence;
+  private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
+  private Counter stagedBytes;
+  private Counter stagedRuns;
+  private volatile long lastStagingMs;
+
+  public BufferingWriter(
+      List<SinkTable> sinkTables,
+      TableRouter<T> router,
+      ClosePolicy policy,
+      int maxOpenPartitions,
+      String uid,
+      WriterInitContext context,
+      Collection<WriterState> restored)
+      throws IOException {
+    this.router = router;
+    this.policy = policy;
+    this.maxOpenPartitions = maxOpenPartitions;
+    this.partitionLimitWarning = new PartitionLimitWarning(maxOpenPartitions);
+    int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+    int attempt = context.getTaskInfo().getAttemptNumber();
+    for (int i = 0; i < sinkTables.size(); i++) {
+      SinkTable t = sinkTables.get(i);
+      tables.add(
+          new TableWriter(
+              i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
+    }
+    registerMetrics(context.metricGroup().addGroup("spatialSink"));
+    restore(restored);
+  }
+
+  @Override
+  public void write(T element, Context context) throws IOException {
+    TableWriter table = tables.get(router.table(element));
+    PartitionBuffer buffer = table.add(router.row(element), router.range(element));
+    if (table.buffers.size() > maxOpenPartitions) {
+      // the new row's buffer is the most recently written, so never the one closed here
+      PartitionBuffer oldest = table.buffers.leastRecentlyWritten();
+      partitionLimitWarning.closed(oldest.size(), System.currentTimeMillis());
+      close(table, oldest, CloseReason.PARTITION_LIMIT);
+    }
+    if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
+      close(table, buffer, CloseReason.BYTES);
+    }
+    enforceMemoryBudget();
+  }
+
+  @Override
+  public void flush(boolean endOfInput) throws IOException {
+    if (endOfInput) {
+      for (TableWriter table : tables) {
+        for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+          closePacked(table, partition, CloseReason.END_OF_INPUT);
+        }
+      }
+      SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
+    }
+  }
+
+  @Override
+  public Collection<WriterReport> prepareCommit() throws IOException {
+    long now = System.currentTimeMillis();
+    for (TableWriter table : tables) {
+      for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+        closeAtBarrier(table, partition, now);
+      }
+    }
+    Map<String, Long> seen = new HashMap<>();
+    received.mergeInto(seen, 1);
+    Map<String, Long> buffered = new HashMap<>();
+    for (TableWriter table : tables) {
+      for (PartitionBuffer buffer : table.buffers.all()) {
+        buffer.lowestPositions().mergeInto(buffered, 0);
+      }
+    }
+    WriterReport report = new WriterReport(token, closed, seen, buffered);
+    closed.clear();
+    return List.of(report);
+  }
+
+  /**
+   * Stages the rows that arrived since the previous barrier; the state is the list of every open
+   * buffer's runs.
+   */
+  @Override
+  public List<WriterState> snapshotState(long checkpointId) throws IOException {
+    long start = System.currentTimeMillis();
+    List<WriterState.StagedRun> runs = new ArrayList<>();
+    for (TableWriter table : tables) {
+      for (PartitionBuffer buffer : table.buffers.all()) {
+        int from = buffer.stagedRows();
+        if (from < buffer.size()) {
+          StagingArea.Written run =
+              table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
+          buffer.staged(run.path());
+          stagedBytes.inc(run.bytes());
+          stagedRuns.inc();
+        }
+        // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on
+        // restore
+        int previous = 0;
+        List<String> paths = buffer.stagedRuns();
+        for (int i = 0; i < paths.size(); i++) {
+          int upTo = buffer.runEnd(i);
+          runs.add(
+              new WriterState.StagedRun(
+                  table.index, buffer.range(), paths.get(i), upTo - previous));
+          previous = upTo;
+        }
+      }
+    }
+    lastStagingMs = System.currentTimeMillis() - start;
+    SinkFaults.reach(SinkFaults.Point.AFTER_STAGING);
+    return runs.isEmpty() ? List.of() : List.of(new WriterState(runs, List.of()));
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (TableWriter table : tables) {
+      table.close();
+    }
+  }
+
+  private void restore(Collection<WriterState> restored) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer();
+    long runs = 0;
+    for (WriterState state : restored) {
+      for (WriterState.StagedRun run : state.runs()) {
+        TableWriter table = tables.get(run.table());
+        List<PartitionBuffer> touched = new ArrayList<>(1);
+        table.staging.read(
+            run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
+        if (!touched.isEmpty()) {
+          // a run holds rows of one partition buffer: they all landed in the same buffer again
+          touched.get(touched.size() - 1).staged(run.path());
+        }
+        runs++;
+      }
+      for (byte[] row : state.legacyRows()) {
+        rebuffer(tables.get(0), 0, in, row);
+      }
+    }
+    long rows = 0;
+    long bytes = 0;
+    for (TableWriter table : tables) {
+      rows += table.buffers.rows();
+      bytes += table.buffers.bytes();
+    }
+    if (rows > 0) {
+      LOG.info("Restored {} buffered rows ({} bytes) from {} staging runs", rows, bytes, runs);
+    }
+    enforceMemoryBudget();
+  }
+
+  private PartitionBuffer rebuffer(
+      TableWriter table, int range, DataInputDeserializer in, byte[] bytes) throws IOException {
+    in.setBuffer(bytes);
+    RowData row = table.serializer.deserialize(new BinaryRowData(table.layout.fieldCount()), in);
+    return table.buffers.add(row, range, bytes, bytes.length);
+  }
+
+  /**
+   * Memory wins over file size: write the largest buffers (of any table) until the writer is under
+   * its budget.
+   */
+  private void enforceMemoryBudget() throws IOException {
+    while (policy.memoryFull(bufferedBytes())) {
+      TableWriter largestTable = null;
+      PartitionBuffer largest = null;
+      for (TableWriter table : tables) {
+        PartitionBuffer b = table.buffers.largest();
+        if (b != null && (largest == null || b.bytes() > largest.bytes())) {
+          largest = b;
+          largestTable = table;
+        }
+      }
+      if (largest == null) {
+        return;
+      }
+      close(largestTable, largest, CloseReason.MEMORY);
+      SinkFaults.reach(SinkFaults.Point.AFTER_MEMORY_FLUSH);
+    }
+  }
+
+  private long bufferedBytes() {
+    long bytes = 0;
+    for (TableWriter table : tables) {
+      bytes += table.buffers.bytes();
+    }
+    return bytes;
+  }
+
+  /**
+   * The barrier's decision for one partition's buffers (its key ranges on this writer, in key
+   * order): a buffer that reached T closes alone; when any other must close now (L, or every
+   * checkpoint), all the others close with it, neighbours packed into files of up to T. So a
+   * latency close makes about one file per partition and writer however many ranges the writer
+   * holds, instead of one small remainder per range, and each file still covers adjacent keys.
+   */
+  private void closeAtBarrier(TableWriter table, List<PartitionBuffer> partition, long now)
+      throws IOException {
+    List<PartitionBuffer> rest = new ArrayList<>(partition.size());
+    CloseReason restReason = null;
+    for (PartitionBuffer buffer : partition) {
+      // the age the oldest row will have once the file is written (the write delays the barrier
+      // and the commit)
+      long oldestAge =
+          now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
+      CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
+      if (reason == CloseReason.BYTES) {
+        close(table, List.of(buffer), reason);
+      } else {
+        rest.add(buffer);
+        restReason = restReason == null ? reason : restReason;
+      }
+    }
+    if (restReason != null) {
+      closePacked(table, rest, restReason);
+    }
+  }
+
+  /**
+   * Closes {@code buffers} (one partition's, in key order), consecutive ones packed into one file
+   * while their bytes stay within what encodes to T.
+   */
+  private void closePacked(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
+      throws IOException {
+    long limit = policy.bounds().bufferedBytesForTargetFile(table.encodedRatio());
+    List<PartitionBuffer> file = new ArrayList<>(buffers.size());
+    long bytes = 0;
+    for (PartitionBuffer buffer : buffers) {
+      if (!file.isEmpty() && bytes + buffer.bytes() > limit) {
+        close(table, file, reason);
+        file = new ArrayList<>(buffers.size());
+        bytes = 0;
+      }
+      file.add(buffer);
+      bytes += buffer.bytes();
+    }
+    if (!file.isEmpty()) {
+      close(table, file, reason);
+    }
+  }
+
+  private void close(TableWriter table, PartitionBuffer buffer, CloseReason reason)
+      throws IOException {
+    close(table, List.of(buffer), reason);
+  }
+
+  /** Writes {@code buffers} (of one partition) as one data file, reported at the next barrier. */
+  private void close(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
+      throws IOException {
+    long bytes = 0;
+    long minIngest = Long.MAX_VALUE;
+    long maxIngest = Long.MIN_VALUE;
+    IngestTimeCounts ingestTimes = new IngestTimeCounts();
+    List<String> staged = new ArrayList<>();
+    for (PartitionBuffer buffer : buffers) {
+      bytes += buffer.bytes();
+      minIngest = Math.min(minIngest, buffer.minIngestMillis());
+      maxIngest = Math.max(maxIngest, buffer.maxIngestMillis());
+      ingestTimes.addAll(buffer.ingestTimes().toMap());
+      staged.addAll(buffer.stagedRuns());
+    }
+    DataFile file = table.write(buffers);
+    closed.add(
+        new ClosedFile(
+            table.index,
+            file,
+            table.spec(),
+            reason,
+            bytes,
+            minIngest,
+            maxIngest,
+            System.currentTimeMillis(),
+            ingestTimes.toMap(),
+            staged));
+    filesClosed.get(reason).inc();
+    LOG.debug(
+        "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes) by {}",
+        file.location(),
+        file.recordCount(),
+        buffers.size(),
+        bytes,
+        file.fileSizeInBytes(),
+        reason.code());
+    SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
+  }
+
+  private void registerMetrics(MetricGroup group) {
+    group.gauge("bufferedBytes", this::bufferedBytes);
+    group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers.rows()).sum());
+    group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers.size()).sum());
+    group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
+    group.gauge(
+        "oldestBufferedAgeMs",
+        () -> {
+          long oldest =
+              tables.stream()
+                  .mapToLong(t -> t.buffers.oldestIngestMillis())
+                  .min()
+                  .orElse(Long.MAX_VALUE);
+          return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
+        });
+    group.gauge("lastStagingMs", () -> lastStagingMs);
+    stagedBytes = group.counter("stagedBytes");
+    stagedRuns = group.counter("stagedRuns");
+    for (CloseReason reason : CloseReason.values()) {
+      filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
+    }
+  }
+}
