@@ -31,7 +31,6 @@ import org.spatialingest.geometry.RegionRefresh;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
 import org.spatialingest.sink.core.TableRouter;
-import org.spatialingest.sink.write.ClosePolicy;
 import org.spatialingest.source.KafkaGroupOffsets;
 import org.spatialingest.source.ResumeFilter;
 import org.spatialingest.source.SourceRecord;
@@ -328,7 +327,7 @@ public final class SpatialIngestJob {
   private static <T> BoundedIcebergSink.Builder<T> configure(
       BoundedIcebergSink.Builder<T> builder, JobConfig config) {
     return builder
-        .closePolicy(ClosePolicy.of(config))
+        .closePolicy(config.closePolicy(), config.sizingBounds())
         .maxOpenPartitions(config.maxOpenPartitions())
         .uidPrefix(SINK_UID)
         .positionsListener(

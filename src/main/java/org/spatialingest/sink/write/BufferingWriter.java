@@ -29,10 +29,10 @@ import org.spatialingest.sink.core.WriterReport;
 
 /**
  * A writer subtask of the bounded sink. Rows are buffered per table and time partition as
- * serialized bytes, measured as they arrive; the {@link ClosePolicy} decides at each barrier which
- * partitions become data files, and between barriers whether a buffer reached T or the memory
- * budget forces one out. Files closed in an interval go downstream in the {@link WriterReport} of
- * the next barrier, with the source positions the writer has received and still buffers.
+ * serialized bytes, measured as they arrive; the {@link ClosePolicy} decides every close (at each
+ * barrier, after each row, at the end of input) and the writer writes what it is told. Files closed
+ * in an interval go downstream in the {@link WriterReport} of the next barrier, with the source
+ * positions the writer has received and still buffers.
  *
  * <p>Checkpoint cost follows arrivals, not the buffer: at each barrier only the rows that arrived
  * since the previous one are written, once, to a staging run ({@link StagingArea}); the state holds
@@ -49,7 +49,6 @@ public final class BufferingWriter<T>
 
   private final TableRouter<T> router;
   private final ClosePolicy policy;
-  private final int maxOpenPartitions;
   private final PartitionLimitWarning partitionLimitWarning;
   private final String token = SinkFileNames.newToken();
   private final List<TableWriter> tables = new ArrayList<>();
@@ -70,15 +69,13 @@ public final class BufferingWriter<T>
       List<SinkTable> sinkTables,
       TableRouter<T> router,
       ClosePolicy policy,
-      int maxOpenPartitions,
       String uid,
       WriterInitContext context,
       Collection<WriterState> restored)
       throws IOException {
     this.router = router;
     this.policy = policy;
-    this.maxOpenPartitions = maxOpenPartitions;
-    this.partitionLimitWarning = new PartitionLimitWarning(maxOpenPartitions);
+    this.partitionLimitWarning = new PartitionLimitWarning(policy.maxOpenPartitions());
     int subtask = context.getTaskInfo().getIndexOfThisSubtask();
     int attempt = context.getTaskInfo().getAttemptNumber();
     for (int i = 0; i < sinkTables.size(); i++) {
@@ -95,14 +92,14 @@ public final class BufferingWriter<T>
   public void write(T element, Context context) throws IOException {
     TableWriter table = tables.get(router.table(element));
     PartitionBuffer buffer = table.add(router.row(element), router.range(element));
-    if (table.buffers.size() > maxOpenPartitions) {
+    if (policy.partitionLimitExceeded(table.buffers.size())) {
       // the new row's buffer is the most recently written, so never the one closed here
       PartitionBuffer oldest = table.buffers.leastRecentlyWritten();
       partitionLimitWarning.closed(oldest.size(), System.currentTimeMillis());
-      close(table, oldest, CloseReason.PARTITION_LIMIT);
+      close(table, List.of(oldest), CloseReason.PARTITION_LIMIT);
     }
     if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
-      close(table, buffer, CloseReason.BYTES);
+      close(table, List.of(buffer), CloseReason.BYTES);
     }
     enforceMemoryBudget();
   }
@@ -112,7 +109,7 @@ public final class BufferingWriter<T>
     if (endOfInput) {
       for (TableWriter table : tables) {
         for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
-          closePacked(table, partition, CloseReason.END_OF_INPUT);
+          closeAll(table, policy.atEndOfInput(partition, table.encodedRatio()));
         }
       }
       SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
@@ -124,7 +121,9 @@ public final class BufferingWriter<T>
     long now = System.currentTimeMillis();
     for (TableWriter table : tables) {
       for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
-        closeAtBarrier(table, partition, now);
+        closeAll(
+            table,
+            policy.atBarrier(partition, now, table.encodedRatio(), table.writeNanosPerByte()));
       }
     }
     Map<String, Long> seen = new HashMap<>();
@@ -221,25 +220,18 @@ public final class BufferingWriter<T>
     return table.buffers.add(row, range, bytes, bytes.length);
   }
 
-  /**
-   * Memory wins over file size: write the largest buffers (of any table) until the writer is under
-   * its budget.
-   */
+  /** Memory wins over file size: closes what the policy picks until under the budget. */
   private void enforceMemoryBudget() throws IOException {
     while (policy.memoryFull(bufferedBytes())) {
-      TableWriter largestTable = null;
-      PartitionBuffer largest = null;
+      List<PartitionBuffer> largestPerTable = new ArrayList<>(tables.size());
       for (TableWriter table : tables) {
-        PartitionBuffer b = table.buffers.largest();
-        if (b != null && (largest == null || b.bytes() > largest.bytes())) {
-          largest = b;
-          largestTable = table;
-        }
+        largestPerTable.add(table.buffers.largest());
       }
+      PartitionBuffer largest = policy.largest(largestPerTable);
       if (largest == null) {
         return;
       }
-      close(largestTable, largest, CloseReason.MEMORY);
+      close(tables.get(largestPerTable.indexOf(largest)), List.of(largest), CloseReason.MEMORY);
       SinkFaults.reach(SinkFaults.Point.AFTER_MEMORY_FLUSH);
     }
   }
@@ -252,61 +244,11 @@ public final class BufferingWriter<T>
     return bytes;
   }
 
-  /**
-   * The barrier's decision for one partition's buffers (its key ranges on this writer, in key
-   * order): a buffer that reached T closes alone; when any other must close now (L, or every
-   * checkpoint), all the others close with it, neighbours packed into files of up to T. So a
-   * latency close makes about one file per partition and writer however many ranges the writer
-   * holds, instead of one small remainder per range, and each file still covers adjacent keys.
-   */
-  private void closeAtBarrier(TableWriter table, List<PartitionBuffer> partition, long now)
+  private void closeAll(TableWriter table, List<ClosePolicy.Close<PartitionBuffer>> files)
       throws IOException {
-    List<PartitionBuffer> rest = new ArrayList<>(partition.size());
-    CloseReason restReason = null;
-    for (PartitionBuffer buffer : partition) {
-      // the age the oldest row will have once the file is written (the write delays the barrier
-      // and the commit)
-      long oldestAge =
-          now - Math.min(now, buffer.minIngestMillis()) + table.expectedWriteMillis(buffer);
-      CloseReason reason = policy.atCheckpoint(buffer.bytes(), table.encodedRatio(), oldestAge);
-      if (reason == CloseReason.BYTES) {
-        close(table, List.of(buffer), reason);
-      } else {
-        rest.add(buffer);
-        restReason = restReason == null ? reason : restReason;
-      }
+    for (ClosePolicy.Close<PartitionBuffer> file : files) {
+      close(table, file.buffers(), file.reason());
     }
-    if (restReason != null) {
-      closePacked(table, rest, restReason);
-    }
-  }
-
-  /**
-   * Closes {@code buffers} (one partition's, in key order), consecutive ones packed into one file
-   * while their bytes stay within what encodes to T.
-   */
-  private void closePacked(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
-      throws IOException {
-    long limit = policy.bounds().bufferedBytesForTargetFile(table.encodedRatio());
-    List<PartitionBuffer> file = new ArrayList<>(buffers.size());
-    long bytes = 0;
-    for (PartitionBuffer buffer : buffers) {
-      if (!file.isEmpty() && bytes + buffer.bytes() > limit) {
-        close(table, file, reason);
-        file = new ArrayList<>(buffers.size());
-        bytes = 0;
-      }
-      file.add(buffer);
-      bytes += buffer.bytes();
-    }
-    if (!file.isEmpty()) {
-      close(table, file, reason);
-    }
-  }
-
-  private void close(TableWriter table, PartitionBuffer buffer, CloseReason reason)
-      throws IOException {
-    close(table, List.of(buffer), reason);
   }
 
   /** Writes {@code buffers} (of one partition) as one data file, reported at the next barrier. */

@@ -19,7 +19,7 @@ import org.apache.iceberg.StructLike;
  * would survive long enough to be promoted. A row never spans two chunks; a row larger than a chunk
  * gets a chunk of its own.
  */
-final class PartitionBuffer {
+final class PartitionBuffer implements ClosePolicy.Candidate {
   /**
    * Per-row cost beyond its bytes: its position, length and sort-key slots (8 + 4 + 8, rounded up).
    */
@@ -159,11 +159,13 @@ final class PartitionBuffer {
     return size;
   }
 
-  long bytes() {
+  @Override
+  public long bytes() {
     return bytes;
   }
 
-  long minIngestMillis() {
+  @Override
+  public long minIngestMillis() {
     return minIngestMillis;
   }
 

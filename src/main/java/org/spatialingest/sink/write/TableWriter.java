@@ -39,15 +39,8 @@ final class TableWriter implements AutoCloseable {
   private final PartitionSpec spec;
   private final SortedFileWriter fileWriter;
 
-  /**
-   * Assumed write cost until this writer has written a file: 100 ns per buffered byte (10 MB/s for
-   * sort, Parquet encoding and zstd on a loaded core), deliberately pessimistic — the first latency
-   * close must not be late.
-   */
-  private static final double DEFAULT_WRITE_NANOS_PER_BYTE = 100;
-
   /** Learned write cost, ns per buffered byte (sort + encode + upload). */
-  private double writeNanosPerByte = DEFAULT_WRITE_NANOS_PER_BYTE;
+  private double writeNanosPerByte = ClosePolicy.DEFAULT_WRITE_NANOS_PER_BYTE;
 
   private double ratioEncoded;
   private double ratioBuffered;
@@ -100,13 +93,9 @@ final class TableWriter implements AutoCloseable {
     return encodedRatio;
   }
 
-  /**
-   * How long writing {@code buffer} is expected to take, from the files written so far: a latency
-   * close must start that much earlier for its rows to be committed within L + C, since the write
-   * happens on the task thread before the barrier goes on.
-   */
-  long expectedWriteMillis(PartitionBuffer buffer) {
-    return (long) (writeNanosPerByte * buffer.bytes() / 1_000_000);
+  /** Measured write cost (sort, encode, upload), ns per buffered byte; the close policy uses it. */
+  double writeNanosPerByte() {
+    return writeNanosPerByte;
   }
 
   /**
