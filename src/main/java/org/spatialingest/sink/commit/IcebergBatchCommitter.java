@@ -11,10 +11,6 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.Histogram;
-import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -51,25 +47,11 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
    */
   private static final long LOOKBACK_SLACK_MS = 10 * 60_000L;
 
-  /**
-   * values the age histogram keeps; a commit feeds at most this many (rows weighted by their ingest
-   * second)
-   */
-  private static final int AGE_WINDOW = 4096;
-
   private final List<TableLoader> loaders = new ArrayList<>();
   private final List<Table> tables = new ArrayList<>();
   private final PositionsListener listener;
   private final String jobId;
-  private final Counter committedFiles;
-  private final Counter committedBytes;
-  private final Counter committedRows;
-  private final Counter commits;
-  private volatile long lastCommitDurationMs;
-  private volatile long lastCommitMillis;
-  private volatile long lastMaxRowAgeMs;
-  private volatile long lastMinRowAgeMs;
-  private final Histogram rowAgeAtCommit;
+  private final CommitterMetrics metrics;
 
   public IcebergBatchCommitter(
       List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
@@ -81,19 +63,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     }
     this.listener = listener;
     this.jobId = context.getJobInfo().getJobId().toHexString();
-    MetricGroup group = context.metricGroup().addGroup("spatialSink");
-    committedFiles = group.counter("committedFiles");
-    committedBytes = group.counter("committedBytes");
-    committedRows = group.counter("committedRows");
-    commits = group.counter("commits");
-    group.gauge("commitDurationMs", () -> lastCommitDurationMs);
-    group.gauge(
-        "timeSinceLastCommitMs",
-        () -> lastCommitMillis == 0 ? 0L : System.currentTimeMillis() - lastCommitMillis);
-    group.gauge("maxRowAgeAtCommitMs", () -> lastMaxRowAgeMs);
-    group.gauge("minRowAgeAtCommitMs", () -> lastMinRowAgeMs);
-    rowAgeAtCommit =
-        group.histogram("rowAgeAtCommitMs", new DescriptiveStatisticsHistogram(AGE_WINDOW));
+    this.metrics = new CommitterMetrics(context.metricGroup());
   }
 
   @Override
@@ -126,18 +96,13 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       }
     }
     if (committedAny) {
-      lastCommitDurationMs = end - start;
-      lastCommitMillis = end;
-      lastMaxRowAgeMs = end - batch.minIngestMillis();
-      lastMinRowAgeMs = end - batch.maxIngestMillis();
-      recordRowAges(batch, end);
-      commits.inc();
+      metrics.batchCommitted(batch, start, end);
       LOG.info(
           "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
           batch.checkpointId(),
           batch.files().size(),
           batch.rowCount(0),
-          lastCommitDurationMs,
+          end - start,
           batchId);
     }
     try {
@@ -171,34 +136,9 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     append.commit();
     SinkFaults.reach(SinkFaults.Point.AFTER_COMMIT);
     for (ClosedFile f : files) {
-      committedFiles.inc();
-      committedBytes.inc(f.file().fileSizeInBytes());
-      committedRows.inc(f.file().recordCount());
+      metrics.fileCommitted(f.file());
     }
     return true;
-  }
-
-  /**
-   * Feeds commit time − ingest time of the batch's rows (per ingest second, mid-second) into the
-   * histogram.
-   */
-  private void recordRowAges(FileBatch batch, long commitMillis) {
-    Map<Long, Long> counts = new LinkedHashMap<>();
-    long rows = 0;
-    for (ClosedFile f : batch.files()) {
-      for (Map.Entry<Long, Long> e : f.ingestSecondCounts().entrySet()) {
-        counts.merge(e.getKey(), e.getValue(), Long::sum);
-        rows += e.getValue();
-      }
-    }
-    long perUpdate = Math.max(1, (rows + AGE_WINDOW - 1) / AGE_WINDOW);
-    counts.forEach(
-        (second, n) -> {
-          long age = commitMillis - (second * 1000 + 500);
-          for (long i = 0; i < (n + perUpdate - 1) / perUpdate; i++) {
-            rowAgeAtCommit.update(age);
-          }
-        });
   }
 
   private Map<String, String> summary(

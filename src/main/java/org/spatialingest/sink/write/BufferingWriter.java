@@ -3,7 +3,6 @@ package org.spatialingest.sink.write;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +11,6 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.metrics.Counter;
-import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.iceberg.DataFile;
@@ -60,10 +57,7 @@ public final class BufferingWriter<T>
   private final List<ClosedFile> closed = new ArrayList<>();
 
   private int stagingSequence;
-  private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
-  private Counter stagedBytes;
-  private Counter stagedRuns;
-  private volatile long lastStagingMs;
+  private final WriterMetrics metrics;
 
   public BufferingWriter(
       List<SinkTable> sinkTables,
@@ -84,7 +78,7 @@ public final class BufferingWriter<T>
           new TableWriter(
               i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
     }
-    registerMetrics(context.metricGroup().addGroup("spatialSink"));
+    this.metrics = new WriterMetrics(context.metricGroup(), tables);
     restore(restored);
   }
 
@@ -154,8 +148,7 @@ public final class BufferingWriter<T>
           StagingArea.Written run =
               table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
           buffer.staged(run.path());
-          stagedBytes.inc(run.bytes());
-          stagedRuns.inc();
+          metrics.runStaged(run.bytes());
         }
         // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on
         // restore
@@ -170,7 +163,7 @@ public final class BufferingWriter<T>
         }
       }
     }
-    lastStagingMs = System.currentTimeMillis() - start;
+    metrics.stagingTook(System.currentTimeMillis() - start);
     SinkFaults.reach(SinkFaults.Point.AFTER_STAGING);
     return runs.isEmpty() ? List.of() : List.of(new WriterState(runs, List.of()));
   }
@@ -279,7 +272,7 @@ public final class BufferingWriter<T>
             System.currentTimeMillis(),
             ingestTimes.toMap(),
             staged));
-    filesClosed.get(reason).inc();
+    metrics.fileClosed(reason);
     LOG.debug(
         "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes) by {}",
         file.location(),
@@ -289,28 +282,5 @@ public final class BufferingWriter<T>
         file.fileSizeInBytes(),
         reason.code());
     SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
-  }
-
-  private void registerMetrics(MetricGroup group) {
-    group.gauge("bufferedBytes", this::bufferedBytes);
-    group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers.rows()).sum());
-    group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers.size()).sum());
-    group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
-    group.gauge(
-        "oldestBufferedAgeMs",
-        () -> {
-          long oldest =
-              tables.stream()
-                  .mapToLong(t -> t.buffers.oldestIngestMillis())
-                  .min()
-                  .orElse(Long.MAX_VALUE);
-          return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
-        });
-    group.gauge("lastStagingMs", () -> lastStagingMs);
-    stagedBytes = group.counter("stagedBytes");
-    stagedRuns = group.counter("stagedRuns");
-    for (CloseReason reason : CloseReason.values()) {
-      filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
-    }
   }
 }
