@@ -30,8 +30,7 @@ import org.spatialingest.geometry.RegionEnrichment;
 import org.spatialingest.geometry.RegionRefresh;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
-import org.spatialingest.sink.ClosePolicy;
-import org.spatialingest.sink.TableRouter;
+import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.source.KafkaAccessCheck;
 import org.spatialingest.source.KafkaClients;
 import org.spatialingest.source.KafkaGroupOffsets;
@@ -336,7 +335,7 @@ public final class SpatialIngestJob {
   private static <T> BoundedIcebergSink.Builder<T> configure(
       BoundedIcebergSink.Builder<T> builder, JobConfig config) {
     return builder
-        .closePolicy(ClosePolicy.of(config))
+        .closePolicy(config.closePolicy(), config.sizingBounds())
         .maxOpenPartitions(config.maxOpenPartitions())
         .uidPrefix(SINK_UID)
         .positionsListener(

@@ -67,14 +67,31 @@ class PackageRulesTest {
           Map.entry("tools", Set.of("geometry", "source", "sink", "table", "config", "sizing")),
           Map.entry("geometry", Set.of("source", "sink", "table", "config", "sizing")),
           Map.entry("source", Set.of("table", "config", "sizing")),
-          Map.entry("sink", Set.of("table", "config", "sizing")),
+          // the sink's rooms: its public surface on top, then commit (over recovery), and write;
+          // write and commit never import each other, and core is what they all share
+          Map.entry(
+              "sink",
+              Set.of(
+                  "sink.write",
+                  "sink.commit",
+                  "sink.recovery",
+                  "sink.core",
+                  "table",
+                  "config",
+                  "sizing")),
+          Map.entry(
+              "sink.commit", Set.of("sink.recovery", "sink.core", "table", "config", "sizing")),
+          Map.entry("sink.recovery", Set.of("sink.core", "table", "config", "sizing")),
+          Map.entry("sink.write", Set.of("sink.core", "table", "config", "sizing")),
+          Map.entry("sink.core", Set.of("table", "config", "sizing")),
           Map.entry("table", Set.of("config", "sizing")),
           Map.entry("config", Set.of("sizing")),
           Map.entry("sizing", Set.of()));
 
+  /** the package part of an import: lower-case segments up to the first class name */
   private static final Pattern IMPORT =
       Pattern.compile(
-          "^import (?:static )?org\\.spatialingest\\.([a-z]+)?\\.?([A-Z]\\w*)?", Pattern.MULTILINE);
+          "^import (?:static )?org\\.spatialingest\\.((?:[a-z]\\w*\\.)*)[A-Z]", Pattern.MULTILINE);
 
   @Test
   void everyPackageImportsOnlyPackagesBelowIt() throws IOException {
@@ -83,12 +100,15 @@ class PackageRulesTest {
     try (Stream<Path> files = Files.walk(main)) {
       for (Path file : files.filter(p -> p.toString().endsWith(".java")).toList()) {
         Path parent = main.relativize(file.getParent());
-        String pkg = parent.toString().isEmpty() ? "root" : parent.toString();
+        String pkg = parent.toString().isEmpty() ? "root" : parent.toString().replace('/', '.');
         assertThat(ALLOWED).as("package %s has a rule", pkg).containsKey(pkg);
         Matcher m = IMPORT.matcher(Files.readString(file));
         while (m.find()) {
           String target =
-              m.group(1) == null || m.group(2) != null && m.group(1) == null ? "root" : m.group(1);
+              m.group(1).isEmpty() ? "root" : m.group(1).substring(0, m.group(1).length() - 1);
+          if (target.startsWith("sink.") && !pkg.startsWith("sink")) {
+            target = "sink"; // outside the sink, its rooms count as one package
+          }
           if (!target.equals(pkg) && !ALLOWED.get(pkg).contains(target)) {
             violations.add(main.relativize(file) + " imports " + target);
           }

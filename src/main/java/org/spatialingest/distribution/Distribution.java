@@ -16,7 +16,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.config.JobOptions;
-import org.spatialingest.sink.TableRouter;
+import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.Sink;
@@ -17,9 +18,22 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.config.JobConfig.ClosePolicyKind;
 import org.spatialingest.config.JobOptions;
+import org.spatialingest.sink.commit.FileBatch;
+import org.spatialingest.sink.commit.FileBatchAggregator;
+import org.spatialingest.sink.commit.FileBatchSerializer;
+import org.spatialingest.sink.commit.IcebergBatchCommitter;
+import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.sink.core.WriterReportSerializer;
+import org.spatialingest.sink.write.BufferingWriter;
+import org.spatialingest.sink.write.ClosePolicy;
+import org.spatialingest.sink.write.WriterState;
+import org.spatialingest.sink.write.WriterStateSerializer;
+import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.TableLayout;
 
@@ -31,10 +45,11 @@ import org.spatialingest.table.TableLayout;
  * rows at each barrier, closes files when the {@link ClosePolicy} says so) → {@link
  * FileBatchAggregator} (parallelism 1; one batch per checkpoint, with source positions) → {@link
  * IcebergBatchCommitter} (after the checkpoint completes: one snapshot per table, the primary table
- * last, with the positions). Build it with {@link #builder()} or {@link #builder(TableRouter)}.
+ * last, with the positions). Build it with {@link #builder(TableRouter)}.
  *
  * @param <T> input elements; a {@link TableRouter} maps each to a table and a row
  */
+@PublicEvolving
 public final class BoundedIcebergSink<T>
     implements Sink<T>,
         SupportsWriterState<T, WriterState>,
@@ -43,22 +58,15 @@ public final class BoundedIcebergSink<T>
   private final List<SinkTable> tables;
   private final TableRouter<T> router;
   private final ClosePolicy policy;
-  private final int maxOpenPartitions;
   private final String uidPrefix;
   private final PositionsListener listener;
 
   private BoundedIcebergSink(Builder<T> b) {
     this.tables = List.copyOf(b.tables);
     this.router = b.router;
-    this.policy = b.policy;
-    this.maxOpenPartitions = b.maxOpenPartitions;
+    this.policy = new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions);
     this.uidPrefix = b.uidPrefix;
     this.listener = b.listener;
-  }
-
-  /** A sink of rows into one table. */
-  public static Builder<RowData> builder() {
-    return new Builder<>(TableRouter.single());
   }
 
   /**
@@ -77,8 +85,7 @@ public final class BoundedIcebergSink<T>
   @Override
   public StatefulSinkWriter<T, WriterState> restoreWriter(
       WriterInitContext context, Collection<WriterState> recoveredState) throws IOException {
-    return new BufferingWriter<>(
-        tables, router, policy, maxOpenPartitions, uidPrefix, context, recoveredState);
+    return new BufferingWriter<>(tables, router, policy, uidPrefix, context, recoveredState);
   }
 
   @Override
@@ -124,7 +131,8 @@ public final class BoundedIcebergSink<T>
   public static final class Builder<T> {
     private final TableRouter<T> router;
     private final List<SinkTable> tables = new ArrayList<>();
-    private ClosePolicy policy;
+    private ClosePolicyKind closePolicy;
+    private SizingBounds bounds;
     private int maxOpenPartitions =
         Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
     private String uidPrefix = "spatial-sink";
@@ -143,8 +151,10 @@ public final class BoundedIcebergSink<T>
       return this;
     }
 
-    public Builder<T> closePolicy(ClosePolicy policy) {
-      this.policy = policy;
+    /** When files close ({@code sink.close-policy}) and the M, T, L and C it works with. */
+    public Builder<T> closePolicy(ClosePolicyKind closePolicy, SizingBounds bounds) {
+      this.closePolicy = closePolicy;
+      this.bounds = bounds;
       return this;
     }
 
@@ -176,7 +186,7 @@ public final class BoundedIcebergSink<T>
     }
 
     public BoundedIcebergSink<T> build() {
-      if (tables.isEmpty() || policy == null) {
+      if (tables.isEmpty() || closePolicy == null || bounds == null) {
         throw new IllegalStateException(
             "at least one table (loader and layout) and a closePolicy are required");
       }

@@ -9,7 +9,7 @@ import java.util.TreeMap;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.util.SnapshotUtil;
-import org.spatialingest.sink.CloseReason;
+import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**

@@ -23,7 +23,7 @@ import org.spatialingest.it.ChildJvm;
 import org.spatialingest.it.StandaloneFlinkCluster;
 import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.KafkaBacklog;
-import org.spatialingest.sink.SinkFaults;
+import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.SnapshotSummaryKeys;
 

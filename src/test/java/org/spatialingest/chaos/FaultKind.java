@@ -1,7 +1,7 @@
 package org.spatialingest.chaos;
 
 import java.util.List;
-import org.spatialingest.sink.SinkFaults;
+import org.spatialingest.sink.core.SinkFaults;
 
 /** The faults the chaos run injects; see src/site/markdown/chaos.md. */
 enum FaultKind {

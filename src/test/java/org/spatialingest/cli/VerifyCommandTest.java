@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.CloseReason;
-import org.spatialingest.sink.SinkFiles;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.write.SinkFiles;
 import org.spatialingest.tools.SinkTables;
 
 /**

@@ -36,6 +36,7 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.SnapshotSummaryKeys;
 

@@ -26,6 +26,7 @@ import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.TablePositions;

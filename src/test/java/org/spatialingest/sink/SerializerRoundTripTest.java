@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
@@ -17,6 +19,14 @@ import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.spatialingest.config.JobConfig.TimePartitioning;
+import org.spatialingest.sink.commit.FileBatch;
+import org.spatialingest.sink.commit.FileBatchSerializer;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.sink.core.WriterReportSerializer;
+import org.spatialingest.sink.write.WriterState;
+import org.spatialingest.sink.write.WriterStateSerializer;
 import org.spatialingest.table.TelemetryTable;
 
 class SerializerRoundTripTest {
@@ -27,11 +37,12 @@ class SerializerRoundTripTest {
   @Test
   void fileBatchKeepsEveryFieldAnAppendNeeds() throws Exception {
     DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
-    DataFile b = dataFile("file:/w/b.parquet", 491_001, 7, null);
+    DataFile b = unpartitionedFile("file:/r/b.parquet", 7);
     ClosedFile fa =
         new ClosedFile(
             0,
             a,
+            SPEC,
             CloseReason.BYTES,
             99_999,
             1_000L,
@@ -41,7 +52,16 @@ class SerializerRoundTripTest {
             List.of("file:/w/_staging/x/1.rows"));
     ClosedFile fb =
         new ClosedFile(
-            1, b, CloseReason.END_OF_INPUT, 5, 1_500L, 2_500L, 3_500L, Map.of(), List.of());
+            1,
+            b,
+            PartitionSpec.unpartitioned(),
+            CloseReason.END_OF_INPUT,
+            5,
+            1_500L,
+            2_500L,
+            3_500L,
+            Map.of(),
+            List.of());
     FileBatch batch =
         new FileBatch(
             42, "lineage-1", List.of(fa, fb), Map.of("t/0", 17L, "file:/in/a.ndjson", 3L));
@@ -63,14 +83,67 @@ class SerializerRoundTripTest {
       assertThat(out.bufferedBytes()).isEqualTo(in.bufferedBytes());
       assertThat(out.ingestSecondCounts()).isEqualTo(in.ingestSecondCounts());
       assertThat(out.consumedStaging()).isEqualTo(in.consumedStaging());
-      // Java serialization carries every field of the data file: its full description is unchanged
-      assertThat(out.file().toString()).isEqualTo(in.file().toString());
-      assertThat(out.file().lowerBounds()).isEqualTo(in.file().lowerBounds());
-      assertThat(out.file().upperBounds()).isEqualTo(in.file().upperBounds());
-      assertThat(out.file().splitOffsets()).isEqualTo(in.file().splitOffsets());
-      assertThat(out.file().sortOrderId()).isEqualTo(1);
+      assertThat(out.spec()).isEqualTo(in.spec());
+      assertSameAppend(out.file(), in.file());
     }
     assertThat(copy.batchId()).isEqualTo(batch.batchId());
+  }
+
+  /** Version 2 (releases up to 99d1af5) held Java-serialized data files; a restore reads it. */
+  @Test
+  void fileBatchReadsThePreviousReleasesJavaSerializedFiles() throws Exception {
+    DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
+    DataOutputSerializer v2 = new DataOutputSerializer(4096);
+    v2.writeLong(42);
+    v2.writeUTF("lineage-1");
+    v2.writeInt(1);
+    v2.writeInt(0);
+    byte[] file = InstantiationUtil.serializeObject(a);
+    v2.writeInt(file.length);
+    v2.write(file);
+    v2.writeUTF("LATENCY");
+    v2.writeLong(99);
+    v2.writeLong(1_000L);
+    v2.writeLong(2_000L);
+    v2.writeLong(3_000L);
+    v2.writeInt(1);
+    v2.writeLong(1_795_946_400L);
+    v2.writeLong(7L);
+    v2.writeInt(1);
+    v2.writeUTF("file:/w/_staging/x/1.rows");
+    v2.writeInt(1);
+    v2.writeUTF("t/0");
+    v2.writeLong(17L);
+    FileBatch copy = new FileBatchSerializer().deserialize(2, v2.getCopyOfBuffer());
+    assertThat(copy.checkpointId()).isEqualTo(42);
+    assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
+    ClosedFile out = copy.files().get(0);
+    assertThat(out.reason()).isEqualTo(CloseReason.LATENCY);
+    assertThat(out.ingestSecondCounts()).isEqualTo(Map.of(1_795_946_400L, 7L));
+    assertThat(out.consumedStaging()).containsExactly("file:/w/_staging/x/1.rows");
+    assertSameAppend(out.file(), a);
+  }
+
+  /** Every field of a data file that an append writes into the table's manifest. */
+  private static void assertSameAppend(DataFile out, DataFile in) {
+    assertThat(out.location()).isEqualTo(in.location());
+    assertThat(out.format()).isEqualTo(in.format());
+    assertThat(out.specId()).isEqualTo(in.specId());
+    assertThat(out.partition().size()).isEqualTo(in.partition().size());
+    for (int p = 0; p < in.partition().size(); p++) {
+      assertThat(out.partition().get(p, Object.class))
+          .isEqualTo(in.partition().get(p, Object.class));
+    }
+    assertThat(out.recordCount()).isEqualTo(in.recordCount());
+    assertThat(out.fileSizeInBytes()).isEqualTo(in.fileSizeInBytes());
+    assertThat(out.columnSizes()).isEqualTo(in.columnSizes());
+    assertThat(out.valueCounts()).isEqualTo(in.valueCounts());
+    assertThat(out.nullValueCounts()).isEqualTo(in.nullValueCounts());
+    assertThat(out.nanValueCounts()).isEqualTo(in.nanValueCounts());
+    assertThat(out.lowerBounds()).isEqualTo(in.lowerBounds());
+    assertThat(out.upperBounds()).isEqualTo(in.upperBounds());
+    assertThat(out.splitOffsets()).isEqualTo(in.splitOffsets());
+    assertThat(out.sortOrderId()).isEqualTo(in.sortOrderId());
   }
 
   @Test
@@ -79,6 +152,7 @@ class SerializerRoundTripTest {
         new ClosedFile(
             0,
             dataFile("file:/w/c.parquet", 491_000, 3, null),
+            SPEC,
             CloseReason.LATENCY,
             10,
             1,
@@ -95,6 +169,7 @@ class SerializerRoundTripTest {
     assertThat(copy.seen()).isEqualTo(report.seen());
     assertThat(copy.buffered()).isEqualTo(report.buffered());
     assertThat(copy.closed().get(0).consumedStaging()).containsExactly("s1", "s2");
+    assertSameAppend(copy.closed().get(0).file(), f.file());
   }
 
   @Test
@@ -136,6 +211,15 @@ class SerializerRoundTripTest {
     assertThat(legacy.runs()).isEmpty();
     assertThat(legacy.legacyRows()).hasSize(2);
     assertThat(legacy.legacyRows().get(0)).containsExactly(1, 2, 3);
+  }
+
+  private static DataFile unpartitionedFile(String path, long rows) {
+    return DataFiles.builder(PartitionSpec.unpartitioned())
+        .withPath(path)
+        .withFormat(FileFormat.PARQUET)
+        .withFileSizeInBytes(rows * 100)
+        .withRecordCount(rows)
+        .build();
   }
 
   private static DataFile dataFile(String path, int hour, long rows, List<Long> splits) {

@@ -31,6 +31,10 @@ import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.recovery.OrphanCleaner;
+import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.table.Catalogs;
 
 /**

@@ -28,6 +28,11 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.sink.commit.IcebergBatchCommitter;
+import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.recovery.OrphanCleaner;
+import org.spatialingest.sink.recovery.RestoreReconciler;
+import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.cli.CliTestAccess;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.sink.CloseReason;
+import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sizing.IcebergSplitPlanning;
 import org.spatialingest.sizing.ScanInput;
 import org.spatialingest.sizing.TaskEstimate;

@@ -1,8 +1,0 @@
-package org.spatialingest.sink;
-
-import java.io.Serializable;
-import org.apache.iceberg.flink.TableLoader;
-import org.spatialingest.table.TableLayout;
-
-/** One table a sink writes: how to load it and what its rows look like. */
-record SinkTable(TableLoader loader, TableLayout layout) implements Serializable {}

@@ -1,0 +1,39 @@
+package org.spatialingest.sink.commit;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.spatialingest.sink.recovery.RestoreReconciler;
+import org.spatialingest.sink.recovery.StagingReferences;
+
+/**
+ * What the {@link FileBatchAggregator} checkpoints, as one versioned value ({@link
+ * AggregatorStateSerializer}).
+ *
+ * @param lineage the sink lineage (see {@link RestoreReconciler})
+ * @param emittedBatchIds ids of the last {@link FileBatchAggregator#REMEMBERED_BATCHES} batches it
+ *     emitted, oldest first
+ * @param pendingBatchFiles data file locations of the last {@link
+ *     FileBatchAggregator#PENDING_BATCHES} batches, one list per batch, oldest first: ones the
+ *     committer may still commit after a restore, so orphan clean-up keeps them
+ * @param received per source key, one past the highest position any writer received
+ * @param stateTimeMillis when the state was taken (bounds the restore reconciliation and orphan
+ *     search)
+ * @param stagingHorizons per earlier writer token, the highest checkpoint whose staging runs by it
+ *     this state may reference ({@link StagingReferences}); {@code null} while unknown (after
+ *     restoring a state of a build that did not keep them, until the first clean-up)
+ */
+record AggregatorState(
+    String lineage,
+    List<String> emittedBatchIds,
+    List<List<String>> pendingBatchFiles,
+    Map<String, Long> received,
+    long stateTimeMillis,
+    Map<String, Long> stagingHorizons) {
+  AggregatorState {
+    emittedBatchIds = List.copyOf(emittedBatchIds);
+    pendingBatchFiles = pendingBatchFiles.stream().map(List::copyOf).toList();
+    received = Map.copyOf(received);
+    stagingHorizons = stagingHorizons == null ? null : new HashMap<>(stagingHorizons);
+  }
+}

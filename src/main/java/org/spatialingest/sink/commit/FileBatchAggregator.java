@@ -1,0 +1,320 @@
+package org.spatialingest.sink.commit;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.runtime.state.StateInitializationContext;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.util.SimpleVersionedListState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.sink.recovery.OrphanCleaner;
+import org.spatialingest.sink.recovery.RestoreReconciler;
+import org.spatialingest.sink.recovery.StagingReferences;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TablePositions;
+
+/**
+ * Pre-commit step with parallelism 1: turns the {@link WriterReport}s of all writer subtasks into
+ * one {@link FileBatch} per checkpoint (so the committer makes one snapshot per table per
+ * checkpoint), and computes the source positions that batch records.
+ *
+ * <p>Positions: with aligned checkpoints, every record read before a barrier has reached a writer
+ * before that barrier. So at a barrier, for each source key, every record below {@code min(highest
+ * received + 1, lowest still buffered)} is in a closed file of this or an earlier batch. (Unaligned
+ * checkpoints would break this; the job disables them.)
+ *
+ * <p>Batches are tagged with the checkpoint whose barrier releases them here, not with the id the
+ * writer used. That matters at end of input: every writer tags its final files {@code
+ * Long.MAX_VALUE}, and writers finish at different checkpoints; merging by the aggregator's own
+ * barrier (and at its own end of input) keeps every writer's last files.
+ *
+ * <p>State ({@link AggregatorState}): the sink's lineage id, the ids (and, for the last few, the
+ * files) of the batches it emitted, the highest received position per source, when the state was
+ * taken, and which writers' staging runs it may reference ({@link StagingReferences}). A restore
+ * from an older state removes what this lineage committed after it ({@link RestoreReconciler});
+ * after the first checkpoint that completes since a restore, {@link OrphanCleaner} removes what the
+ * failure left behind (retried at the next checkpoint if it fails; and since the state says which
+ * runs it references, a restore that fails again before the cleanup does not leave the first
+ * failure's runs behind for good).
+ */
+@Internal
+public final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessage<FileBatch>>
+    implements OneInputStreamOperator<
+            CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>,
+        BoundedOneInput {
+  /**
+   * Emitted batch ids remembered; the newest committed one before a restore point is all the
+   * reconciler needs.
+   */
+  static final int REMEMBERED_BATCHES = 256;
+
+  /**
+   * Emitted batches whose files are remembered: ones the committer may still commit after a
+   * restore.
+   */
+  static final int PENDING_BATCHES = 8;
+
+  /**
+   * How far before the restored state's time orphan candidates are looked for; covers clock skew.
+   */
+  private static final long ORPHAN_SLACK_MS = 10 * 60_000L;
+
+  private final List<SinkTable> tables;
+  private final String uid;
+  private final List<ClosedFile> pending = new ArrayList<>();
+
+  /** the lowest buffered position per source, by writer token, as of each writer's latest report */
+  private final Map<String, Map<String, Long>> bufferedByWriter = new HashMap<>();
+
+  private final Set<String> reportedTokens = new HashSet<>();
+  private final Map<Long, Set<String>> tokensAtBarrier = new HashMap<>();
+  private final Deque<String> emitted = new ArrayDeque<>();
+
+  /** the file locations of the last {@link #PENDING_BATCHES} batches, one list per batch */
+  private final Deque<List<String>> pendingFiles = new ArrayDeque<>();
+
+  private final Map<String, Long> received = new HashMap<>();
+  private long lastCheckpointId;
+
+  /** orphans are removed after the first checkpoint completes since this (re)start */
+  private boolean cleanupPending = true;
+
+  /**
+   * staging runs of barriers after this checkpoint are orphans (-1: every run of a writer that is
+   * not current)
+   */
+  private long restoredCheckpointId = -1;
+
+  /**
+   * per earlier writer token, the highest checkpoint whose staging runs by that writer the restored
+   * state may reference (see {@link StagingReferences}); {@code null} after restoring a state of a
+   * build that did not keep them, until the first cleanup
+   */
+  private Map<String, Long> stagingHorizons = new HashMap<>();
+
+  /** data files created before this are not considered */
+  private long orphanHorizon;
+
+  private long restoredStateTime;
+  private String lineage;
+  private transient ListState<AggregatorState> state;
+
+  public FileBatchAggregator(List<SinkTable> tables, String uid) {
+    this.tables = tables;
+    this.uid = uid;
+  }
+
+  @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    lastCheckpointId = context.getRestoredCheckpointId().orElse(0L);
+    var store = context.getOperatorStateStore();
+    state =
+        new SimpleVersionedListState<>(
+            store.getListState(
+                new ListStateDescriptor<>(
+                    "aggregator-state", BytePrimitiveArraySerializer.INSTANCE)),
+            new AggregatorStateSerializer());
+    AggregatorState restored = null;
+    for (AggregatorState s : state.get()) {
+      restored = s;
+    }
+    AggregatorState legacy = LegacyAggregatorState.readAndClear(store);
+    if (restored == null) {
+      restored = legacy;
+    }
+    if (restored == null) {
+      lineage = UUID.randomUUID().toString();
+      // a start without state continues from what the table holds, so positions never go
+      // backwards; what an earlier job of this sink left uncommitted is removed (its rows are read
+      // again from the positions)
+      try (TableLoader loader = tables.get(0).loader().clone()) {
+        loader.open();
+        Table table = loader.loadTable();
+        received.putAll(TablePositions.read(table));
+        orphanHorizon = lastSinkCommitMillis(table) - ORPHAN_SLACK_MS;
+      }
+      LOG.info(
+          "New sink lineage {}; positions continue from the table's {} sources",
+          lineage,
+          received.size());
+    } else {
+      lineage = restored.lineage();
+      emitted.addAll(restored.emittedBatchIds());
+      pendingFiles.addAll(restored.pendingBatchFiles());
+      received.putAll(restored.received());
+      restoredStateTime = restored.stateTimeMillis();
+      stagingHorizons = restored.stagingHorizons();
+      restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
+      orphanHorizon = restoredStateTime - ORPHAN_SLACK_MS;
+      List<TableLoader> loaders = new ArrayList<>();
+      try {
+        List<Table> loaded = new ArrayList<>();
+        for (SinkTable t : tables) {
+          TableLoader loader = t.loader().clone();
+          loaders.add(loader);
+          loader.open();
+          loaded.add(loader.loadTable());
+        }
+        RestoreReconciler.reconcile(loaded, lineage, new HashSet<>(emitted), restoredStateTime);
+      } finally {
+        for (TableLoader loader : loaders) {
+          loader.close();
+        }
+      }
+    }
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    Map<String, Long> horizons = null; // still unknown: a restore of it keeps the earlier rule
+    if (stagingHorizons != null) {
+      // this state references runs of the writers at this barrier up to it, and what they restored
+      horizons = new HashMap<>(stagingHorizons);
+      long checkpointId = context.getCheckpointId();
+      for (String token : tokensAtBarrier.getOrDefault(checkpointId, Set.of())) {
+        horizons.merge(token, checkpointId, Math::max);
+      }
+    }
+    state.update(
+        List.of(
+            new AggregatorState(
+                lineage,
+                new ArrayList<>(emitted),
+                new ArrayList<>(pendingFiles),
+                received,
+                System.currentTimeMillis(),
+                horizons)));
+  }
+
+  @Override
+  public void processElement(StreamRecord<CommittableMessage<WriterReport>> element) {
+    if (element.getValue() instanceof CommittableWithLineage<WriterReport> withLineage) {
+      WriterReport report = withLineage.getCommittable();
+      pending.addAll(report.closed());
+      report.seen().forEach((key, next) -> received.merge(key, next, Math::max));
+      bufferedByWriter.put(report.writerToken(), report.buffered());
+      reportedTokens.add(report.writerToken());
+    }
+  }
+
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    super.prepareSnapshotPreBarrier(checkpointId);
+    emit(checkpointId);
+    tokensAtBarrier.put(checkpointId, new HashSet<>(reportedTokens));
+    reportedTokens.clear();
+    lastCheckpointId = checkpointId;
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) throws Exception {
+    super.notifyCheckpointComplete(checkpointId);
+    Set<String> current = tokensAtBarrier.remove(checkpointId);
+    tokensAtBarrier.keySet().removeIf(id -> id < checkpointId);
+    if (!cleanupPending || current == null) {
+      return;
+    }
+    SinkFaults.reach(SinkFaults.Point.BEFORE_ORPHAN_CLEANUP);
+    Set<String> protectedFiles = new HashSet<>();
+    pendingFiles.forEach(protectedFiles::addAll);
+    StagingReferences references = new StagingReferences(restoredCheckpointId, stagingHorizons);
+    Set<String> kept = new HashSet<>();
+    try {
+      for (SinkTable t : tables) {
+        try (TableLoader loader = t.loader().clone()) {
+          loader.open();
+          Table table = loader.loadTable();
+          OrphanCleaner.clean(table, uid, current, references, orphanHorizon, protectedFiles, kept);
+        }
+      }
+    } catch (Exception e) {
+      // housekeeping only: what it did not remove is still known (state) and retried
+      LOG.warn(
+          "Removing what the failure left behind failed; retrying after the next checkpoint", e);
+      return;
+    }
+    // the earlier writers whose runs are all gone need no horizon any more; after a state without
+    // horizons, the runs kept are the ones it may reference
+    Map<String, Long> horizons = new HashMap<>();
+    for (String token : kept) {
+      if (!current.contains(token)) {
+        horizons.put(
+            token,
+            stagingHorizons == null
+                ? restoredCheckpointId
+                : stagingHorizons.getOrDefault(token, restoredCheckpointId));
+      }
+    }
+    stagingHorizons = horizons;
+    cleanupPending = false;
+  }
+
+  /** When this sink (any lineage) last committed to the table, or 0. */
+  private static long lastSinkCommitMillis(Table table) {
+    long last = 0;
+    for (Snapshot s : table.snapshots()) {
+      if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
+        last = Math.max(last, s.timestampMillis());
+      }
+    }
+    return last;
+  }
+
+  @Override
+  public void endInput() {
+    // committed by the final checkpoint, whose id is at least the next one
+    emit(lastCheckpointId + 1);
+  }
+
+  /** Source positions below which everything is committed once the batch of this barrier is. */
+  private Map<String, Long> positions() {
+    Map<String, Long> positions = new HashMap<>(received);
+    for (Map<String, Long> buffered : bufferedByWriter.values()) {
+      buffered.forEach((key, lowest) -> positions.merge(key, lowest, Math::min));
+    }
+    return positions;
+  }
+
+  private void emit(long checkpointId) {
+    if (pending.isEmpty()) {
+      return;
+    }
+    FileBatch batch = new FileBatch(checkpointId, lineage, pending, positions());
+    pending.clear();
+    emitted.addLast(batch.batchId());
+    while (emitted.size() > REMEMBERED_BATCHES) {
+      emitted.removeFirst();
+    }
+    pendingFiles.addLast(batch.files().stream().map(f -> f.file().location()).toList());
+    while (pendingFiles.size() > PENDING_BATCHES) {
+      pendingFiles.removeFirst();
+    }
+    output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
+    output.collect(new StreamRecord<>(new CommittableWithLineage<>(batch, checkpointId, 0)));
+  }
+}

@@ -1,0 +1,116 @@
+package org.spatialingest.sink.commit;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.util.InstantiationUtil;
+import org.apache.iceberg.DataFile;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ClosedFileManifests;
+
+/**
+ * Versioned binary form of a {@link FileBatch}, stored in the committer's checkpointed state.
+ * Version 3: checkpoint id, lineage, the closed files as Iceberg manifests ({@link
+ * ClosedFileManifests}) and the positions. Version 2 (read only; releases up to 99d1af5): the same
+ * with each data file in Java serialization, read so that a savepoint of that release restores (its
+ * batches are committed on restore). Version 1 (one table, no positions) is not readable: restore
+ * such a savepoint with the build that took it and let it commit, or start without state (the job
+ * resumes from the table's positions).
+ */
+@Internal
+public final class FileBatchSerializer implements SimpleVersionedSerializer<FileBatch> {
+  static final int VERSION = 3;
+
+  /** The version whose data files are Java-serialized; read only. */
+  private static final int JAVA_SERIALIZED_FILES = 2;
+
+  @Override
+  public int getVersion() {
+    return VERSION;
+  }
+
+  @Override
+  public byte[] serialize(FileBatch batch) throws IOException {
+    DataOutputSerializer out = new DataOutputSerializer(256 + 1024 * batch.files().size());
+    out.writeLong(batch.checkpointId());
+    out.writeUTF(batch.lineage());
+    ClosedFileManifests.writeFiles(batch.files(), out);
+    ClosedFileManifests.writePositions(batch.positions(), out);
+    return out.getCopyOfBuffer();
+  }
+
+  @Override
+  public FileBatch deserialize(int version, byte[] serialized) throws IOException {
+    if (version != VERSION && version != JAVA_SERIALIZED_FILES) {
+      throw new IOException(
+          "FileBatch serializer version "
+              + version
+              + " is not readable by this build (it reads "
+              + JAVA_SERIALIZED_FILES
+              + " and "
+              + VERSION
+              + "); restore with the build that wrote it, or start without state");
+    }
+    DataInputDeserializer in = new DataInputDeserializer(serialized);
+    long checkpointId = in.readLong();
+    String lineage = in.readUTF();
+    List<ClosedFile> files =
+        version == VERSION ? ClosedFileManifests.readFiles(in) : readJavaSerializedFiles(in);
+    return new FileBatch(checkpointId, lineage, files, ClosedFileManifests.readPositions(in));
+  }
+
+  /** Version 2's files; the spec is unknown (the file carries only its id). */
+  private static List<ClosedFile> readJavaSerializedFiles(DataInputView in) throws IOException {
+    int count = in.readInt();
+    List<ClosedFile> files = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      int table = in.readInt();
+      byte[] bytes = new byte[in.readInt()];
+      in.readFully(bytes);
+      DataFile file;
+      try {
+        file =
+            InstantiationUtil.deserializeObject(
+                bytes, Thread.currentThread().getContextClassLoader());
+      } catch (ClassNotFoundException e) {
+        throw new IOException("cannot read a data file of the previous release's state", e);
+      }
+      CloseReason reason = CloseReason.valueOf(in.readUTF());
+      long buffered = in.readLong();
+      long minIngest = in.readLong();
+      long maxIngest = in.readLong();
+      long closedAt = in.readLong();
+      int seconds = in.readInt();
+      Map<Long, Long> ingestSeconds = new HashMap<>();
+      for (int s = 0; s < seconds; s++) {
+        ingestSeconds.put(in.readLong(), in.readLong());
+      }
+      int staged = in.readInt();
+      List<String> consumed = new ArrayList<>(staged);
+      for (int s = 0; s < staged; s++) {
+        consumed.add(in.readUTF());
+      }
+      files.add(
+          new ClosedFile(
+              table,
+              file,
+              null,
+              reason,
+              buffered,
+              minIngest,
+              maxIngest,
+              closedAt,
+              ingestSeconds,
+              consumed));
+    }
+    return files;
+  }
+}

@@ -1,0 +1,222 @@
+package org.spatialingest.sink.commit;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.VisibleForTesting;
+import org.apache.flink.api.connector.sink2.Committer;
+import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.TableLoader;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.table.PositionsListener;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TablePositions;
+
+/**
+ * Commits each checkpoint's {@link FileBatch} after the checkpoint completed: one append snapshot
+ * per table, the secondary tables (rejects) first and the primary table last, so a primary
+ * snapshot's positions never claim a record whose reject is not yet committed. The primary table
+ * gets a snapshot for every batch (even one with only rejects), because it carries the positions.
+ * Then the batch's staging runs are deleted and the {@link PositionsListener} is told.
+ *
+ * <p>Idempotent per table across restarts without trusting checkpoint ids: the batch id (a digest
+ * of its file paths) goes into each snapshot summary and is looked up in the table's recent
+ * snapshots before every (re)commit.
+ */
+@Internal
+public final class IcebergBatchCommitter implements Committer<FileBatch> {
+  private static final Logger LOG = LoggerFactory.getLogger(IcebergBatchCommitter.class);
+
+  /**
+   * How far before a batch's creation to look for its commit; covers clock skew between task
+   * managers.
+   */
+  private static final long LOOKBACK_SLACK_MS = 10 * 60_000L;
+
+  private final List<TableLoader> loaders = new ArrayList<>();
+  private final List<Table> tables = new ArrayList<>();
+  private final PositionsListener listener;
+  private final String jobId;
+  private final CommitterMetrics metrics;
+
+  public IcebergBatchCommitter(
+      List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
+    for (SinkTable t : sinkTables) {
+      TableLoader loader = t.loader().clone();
+      loader.open();
+      loaders.add(loader);
+      tables.add(loader.loadTable());
+    }
+    this.listener = listener;
+    this.jobId = context.getJobInfo().getJobId().toHexString();
+    this.metrics = new CommitterMetrics(context.metricGroup());
+  }
+
+  @Override
+  public void commit(Collection<CommitRequest<FileBatch>> requests) {
+    List<CommitRequest<FileBatch>> ordered = new ArrayList<>(requests);
+    ordered.sort(Comparator.comparingLong(r -> r.getCommittable().checkpointId()));
+    for (CommitRequest<FileBatch> request : ordered) {
+      commit(request.getCommittable());
+    }
+  }
+
+  private void commit(FileBatch batch) {
+    if (batch.files().isEmpty()) {
+      return;
+    }
+    String batchId = batch.batchId();
+    long start = System.currentTimeMillis();
+    boolean committedAny = false;
+    for (int t = tables.size() - 1; t >= 0; t--) {
+      List<ClosedFile> files = batch.filesOf(t);
+      if (t > 0 && files.isEmpty()) {
+        continue;
+      }
+      committedAny |= commitTable(t, batch, batchId, files);
+    }
+    long end = System.currentTimeMillis();
+    for (ClosedFile f : batch.files()) {
+      for (String run : f.consumedStaging()) {
+        tables.get(f.table()).io().deleteFile(run);
+      }
+    }
+    if (committedAny) {
+      metrics.batchCommitted(batch, start, end);
+      LOG.info(
+          "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
+          batch.checkpointId(),
+          batch.files().size(),
+          batch.rowCount(0),
+          end - start,
+          batchId);
+    }
+    try {
+      listener.committed(batch.positions());
+    } catch (Exception e) {
+      LOG.warn(
+          "Commit listener failed for checkpoint {} (the commit itself succeeded)",
+          batch.checkpointId(),
+          e);
+    }
+  }
+
+  /**
+   * @return false if the table already had this batch
+   */
+  private boolean commitTable(int index, FileBatch batch, String batchId, List<ClosedFile> files) {
+    Table table = tables.get(index);
+    table.refresh();
+    if (alreadyCommitted(table, batchId, batch.createdAtMillis())) {
+      LOG.info(
+          "Batch {} of checkpoint {} is already in {}; not committing it again",
+          batchId,
+          batch.checkpointId(),
+          table.name());
+      return false;
+    }
+    SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
+    AppendFiles append = table.newFastAppend();
+    files.forEach(f -> append.appendFile(f.file()));
+    summary(batch, batchId, files, index == 0).forEach(append::set);
+    append.commit();
+    SinkFaults.reach(SinkFaults.Point.AFTER_COMMIT);
+    for (ClosedFile f : files) {
+      metrics.fileCommitted(f.file());
+    }
+    return true;
+  }
+
+  private Map<String, String> summary(
+      FileBatch batch, String batchId, List<ClosedFile> files, boolean primary) {
+    Map<String, String> s = new LinkedHashMap<>();
+    s.put(SnapshotSummaryKeys.BATCH_ID, batchId);
+    s.put(SnapshotSummaryKeys.LINEAGE, batch.lineage());
+    s.put(SnapshotSummaryKeys.FLINK_JOB_ID, jobId);
+    s.put(SnapshotSummaryKeys.CHECKPOINT_ID, Long.toString(batch.checkpointId()));
+    s.put(
+        SnapshotSummaryKeys.ROWS,
+        Long.toString(files.stream().mapToLong(f -> f.file().recordCount()).sum()));
+    s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.size()));
+    s.put(
+        SnapshotSummaryKeys.FILE_BYTES,
+        Long.toString(files.stream().mapToLong(f -> f.file().fileSizeInBytes()).sum()));
+    s.put(
+        SnapshotSummaryKeys.BUFFERED_BYTES,
+        Long.toString(files.stream().mapToLong(ClosedFile::bufferedBytes).sum()));
+    if (!files.isEmpty()) {
+      s.put(
+          SnapshotSummaryKeys.MIN_INGEST_MS,
+          Long.toString(files.stream().mapToLong(ClosedFile::minIngestMillis).min().getAsLong()));
+      s.put(
+          SnapshotSummaryKeys.MAX_INGEST_MS,
+          Long.toString(files.stream().mapToLong(ClosedFile::maxIngestMillis).max().getAsLong()));
+    }
+    Map<CloseReason, Integer> byReason = new EnumMap<>(CloseReason.class);
+    files.forEach(f -> byReason.merge(f.reason(), 1, Integer::sum));
+    byReason.forEach(
+        (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
+    if (primary) {
+      s.put(SnapshotSummaryKeys.POSITIONS, TablePositions.encode(batch.positions()));
+    }
+    return s;
+  }
+
+  @VisibleForTesting
+  public static boolean alreadyCommitted(Table table, String batchId, long createdAtMillis) {
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return false;
+    }
+    long horizon = createdAtMillis - LOOKBACK_SLACK_MS;
+    Snapshot oldest = null;
+    for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+      if (batchId.equals(s.summary().get(SnapshotSummaryKeys.BATCH_ID))) {
+        return true;
+      }
+      if (s.timestampMillis() < horizon) {
+        return false;
+      }
+      oldest = s;
+    }
+    if (oldest.parentId() != null && oldest.timestampMillis() > createdAtMillis) {
+      // the history ends in an expired snapshot newer than the batch: its commit may have been
+      // expired with it
+      throw new IllegalStateException(
+          "cannot tell whether batch "
+              + batchId
+              + " (made at "
+              + createdAtMillis
+              + " ms) is already in "
+              + table.name()
+              + ": its snapshots before "
+              + oldest.timestampMillis()
+              + " ms are "
+              + "expired. Restore from a newer state, or keep snapshots longer (maintenance.expire-snapshots.max-age "
+              + "above the age of the oldest state the job may be restored from)");
+    }
+    return false;
+  }
+
+  @Override
+  public void close() throws Exception {
+    listener.close();
+    for (TableLoader loader : loaders) {
+      loader.close();
+    }
+  }
+}

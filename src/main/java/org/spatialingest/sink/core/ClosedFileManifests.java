@@ -1,0 +1,198 @@
+package org.spatialingest.sink.core;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputView;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
+import org.apache.iceberg.ManifestWriter;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.inmemory.InMemoryInputFile;
+import org.apache.iceberg.inmemory.InMemoryOutputFile;
+import org.apache.iceberg.io.FileIO;
+import org.apache.iceberg.io.InputFile;
+import org.apache.iceberg.io.OutputFile;
+
+/**
+ * Binary form of {@link ClosedFile}s and string-to-long maps, shared by the sink's versioned
+ * serializers. The {@link DataFile}s travel as Iceberg manifests, in memory: Iceberg's own
+ * versioned Avro format (as in Iceberg's Flink sink, whose committable carries manifests), so a
+ * state survives an Iceberg upgrade that changes the data file classes. Each manifest records its
+ * partition spec and schema, so no table is needed to read it back.
+ *
+ * <p>Layout: group count; per group of files of one table and spec: table index, the manifest's
+ * descriptor ({@link ManifestFiles#encode}) and bytes, then per file, in manifest order, what the
+ * sink adds to it (reason, bytes buffered, ingest times, staging runs).
+ */
+@Internal
+public final class ClosedFileManifests {
+  /** Iceberg's own Flink sink writes its in-flight manifests as v2 too; an append re-adds them. */
+  private static final int MANIFEST_FORMAT_VERSION = 2;
+
+  /** A manifest must name a snapshot to be read back; the append assigns the real one. */
+  private static final long UNCOMMITTED_SNAPSHOT_ID = 0L;
+
+  private ClosedFileManifests() {}
+
+  public static void writeFiles(List<ClosedFile> files, DataOutputView out) throws IOException {
+    Map<List<Integer>, List<ClosedFile>> groups = new LinkedHashMap<>();
+    for (ClosedFile f : files) {
+      if (f.spec() == null) {
+        throw new IOException(
+            "data file "
+                + f.file().location()
+                + " was restored from a state of the previous release without its partition spec;"
+                + " it is committed on restore and never checkpointed again");
+      }
+      groups.computeIfAbsent(List.of(f.table(), f.spec().specId()), k -> new ArrayList<>()).add(f);
+    }
+    out.writeInt(groups.size());
+    for (List<ClosedFile> group : groups.values()) {
+      ClosedFile first = group.get(0);
+      out.writeInt(first.table());
+      InMemoryOutputFile manifestOut = new InMemoryOutputFile("memory:/closed-files.avro");
+      ManifestWriter<DataFile> writer =
+          ManifestFiles.write(
+              MANIFEST_FORMAT_VERSION, first.spec(), manifestOut, UNCOMMITTED_SNAPSHOT_ID);
+      try (writer) {
+        for (ClosedFile f : group) {
+          writer.add(f.file());
+        }
+      }
+      writeBytes(ManifestFiles.encode(writer.toManifestFile()), out);
+      writeBytes(manifestOut.toByteArray(), out);
+      out.writeInt(group.size());
+      for (ClosedFile f : group) {
+        out.writeUTF(f.reason().name());
+        out.writeLong(f.bufferedBytes());
+        out.writeLong(f.minIngestMillis());
+        out.writeLong(f.maxIngestMillis());
+        out.writeLong(f.closedAtMillis());
+        out.writeInt(f.ingestSecondCounts().size());
+        for (Map.Entry<Long, Long> e : f.ingestSecondCounts().entrySet()) {
+          out.writeLong(e.getKey());
+          out.writeLong(e.getValue());
+        }
+        out.writeInt(f.consumedStaging().size());
+        for (String path : f.consumedStaging()) {
+          out.writeUTF(path);
+        }
+      }
+    }
+  }
+
+  public static List<ClosedFile> readFiles(DataInputView in) throws IOException {
+    int groups = in.readInt();
+    List<ClosedFile> files = new ArrayList<>();
+    for (int g = 0; g < groups; g++) {
+      int table = in.readInt();
+      ManifestFile manifest = ManifestFiles.decode(readBytes(in));
+      byte[] bytes = readBytes(in);
+      List<DataFile> dataFiles = new ArrayList<>();
+      PartitionSpec spec;
+      try (ManifestReader<DataFile> reader =
+          ManifestFiles.read(manifest, new OneFileIO(manifest.path(), bytes))) {
+        spec = reader.spec();
+        for (DataFile file : reader) {
+          dataFiles.add(file.copy());
+        }
+      }
+      int count = in.readInt();
+      if (count != dataFiles.size()) {
+        throw new IOException(
+            "a manifest in the sink's state holds "
+                + dataFiles.size()
+                + " files, expected "
+                + count);
+      }
+      for (DataFile file : dataFiles) {
+        CloseReason reason = CloseReason.valueOf(in.readUTF());
+        long buffered = in.readLong();
+        long minIngest = in.readLong();
+        long maxIngest = in.readLong();
+        long closedAt = in.readLong();
+        int seconds = in.readInt();
+        Map<Long, Long> ingestSeconds = new HashMap<>();
+        for (int s = 0; s < seconds; s++) {
+          ingestSeconds.put(in.readLong(), in.readLong());
+        }
+        int staged = in.readInt();
+        List<String> consumed = new ArrayList<>(staged);
+        for (int s = 0; s < staged; s++) {
+          consumed.add(in.readUTF());
+        }
+        files.add(
+            new ClosedFile(
+                table,
+                file,
+                spec,
+                reason,
+                buffered,
+                minIngest,
+                maxIngest,
+                closedAt,
+                ingestSeconds,
+                consumed));
+      }
+    }
+    return files;
+  }
+
+  public static void writePositions(Map<String, Long> positions, DataOutputView out)
+      throws IOException {
+    out.writeInt(positions.size());
+    for (Map.Entry<String, Long> e : positions.entrySet()) {
+      out.writeUTF(e.getKey());
+      out.writeLong(e.getValue());
+    }
+  }
+
+  public static Map<String, Long> readPositions(DataInputView in) throws IOException {
+    int count = in.readInt();
+    Map<String, Long> positions = new HashMap<>(count * 2);
+    for (int i = 0; i < count; i++) {
+      positions.put(in.readUTF(), in.readLong());
+    }
+    return positions;
+  }
+
+  private static void writeBytes(byte[] bytes, DataOutputView out) throws IOException {
+    out.writeInt(bytes.length);
+    out.write(bytes);
+  }
+
+  private static byte[] readBytes(DataInputView in) throws IOException {
+    byte[] bytes = new byte[in.readInt()];
+    in.readFully(bytes);
+    return bytes;
+  }
+
+  /** Serves one manifest's bytes to {@link ManifestFiles#read}, which reads through a FileIO. */
+  private record OneFileIO(String path, byte[] bytes) implements FileIO {
+    @Override
+    public InputFile newInputFile(String location) {
+      if (!location.equals(path)) {
+        throw new IllegalArgumentException("only " + path + " is in memory, not " + location);
+      }
+      return new InMemoryInputFile(location, bytes);
+    }
+
+    @Override
+    public OutputFile newOutputFile(String location) {
+      throw new UnsupportedOperationException("read only");
+    }
+
+    @Override
+    public void deleteFile(String location) {
+      throw new UnsupportedOperationException("read only");
+    }
+  }
+}

@@ -1,0 +1,163 @@
+package org.spatialingest.sink.recovery;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.flink.annotation.Internal;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.SupportsPrefixOperations;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.sink.core.SinkFileNames;
+
+/**
+ * Removes what a failure left behind in a table's location: data files and staging runs this sink
+ * wrote after the state it restored from, which nothing will ever commit or read. Runs after the
+ * first checkpoint completed since the restore, when every live writer has reported its token, so
+ * the current writers' files are never touched.
+ *
+ * <ul>
+ *   <li>a staging run is an orphan if it was written by a writer that is not current and the
+ *       restored state cannot reference it ({@link StagingReferences}: written at a barrier after
+ *       the restored checkpoint, or after the last barrier of its writer that the state may still
+ *       reference);
+ *   <li>a data file is an orphan if it carries this sink's uid and a writer token that is not
+ *       current, was created after {@code horizon}, and no snapshot since {@code horizon} added it
+ *       and no batch the restored state may still commit holds it.
+ * </ul>
+ *
+ * Listing needs a {@link SupportsPrefixOperations} FileIO (Hadoop, S3, GCS, ADLS); with another
+ * FileIO it does nothing and says so. One sink uid per table is assumed (two jobs with the same
+ * sink uid must not share a table).
+ */
+@Internal
+public final class OrphanCleaner {
+  private static final Logger LOG = LoggerFactory.getLogger(OrphanCleaner.class);
+
+  private OrphanCleaner() {}
+
+  /**
+   * @param keptStagingTokens receives the writer tokens of the staging runs kept
+   * @return the number of files deleted
+   */
+  public static int clean(
+      Table table,
+      String uid,
+      Set<String> currentTokens,
+      StagingReferences references,
+      long horizonMillis,
+      Set<String> pendingFiles,
+      Set<String> keptStagingTokens) {
+    if (!(table.io() instanceof SupportsPrefixOperations io)) {
+      LOG.info(
+          "{} cannot list files; orphans of a failure stay until Iceberg's deleteOrphanFiles removes them",
+          table.io().getClass().getSimpleName());
+      return 0;
+    }
+    int deleted = 0;
+    for (FileInfo f : list(io, SinkFileNames.stagingDir(table.location(), uid))) {
+      SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
+      if (name == null) {
+        continue;
+      }
+      if (references.isOrphan(name, currentTokens)) {
+        io.deleteFile(f.location());
+        deleted++;
+      } else {
+        keptStagingTokens.add(name.token());
+      }
+    }
+    table.refresh();
+    Set<String> referenced = null;
+    String dataDir =
+        table
+            .properties()
+            .getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
+    for (FileInfo f : list(io, dataDir)) {
+      String token = SinkFileNames.dataFileToken(uid, f.location());
+      if (token == null
+          || currentTokens.contains(token)
+          || f.createdAtMillis() < horizonMillis
+          || pendingFiles.contains(f.location())) {
+        continue;
+      }
+      if (referenced == null) {
+        referenced = addedSince(table, horizonMillis);
+      }
+      if (!referenced.contains(sameForm(f.location()))) {
+        io.deleteFile(f.location());
+        deleted++;
+      }
+    }
+    if (deleted > 0) {
+      LOG.warn(
+          "Removed {} files of {} that a failure left unreferenced (uncommitted data files, staging runs of an "
+              + "incomplete checkpoint)",
+          deleted,
+          table.name());
+    }
+    return deleted;
+  }
+
+  /**
+   * A location as listings spell it: a local file URI lists as {@code file:/path} though the table
+   * may name it {@code file:///path}.
+   */
+  static String sameForm(String location) {
+    return location.startsWith("file:///")
+        ? "file:/" + location.substring("file:///".length())
+        : location;
+  }
+
+  private static List<FileInfo> list(SupportsPrefixOperations io, String prefix) {
+    List<FileInfo> files = new ArrayList<>();
+    try {
+      io.listPrefix(prefix).forEach(files::add);
+    } catch (RuntimeException e) {
+      LOG.debug("nothing to list at {}", prefix, e);
+    }
+    return files;
+  }
+
+  /**
+   * The data files the snapshots since {@code horizon} added; if snapshots of that window have been
+   * expired (table maintenance), every data file of the current snapshot instead, since a file
+   * committed in an expired snapshot is still live and must not be taken for an orphan.
+   */
+  private static Set<String> addedSince(Table table, long horizonMillis) {
+    Set<String> added = new HashSet<>();
+    Snapshot current = table.currentSnapshot();
+    if (current == null) {
+      return added;
+    }
+    Snapshot last = current;
+    for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+      if (s.timestampMillis() < horizonMillis) {
+        return added;
+      }
+      last = s;
+      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
+        added.add(sameForm(f.location()));
+      }
+    }
+    if (last.parentId() != null) { // the window's history is partly expired
+      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
+        tasks.forEach(t -> added.add(sameForm(t.file().location())));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return added;
+  }
+}

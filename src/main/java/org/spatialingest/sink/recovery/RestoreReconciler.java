@@ -1,0 +1,242 @@
+package org.spatialingest.sink.recovery;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.DeleteFiles;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotChanges;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.util.SnapshotUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TablePositions;
+
+/**
+ * Makes the table agree with the state a job restores from.
+ *
+ * <p>When a job restores from a checkpoint or savepoint older than its last commits (an older
+ * savepoint, a rollback), the Kafka source replays from the restored offsets, so rows of batches
+ * committed after that state would be committed a second time. Iceberg's own sink avoids the
+ * duplicates by skipping checkpoint ids it has seen, and so silently drops new data instead
+ * (apache/iceberg#10892). Here, every batch carries the sink's lineage (an id kept in state across
+ * restores) and the restored state knows which batches it had produced; batches of the same lineage
+ * committed after that point are removed in one delete snapshot before any new data flows, and the
+ * replay commits their rows again, once. Other writers' snapshots and other lineages are never
+ * touched.
+ *
+ * <p>If table maintenance (compaction) rewrote any file of such a batch in the meantime, its rows
+ * now share files with rows that must stay, so they cannot be removed file by file. The restore
+ * then stops before changing any table ({@link RewrittenByMaintenanceException}, no restarts): the
+ * way out is to start without state, which resumes from the positions the table records and skips
+ * what it holds, or to restore a newer checkpoint.
+ */
+@Internal
+public final class RestoreReconciler {
+  private static final Logger LOG = LoggerFactory.getLogger(RestoreReconciler.class);
+
+  private RestoreReconciler() {}
+
+  /**
+   * What a restore must revert in one table: this lineage's batches committed after the restored
+   * state.
+   */
+  record Plan(
+      Table table,
+      String lineage,
+      boolean primary,
+      List<Snapshot> newer,
+      Map<String, String> rewritten) {
+    boolean isEmpty() {
+      return newer.isEmpty();
+    }
+  }
+
+  /**
+   * Reverts, in every table, the batches of {@code lineage} committed after the restored state;
+   * checks all tables before changing any, so a restore that must stop leaves every table as it
+   * was.
+   *
+   * @param knownBatchIds batch ids the restored state had already produced (committed or pending)
+   * @param stateTimeMillis when the restored state was taken; nothing committed before it can be
+   *     newer than it
+   * @return the number of batches reverted, per table
+   * @throws RewrittenByMaintenanceException if a file to revert was rewritten by another writer
+   *     (compaction)
+   */
+  public static List<Integer> reconcile(
+      List<Table> tables, String lineage, Set<String> knownBatchIds, long stateTimeMillis) {
+    List<Plan> plans = new ArrayList<>();
+    for (int i = 0; i < tables.size(); i++) {
+      plans.add(plan(tables.get(i), lineage, knownBatchIds, stateTimeMillis, i == 0));
+    }
+    for (Plan p : plans) {
+      if (!p.rewritten().isEmpty()) {
+        throw new RewrittenByMaintenanceException(p);
+      }
+    }
+    List<Integer> reverted = new ArrayList<>();
+    for (Plan p : plans) {
+      reverted.add(apply(p));
+    }
+    return reverted;
+  }
+
+  /**
+   * @param primary whether the table records the sink's source positions: the revert then records
+   *     the positions of the newest snapshot it keeps, so a later start without state resumes from
+   *     there
+   */
+  static Plan plan(
+      Table table,
+      String lineage,
+      Set<String> knownBatchIds,
+      long stateTimeMillis,
+      boolean primary) {
+    table.refresh();
+    Snapshot current = table.currentSnapshot();
+    List<Snapshot> newer = new ArrayList<>();
+    Map<String, String> rewritten = new LinkedHashMap<>();
+    if (current == null) {
+      return new Plan(table, lineage, primary, newer, rewritten);
+    }
+    // files that snapshots after the oldest reverted batch removed (a compaction's replace, another
+    // delete), by the
+    // snapshot that removed them; only ancestors newer than the oldest batch to revert matter
+    Map<String, Snapshot> removedBy = new LinkedHashMap<>();
+    List<Snapshot> since = new ArrayList<>();
+    Snapshot last = current;
+    boolean reachedState = false;
+    for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+      last = s;
+      String batchId = s.summary().get(SnapshotSummaryKeys.BATCH_ID);
+      if (batchId != null && lineage.equals(s.summary().get(SnapshotSummaryKeys.LINEAGE))) {
+        if (knownBatchIds.contains(batchId)) {
+          reachedState = true;
+          break; // commits follow checkpoint order: everything older was produced before the
+          // restored state
+        }
+        if (s.timestampMillis() < stateTimeMillis) {
+          reachedState = true;
+          break;
+        }
+        newer.add(s);
+      }
+      since.add(s);
+    }
+    if (!reachedState && last.parentId() != null && last.timestampMillis() >= stateTimeMillis) {
+      // the history ends in expired snapshots newer than the state: batches committed after it may
+      // be among them
+      throw new IllegalStateException(
+          "cannot restore "
+              + table.name()
+              + " to a state taken at "
+              + stateTimeMillis
+              + " ms: its snapshots before "
+              + last.timestampMillis()
+              + " ms are expired, so batches committed after "
+              + "the state cannot all be found and reverted. Restore from a newer state, or keep snapshots longer "
+              + "(maintenance.expire-snapshots.max-age above the age of the oldest state the job may be restored from)");
+    }
+    if (newer.isEmpty()) {
+      return new Plan(table, lineage, primary, newer, rewritten);
+    }
+    Snapshot oldest = newer.get(newer.size() - 1);
+    for (Snapshot s : since) {
+      if (s.snapshotId() == oldest.snapshotId()) {
+        break;
+      }
+      if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
+        continue; // this sink's own appends never remove files
+      }
+      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().removedDataFiles()) {
+        removedBy.putIfAbsent(f.location(), s);
+      }
+    }
+    for (Snapshot s : newer) {
+      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
+        Snapshot by = removedBy.get(f.location());
+        if (by != null) {
+          rewritten.put(f.location(), "snapshot " + by.snapshotId() + " (" + by.operation() + ")");
+        }
+      }
+    }
+    return new Plan(table, lineage, primary, newer, rewritten);
+  }
+
+  private static int apply(Plan plan) {
+    if (plan.isEmpty()) {
+      return 0;
+    }
+    Table table = plan.table();
+    DeleteFiles delete = table.newDelete();
+    List<String> reverted = new ArrayList<>();
+    long files = 0;
+    for (Snapshot s : plan.newer()) {
+      reverted.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID));
+      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
+        delete.deleteFile(f.location());
+        files++;
+      }
+    }
+    delete.set(SnapshotSummaryKeys.LINEAGE, plan.lineage());
+    if (plan.primary()) {
+      Snapshot oldest = plan.newer().get(plan.newer().size() - 1);
+      Map<String, Long> kept =
+          oldest.parentId() == null
+              ? Map.of()
+              : TablePositions.readAsOf(table, table.snapshot(oldest.parentId()));
+      delete.set(SnapshotSummaryKeys.POSITIONS, TablePositions.encode(kept));
+    }
+    delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
+    delete.commit();
+    LOG.warn(
+        "Restored from a state older than the table: removed {} batches ({} files) committed after it by this "
+            + "sink lineage from {}; their rows are replayed from Kafka and committed again",
+        plan.newer().size(),
+        files,
+        table.name());
+    return plan.newer().size();
+  }
+
+  /**
+   * The restored state is older than commits whose files table maintenance has since rewritten:
+   * their rows cannot be removed, and replaying them would commit them twice. Suppresses restarts:
+   * restoring the same state again cannot succeed.
+   */
+  static final class RewrittenByMaintenanceException extends SuppressRestartsException {
+    RewrittenByMaintenanceException(Plan plan) {
+      super(new IllegalStateException(message(plan)));
+    }
+
+    private static String message(Plan plan) {
+      Set<String> batches = new HashSet<>();
+      plan.newer().forEach(s -> batches.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID)));
+      Map.Entry<String, String> first = plan.rewritten().entrySet().iterator().next();
+      return "Cannot restore this state: it is older than "
+          + batches.size()
+          + " batches this sink (lineage "
+          + plan.lineage()
+          + ") committed to "
+          + plan.table().name()
+          + " after it, and table maintenance rewrote "
+          + plan.rewritten().size()
+          + " of their files (e.g. "
+          + first.getKey()
+          + ", removed by "
+          + first.getValue()
+          + "), so their rows can no longer be removed before the replay, which would commit them twice. Nothing "
+          + "was changed. Way out: start the job without state (no -s; with kafka.starting-offsets: table and "
+          + "source.skip-committed: true, the defaults, it resumes from the positions the table records and skips "
+          + "what the table holds), or restore a checkpoint or savepoint taken after those commits. "
+          + "See operations.md, Savepoint and upgrade.";
+    }
+  }
+}

@@ -1,0 +1,286 @@
+package org.spatialingest.sink.write;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
+import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.iceberg.DataFile;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.core.WriterReport;
+
+/**
+ * A writer subtask of the bounded sink. Rows are buffered per table and time partition as
+ * serialized bytes, measured as they arrive; the {@link ClosePolicy} decides every close (at each
+ * barrier, after each row, at the end of input) and the writer writes what it is told. Files closed
+ * in an interval go downstream in the {@link WriterReport} of the next barrier, with the source
+ * positions the writer has received and still buffers.
+ *
+ * <p>Checkpoint cost follows arrivals, not the buffer: at each barrier only the rows that arrived
+ * since the previous one are written, once, to a staging run ({@link StagingArea}); the state holds
+ * the runs' paths. The data file is still written from memory when the buffer closes; its runs are
+ * deleted once it is committed.
+ *
+ * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's
+ * credit-based flow control pauses the source and the backlog stays in Kafka.
+ */
+@Internal
+public final class BufferingWriter<T>
+    implements CommittingSinkWriter<T, WriterReport>, StatefulSinkWriter<T, WriterState> {
+  private static final Logger LOG = LoggerFactory.getLogger(BufferingWriter.class);
+
+  private final TableRouter<T> router;
+  private final ClosePolicy policy;
+  private final PartitionLimitWarning partitionLimitWarning;
+  private final String token = SinkFileNames.newToken();
+  private final List<TableWriter> tables = new ArrayList<>();
+
+  /** highest source position received per key, across tables */
+  private final SourceMarks received = SourceMarks.highest();
+
+  /** files closed since the last barrier */
+  private final List<ClosedFile> closed = new ArrayList<>();
+
+  private int stagingSequence;
+  private final WriterMetrics metrics;
+
+  public BufferingWriter(
+      List<SinkTable> sinkTables,
+      TableRouter<T> router,
+      ClosePolicy policy,
+      String uid,
+      WriterInitContext context,
+      Collection<WriterState> restored)
+      throws IOException {
+    this.router = router;
+    this.policy = policy;
+    this.partitionLimitWarning = new PartitionLimitWarning(policy.maxOpenPartitions());
+    int subtask = context.getTaskInfo().getIndexOfThisSubtask();
+    int attempt = context.getTaskInfo().getAttemptNumber();
+    for (int i = 0; i < sinkTables.size(); i++) {
+      SinkTable t = sinkTables.get(i);
+      tables.add(
+          new TableWriter(
+              i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
+    }
+    this.metrics = new WriterMetrics(context.metricGroup(), tables);
+    restore(restored);
+  }
+
+  @Override
+  public void write(T element, Context context) throws IOException {
+    TableWriter table = tables.get(router.table(element));
+    PartitionBuffer buffer = table.add(router.row(element), router.range(element));
+    if (policy.partitionLimitExceeded(table.buffers.size())) {
+      // the new row's buffer is the most recently written, so never the one closed here
+      PartitionBuffer oldest = table.buffers.leastRecentlyWritten();
+      partitionLimitWarning.closed(oldest.size(), System.currentTimeMillis());
+      close(table, List.of(oldest), CloseReason.PARTITION_LIMIT);
+    }
+    if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
+      close(table, List.of(buffer), CloseReason.BYTES);
+    }
+    enforceMemoryBudget();
+  }
+
+  @Override
+  public void flush(boolean endOfInput) throws IOException {
+    if (endOfInput) {
+      for (TableWriter table : tables) {
+        for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+          closeAll(table, policy.atEndOfInput(partition, table.encodedRatio()));
+        }
+      }
+      SinkFaults.reach(SinkFaults.Point.AFTER_END_OF_INPUT);
+    }
+  }
+
+  @Override
+  public Collection<WriterReport> prepareCommit() throws IOException {
+    long now = System.currentTimeMillis();
+    for (TableWriter table : tables) {
+      for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+        closeAll(
+            table,
+            policy.atBarrier(partition, now, table.encodedRatio(), table.writeNanosPerByte()));
+      }
+    }
+    Map<String, Long> seen = new HashMap<>();
+    received.mergeInto(seen, 1);
+    Map<String, Long> buffered = new HashMap<>();
+    for (TableWriter table : tables) {
+      for (PartitionBuffer buffer : table.buffers.all()) {
+        buffer.lowestPositions().mergeInto(buffered, 0);
+      }
+    }
+    WriterReport report = new WriterReport(token, closed, seen, buffered);
+    closed.clear();
+    return List.of(report);
+  }
+
+  /**
+   * Stages the rows that arrived since the previous barrier; the state is the list of every open
+   * buffer's runs.
+   */
+  @Override
+  public List<WriterState> snapshotState(long checkpointId) throws IOException {
+    long start = System.currentTimeMillis();
+    List<WriterState.StagedRun> runs = new ArrayList<>();
+    for (TableWriter table : tables) {
+      for (PartitionBuffer buffer : table.buffers.all()) {
+        int from = buffer.stagedRows();
+        if (from < buffer.size()) {
+          StagingArea.Written run =
+              table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
+          buffer.staged(run.path());
+          metrics.runStaged(run.bytes());
+        }
+        // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on
+        // restore
+        int previous = 0;
+        List<String> paths = buffer.stagedRuns();
+        for (int i = 0; i < paths.size(); i++) {
+          int upTo = buffer.runEnd(i);
+          runs.add(
+              new WriterState.StagedRun(
+                  table.index, buffer.range(), paths.get(i), upTo - previous));
+          previous = upTo;
+        }
+      }
+    }
+    metrics.stagingTook(System.currentTimeMillis() - start);
+    SinkFaults.reach(SinkFaults.Point.AFTER_STAGING);
+    return runs.isEmpty() ? List.of() : List.of(new WriterState(runs, List.of()));
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (TableWriter table : tables) {
+      table.close();
+    }
+  }
+
+  private void restore(Collection<WriterState> restored) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer();
+    long runs = 0;
+    for (WriterState state : restored) {
+      for (WriterState.StagedRun run : state.runs()) {
+        TableWriter table = tables.get(run.table());
+        List<PartitionBuffer> touched = new ArrayList<>(1);
+        table.staging.read(
+            run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
+        if (!touched.isEmpty()) {
+          // a run holds rows of one partition buffer: they all landed in the same buffer again
+          touched.get(touched.size() - 1).staged(run.path());
+        }
+        runs++;
+      }
+      for (byte[] row : state.legacyRows()) {
+        rebuffer(tables.get(0), 0, in, row);
+      }
+    }
+    long rows = 0;
+    long bytes = 0;
+    for (TableWriter table : tables) {
+      rows += table.buffers.rows();
+      bytes += table.buffers.bytes();
+    }
+    if (rows > 0) {
+      LOG.info("Restored {} buffered rows ({} bytes) from {} staging runs", rows, bytes, runs);
+    }
+    enforceMemoryBudget();
+  }
+
+  private PartitionBuffer rebuffer(
+      TableWriter table, int range, DataInputDeserializer in, byte[] bytes) throws IOException {
+    in.setBuffer(bytes);
+    RowData row = table.serializer.deserialize(new BinaryRowData(table.layout.fieldCount()), in);
+    return table.buffers.add(row, range, bytes, bytes.length);
+  }
+
+  /** Memory wins over file size: closes what the policy picks until under the budget. */
+  private void enforceMemoryBudget() throws IOException {
+    while (policy.memoryFull(bufferedBytes())) {
+      List<PartitionBuffer> largestPerTable = new ArrayList<>(tables.size());
+      for (TableWriter table : tables) {
+        largestPerTable.add(table.buffers.largest());
+      }
+      PartitionBuffer largest = policy.largest(largestPerTable);
+      if (largest == null) {
+        return;
+      }
+      close(tables.get(largestPerTable.indexOf(largest)), List.of(largest), CloseReason.MEMORY);
+      SinkFaults.reach(SinkFaults.Point.AFTER_MEMORY_FLUSH);
+    }
+  }
+
+  private long bufferedBytes() {
+    long bytes = 0;
+    for (TableWriter table : tables) {
+      bytes += table.buffers.bytes();
+    }
+    return bytes;
+  }
+
+  private void closeAll(TableWriter table, List<ClosePolicy.Close<PartitionBuffer>> files)
+      throws IOException {
+    for (ClosePolicy.Close<PartitionBuffer> file : files) {
+      close(table, file.buffers(), file.reason());
+    }
+  }
+
+  /** Writes {@code buffers} (of one partition) as one data file, reported at the next barrier. */
+  private void close(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
+      throws IOException {
+    long bytes = 0;
+    long minIngest = Long.MAX_VALUE;
+    long maxIngest = Long.MIN_VALUE;
+    IngestTimeCounts ingestTimes = new IngestTimeCounts();
+    List<String> staged = new ArrayList<>();
+    for (PartitionBuffer buffer : buffers) {
+      bytes += buffer.bytes();
+      minIngest = Math.min(minIngest, buffer.minIngestMillis());
+      maxIngest = Math.max(maxIngest, buffer.maxIngestMillis());
+      ingestTimes.addAll(buffer.ingestTimes().toMap());
+      staged.addAll(buffer.stagedRuns());
+    }
+    DataFile file = table.write(buffers);
+    closed.add(
+        new ClosedFile(
+            table.index,
+            file,
+            table.spec(),
+            reason,
+            bytes,
+            minIngest,
+            maxIngest,
+            System.currentTimeMillis(),
+            ingestTimes.toMap(),
+            staged));
+    metrics.fileClosed(reason);
+    LOG.debug(
+        "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes) by {}",
+        file.location(),
+        file.recordCount(),
+        buffers.size(),
+        bytes,
+        file.fileSizeInBytes(),
+        reason.code());
+    SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
+  }
+}

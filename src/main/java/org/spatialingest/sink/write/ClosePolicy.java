@@ -1,0 +1,166 @@
+package org.spatialingest.sink.write;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.spatialingest.config.JobConfig.ClosePolicyKind;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sizing.SizingBounds;
+
+/**
+ * The one owner of when a writer closes a file and which buffers go into it: every {@link
+ * CloseReason} is decided here, and the packing of a partition's buffers into files. The writer
+ * asks after every row ({@link #targetReached}, {@link #partitionLimitExceeded}, {@link
+ * #memoryFull}; one comparison each), at every barrier ({@link #atBarrier}) and at the end of input
+ * ({@link #atEndOfInput}), and writes what it is told. {@link SizingBounds} holds the arithmetic of
+ * M, T, L and C it shares with {@code plan}.
+ *
+ * <ul>
+ *   <li>{@code bytes}: a buffer that would encode to T closes at once, between barriers, and at a
+ *       barrier alone.
+ *   <li>{@code partition_limit}: more buffers open than allowed: the least recently written closes
+ *       (never the one just written).
+ *   <li>{@code memory}: the writer's in-flight bytes reached M: the largest buffer closes, until it
+ *       is under M.
+ *   <li>{@code latency} ({@code bounded}): at a barrier, a buffer whose oldest row's age plus its
+ *       expected write time reaches L - C closes, and with it the partition's other buffers on this
+ *       writer, packed.
+ *   <li>{@code checkpoint} ({@code every-checkpoint}, Iceberg's own behaviour): every barrier
+ *       closes every buffer, packed.
+ *   <li>{@code end_of_input}: every buffer closes, packed.
+ * </ul>
+ *
+ * <p>Packing: a partition's buffers (its key ranges on this writer, in key order) go into files of
+ * consecutive buffers while their bytes stay within what encodes to T. So a latency close makes
+ * about one file per partition and writer however many ranges it holds, each covering adjacent
+ * keys.
+ */
+@Internal
+public final class ClosePolicy implements Serializable {
+  private static final long serialVersionUID = 1L;
+
+  /**
+   * Assumed write cost until a writer has written a file: 100 ns per buffered byte (10 MB/s for
+   * sort, Parquet encoding and zstd on a loaded core), deliberately pessimistic — the first latency
+   * close must not be late.
+   */
+  static final double DEFAULT_WRITE_NANOS_PER_BYTE = 100;
+
+  private final ClosePolicyKind kind;
+  private final SizingBounds bounds;
+  private final int maxOpenPartitions;
+
+  public ClosePolicy(ClosePolicyKind kind, SizingBounds bounds, int maxOpenPartitions) {
+    if (maxOpenPartitions <= 0) {
+      throw new IllegalArgumentException("maxOpenPartitions must be > 0");
+    }
+    this.kind = kind;
+    this.bounds = bounds;
+    this.maxOpenPartitions = maxOpenPartitions;
+  }
+
+  int maxOpenPartitions() {
+    return maxOpenPartitions;
+  }
+
+  /** What the policy needs to know about a buffer. */
+  interface Candidate {
+    /** serialized bytes of its rows */
+    long bytes();
+
+    /** ingest time of its oldest row */
+    long minIngestMillis();
+  }
+
+  /** One file to write: consecutive buffers of one partition, and why. */
+  record Close<B>(List<B> buffers, CloseReason reason) {}
+
+  /** {@code bytes}: whether a buffer would already encode to a full target file. */
+  boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
+    return bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
+  }
+
+  /** {@code partition_limit}: whether the least recently written buffer must close. */
+  boolean partitionLimitExceeded(int openBuffers) {
+    return openBuffers > maxOpenPartitions;
+  }
+
+  /** {@code memory}: whether the largest buffer must close. */
+  boolean memoryFull(long inFlightBytes) {
+    return bounds.memoryFull(inFlightBytes);
+  }
+
+  /** {@code memory}'s choice: the largest of the candidates, or {@code null} if there are none. */
+  <B extends Candidate> B largest(List<B> candidates) {
+    B largest = null;
+    for (B b : candidates) {
+      if (b != null && (largest == null || b.bytes() > largest.bytes())) {
+        largest = b;
+      }
+    }
+    return largest;
+  }
+
+  /**
+   * The barrier's decision for one partition's buffers (in key order): a buffer at T closes alone;
+   * when any other must close now (L, or every checkpoint), all the others close with it, packed.
+   *
+   * @param now the barrier's time
+   * @param writeNanosPerByte the writer's measured write cost: a latency close must start that much
+   *     earlier, since the write delays the barrier and the commit
+   */
+  <B extends Candidate> List<Close<B>> atBarrier(
+      List<B> partition, long now, double encodedPerBufferedByte, double writeNanosPerByte) {
+    List<Close<B>> closes = new ArrayList<>();
+    List<B> rest = new ArrayList<>(partition.size());
+    CloseReason restReason = null;
+    for (B buffer : partition) {
+      CloseReason reason;
+      if (kind == ClosePolicyKind.EVERY_CHECKPOINT) {
+        reason = CloseReason.CHECKPOINT;
+      } else if (targetReached(buffer.bytes(), encodedPerBufferedByte)) {
+        closes.add(new Close<>(List.of(buffer), CloseReason.BYTES));
+        continue;
+      } else {
+        long writeMillis = (long) (writeNanosPerByte * buffer.bytes() / 1_000_000);
+        long oldestAge = now - Math.min(now, buffer.minIngestMillis()) + writeMillis;
+        reason = bounds.latencyDue(oldestAge) ? CloseReason.LATENCY : null;
+      }
+      rest.add(buffer);
+      restReason = restReason == null ? reason : restReason;
+    }
+    if (restReason != null) {
+      closes.addAll(pack(rest, restReason, encodedPerBufferedByte));
+    }
+    return closes;
+  }
+
+  /** {@code end_of_input}: every buffer of the partition closes, packed. */
+  <B extends Candidate> List<Close<B>> atEndOfInput(
+      List<B> partition, double encodedPerBufferedByte) {
+    return pack(partition, CloseReason.END_OF_INPUT, encodedPerBufferedByte);
+  }
+
+  /** Consecutive buffers into one file while their bytes stay within what encodes to T. */
+  <B extends Candidate> List<Close<B>> pack(
+      List<B> buffers, CloseReason reason, double encodedPerBufferedByte) {
+    long limit = bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
+    List<Close<B>> files = new ArrayList<>();
+    List<B> file = new ArrayList<>(buffers.size());
+    long bytes = 0;
+    for (B buffer : buffers) {
+      if (!file.isEmpty() && bytes + buffer.bytes() > limit) {
+        files.add(new Close<>(file, reason));
+        file = new ArrayList<>(buffers.size());
+        bytes = 0;
+      }
+      file.add(buffer);
+      bytes += buffer.bytes();
+    }
+    if (!file.isEmpty()) {
+      files.add(new Close<>(file, reason));
+    }
+    return files;
+  }
+}

@@ -1,0 +1,196 @@
+package org.spatialingest.sink.write;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.iceberg.PartitionKey;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.StructLike;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.flink.RowDataWrapper;
+import org.spatialingest.table.SourcePositionReader;
+import org.spatialingest.table.TableLayout;
+
+/**
+ * The open {@link PartitionBuffer}s of one writer, keyed by table partition and key range (the
+ * range a distribution step assigned the row to; 0 without one), with the totals the close
+ * decisions need. Grouping rows into partitions happens here only, for the sink's writer and for
+ * tools that write files the same way ({@link SinkFiles}).
+ */
+final class PartitionBuffers {
+  private final TableLayout layout;
+  private final int sortKeyField;
+  private final PartitionKey partitionKey;
+  private final RowDataWrapper wrapper;
+  private final SourcePositionReader sourcePositions;
+  private final SourceMarks received;
+
+  /** per partition, its open buffers indexed by key range (most partitions have range 0 only) */
+  private final Map<StructLike, PartitionBuffer[]> buffers = new HashMap<>();
+
+  private int open;
+  private long bytes;
+  private long rows;
+  private long writeSequence;
+
+  PartitionBuffers(Table table, TableLayout layout) {
+    this(table, layout, null);
+  }
+
+  /**
+   * @param received where the highest received source position per key is kept (shared by the
+   *     writer's tables), or {@code null} not to track positions
+   */
+  PartitionBuffers(Table table, TableLayout layout, SourceMarks received) {
+    this.layout = layout;
+    this.sourcePositions = received == null ? null : layout.sourcePositions();
+    this.received = received;
+    this.sortKeyField = layout.sortKeyField();
+    Schema rows = layout.writeSchema(table.schema());
+    this.partitionKey = new PartitionKey(table.spec(), rows);
+    this.wrapper = new RowDataWrapper(layout.rowType(), rows.asStruct());
+  }
+
+  /** Adds a row (and its serialized form) to the buffer of its partition, opening one if needed. */
+  PartitionBuffer add(RowData row, byte[] serialized) {
+    return add(row, 0, serialized, serialized.length);
+  }
+
+  /**
+   * As {@link #add(RowData, byte[])}, into the buffer of the row's partition and key {@code range},
+   * for the first {@code length} bytes of {@code serialized}.
+   */
+  PartitionBuffer add(RowData row, int range, byte[] serialized, int length) {
+    partitionKey.partition(wrapper.wrap(row));
+    PartitionBuffer[] ranges = buffers.get(partitionKey);
+    if (ranges == null || ranges.length <= range) {
+      StructLike partition = ranges == null ? partitionKey.copy() : firstNonNull(ranges);
+      ranges = ranges == null ? new PartitionBuffer[range + 1] : Arrays.copyOf(ranges, range + 1);
+      buffers.put(partition, ranges);
+    }
+    PartitionBuffer buffer = ranges[range];
+    if (buffer == null) {
+      StructLike partition = firstNonNull(ranges);
+      buffer = new PartitionBuffer(partition == null ? partitionKey.copy() : partition, range);
+      ranges[range] = buffer;
+      open++;
+    }
+    long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
+    bytes += buffer.add(serialized, length, sortKey, layout.ingestMillis(row), ++writeSequence);
+    rows++;
+    if (sourcePositions != null) {
+      StringData key = sourcePositions.key(row);
+      if (key != null) {
+        long position = sourcePositions.position(row);
+        buffer.markSource(key, position);
+        received.mark(key, position);
+      }
+    }
+    return buffer;
+  }
+
+  void remove(PartitionBuffer buffer) {
+    PartitionBuffer[] ranges = buffers.get(buffer.partition());
+    if (ranges == null || ranges.length <= buffer.range() || ranges[buffer.range()] != buffer) {
+      return;
+    }
+    ranges[buffer.range()] = null;
+    if (firstNonNull(ranges) == null) {
+      buffers.remove(buffer.partition());
+    }
+    open--;
+    bytes -= buffer.bytes();
+    rows -= buffer.size();
+  }
+
+  /** A snapshot of the open buffers, safe to close while iterating. */
+  List<PartitionBuffer> all() {
+    List<PartitionBuffer> all = new ArrayList<>(open);
+    for (PartitionBuffer[] ranges : buffers.values()) {
+      for (PartitionBuffer b : ranges) {
+        if (b != null) {
+          all.add(b);
+        }
+      }
+    }
+    return all;
+  }
+
+  /**
+   * A snapshot of the open buffers grouped by partition, each group in key-range order (neighbours
+   * in Hilbert order next to each other), safe to close while iterating.
+   */
+  List<List<PartitionBuffer>> byPartition() {
+    List<List<PartitionBuffer>> all = new ArrayList<>(buffers.size());
+    for (PartitionBuffer[] ranges : buffers.values()) {
+      List<PartitionBuffer> partition = new ArrayList<>(ranges.length);
+      for (PartitionBuffer b : ranges) {
+        if (b != null) {
+          partition.add(b);
+        }
+      }
+      all.add(partition);
+    }
+    return all;
+  }
+
+  /** Open buffers (partition and key range pairs). */
+  int size() {
+    return open;
+  }
+
+  boolean isEmpty() {
+    return open == 0;
+  }
+
+  /** Serialized bytes of all open buffers, as accounted against the memory budget. */
+  long bytes() {
+    return bytes;
+  }
+
+  long rows() {
+    return rows;
+  }
+
+  PartitionBuffer largest() {
+    PartitionBuffer largest = null;
+    for (PartitionBuffer b : all()) {
+      if (largest == null || b.bytes() > largest.bytes()) {
+        largest = b;
+      }
+    }
+    return largest;
+  }
+
+  PartitionBuffer leastRecentlyWritten() {
+    PartitionBuffer oldest = null;
+    for (PartitionBuffer b : all()) {
+      if (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence()) {
+        oldest = b;
+      }
+    }
+    return oldest;
+  }
+
+  /** Ingest time of the oldest buffered row, or {@code Long.MAX_VALUE} when nothing is buffered. */
+  long oldestIngestMillis() {
+    long oldest = Long.MAX_VALUE;
+    for (PartitionBuffer b : all()) {
+      oldest = Math.min(oldest, b.minIngestMillis());
+    }
+    return oldest;
+  }
+
+  private static StructLike firstNonNull(PartitionBuffer[] ranges) {
+    for (PartitionBuffer b : ranges) {
+      if (b != null) {
+        return b.partition();
+      }
+    }
+    return null;
+  }
+}

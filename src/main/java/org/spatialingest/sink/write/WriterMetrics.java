@@ -1,0 +1,56 @@
+package org.spatialingest.sink.write;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.MetricGroup;
+import org.spatialingest.sink.core.CloseReason;
+
+/**
+ * A writer subtask's metrics, in group {@code spatialSink}: what it buffers (gauges read from its
+ * tables when reported), the files it closed per reason, and its staging.
+ */
+final class WriterMetrics {
+  private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
+  private final Counter stagedBytes;
+  private final Counter stagedRuns;
+  private volatile long lastStagingMs;
+
+  WriterMetrics(MetricGroup parent, List<TableWriter> tables) {
+    MetricGroup group = parent.addGroup("spatialSink");
+    group.gauge("bufferedBytes", () -> tables.stream().mapToLong(t -> t.buffers.bytes()).sum());
+    group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers.rows()).sum());
+    group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers.size()).sum());
+    group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
+    group.gauge(
+        "oldestBufferedAgeMs",
+        () -> {
+          long oldest =
+              tables.stream()
+                  .mapToLong(t -> t.buffers.oldestIngestMillis())
+                  .min()
+                  .orElse(Long.MAX_VALUE);
+          return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
+        });
+    group.gauge("lastStagingMs", () -> lastStagingMs);
+    stagedBytes = group.counter("stagedBytes");
+    stagedRuns = group.counter("stagedRuns");
+    for (CloseReason reason : CloseReason.values()) {
+      filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
+    }
+  }
+
+  void fileClosed(CloseReason reason) {
+    filesClosed.get(reason).inc();
+  }
+
+  void runStaged(long bytes) {
+    stagedBytes.inc(bytes);
+    stagedRuns.inc();
+  }
+
+  void stagingTook(long millis) {
+    lastStagingMs = millis;
+  }
+}

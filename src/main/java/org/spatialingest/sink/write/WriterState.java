@@ -1,0 +1,31 @@
+package org.spatialingest.sink.write;
+
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.spatialingest.sink.core.TableRouter;
+
+/**
+ * What a writer checkpoints: references to the staging runs that hold its buffered rows (the rows
+ * themselves are written once, to the staging area, at the barrier after they arrived). Partition,
+ * Hilbert key and ingest time are recomputed from the rows on restore. {@code legacyRows} are rows
+ * checkpointed inline by builds before staging (state version 1); they are re-buffered and staged
+ * at the next barrier.
+ */
+@Internal
+public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
+  public WriterState {
+    runs = List.copyOf(runs);
+    legacyRows = List.copyOf(legacyRows);
+  }
+
+  /**
+   * One staging run: rows of one partition buffer of one table that arrived between two barriers.
+   *
+   * @param table index of the sink table
+   * @param range key range of the buffer (see {@link TableRouter#range}); its rows return to a
+   *     buffer of that range
+   * @param path location of the run in the table's staging area
+   * @param rows rows in the run (checked when it is read back)
+   */
+  public record StagedRun(int table, int range, String path, long rows) {}
+}

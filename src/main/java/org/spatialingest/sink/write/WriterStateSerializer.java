@@ -1,0 +1,72 @@
+package org.spatialingest.sink.write;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+/**
+ * Versioned binary form of {@link WriterState}. Version 3: run count, then table, key range, path
+ * and row count per staging run. Version 2 (read only): the same without the key range (range 0).
+ * Version 1 (read only): row count, then each row as length and bytes of Flink's {@code
+ * RowDataSerializer} form.
+ */
+@Internal
+public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
+  static final int VERSION = 3;
+
+  @Override
+  public int getVersion() {
+    return VERSION;
+  }
+
+  @Override
+  public byte[] serialize(WriterState state) throws IOException {
+    if (!state.legacyRows().isEmpty()) {
+      throw new IOException(
+          "inline rows are re-staged before the next checkpoint; none may remain in state");
+    }
+    DataOutputSerializer out = new DataOutputSerializer(16 + 128 * state.runs().size());
+    out.writeInt(state.runs().size());
+    for (WriterState.StagedRun run : state.runs()) {
+      out.writeInt(run.table());
+      out.writeInt(run.range());
+      out.writeUTF(run.path());
+      out.writeLong(run.rows());
+    }
+    return out.getCopyOfBuffer();
+  }
+
+  @Override
+  public WriterState deserialize(int version, byte[] serialized) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer(serialized);
+    int count = in.readInt();
+    if (version == 1) {
+      List<byte[]> rows = new ArrayList<>(count);
+      for (int i = 0; i < count; i++) {
+        byte[] row = new byte[in.readInt()];
+        in.readFully(row);
+        rows.add(row);
+      }
+      return new WriterState(List.of(), rows);
+    }
+    if (version != 2 && version != VERSION) {
+      throw new IOException(
+          "unknown WriterState serializer version "
+              + version
+              + " (this build reads 1 to "
+              + VERSION
+              + ")");
+    }
+    List<WriterState.StagedRun> runs = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      int table = in.readInt();
+      int range = version == 2 ? 0 : in.readInt();
+      runs.add(new WriterState.StagedRun(table, range, in.readUTF(), in.readLong()));
+    }
+    return new WriterState(runs, List.of());
+  }
+}
