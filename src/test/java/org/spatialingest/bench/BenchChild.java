@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -19,8 +20,13 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.table.data.RowData;
+import org.apache.iceberg.DistributionMode;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.catalog.Catalog;
+import org.apache.iceberg.flink.maintenance.api.JdbcLockFactory;
+import org.apache.iceberg.flink.maintenance.api.RewriteDataFiles;
+import org.apache.iceberg.flink.maintenance.api.TableMaintenance;
 import org.apache.iceberg.flink.sink.IcebergSink;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
@@ -63,9 +69,30 @@ import org.spatialingest.tools.SinkTables;
  * warm-up-jobs} twins of its job to their end ({@code warmUp}).
  */
 public final class BenchChild {
+  /**
+   * Job key the orchestrator passes with the rows the table must hold at the end (the produced
+   * records); taken out before the job's config is read.
+   */
+  static final String EXPECTED_ROWS_KEY = "bench.expected-rows";
+
+  /** Job key: how long a compacting job may take to make its table query-ready (ms). */
+  static final String QUERY_READY_TIMEOUT_KEY = "bench.query-ready-timeout-ms";
+
+  /** How often a compacting job's table is looked at. */
+  static final long POLL_MS = 250;
+
+  /**
+   * BRC's compaction schedule: Iceberg's documented example ({@code scheduleOnCommitCount(10)}),
+   * and an interval so that the last commits of a bounded input are compacted too.
+   */
+  static final int COMPACT_EVERY_COMMITS = 10;
+
   private BenchChild() {}
 
   public static void main(String[] args) {
+    // what Iceberg's maintenance does (plans, rewrites, commits, errors) goes to the child's log
+    org.apache.logging.log4j.core.config.Configurator.setLevel(
+        "org.apache.iceberg.flink.maintenance", org.apache.logging.log4j.Level.INFO);
     Path resultFile = Path.of(args[2]);
     int exit = 0;
     try {
@@ -98,17 +125,37 @@ public final class BenchChild {
         int eq = args[i].indexOf('=');
         keys.put(args[i].substring(0, eq), args[i].substring(eq + 1));
       }
+      // the harness's own keys, not the job's
+      String expected = keys.remove(EXPECTED_ROWS_KEY);
+      long expectedRows = expected == null ? 0 : Long.parseLong(expected);
+      String readyTimeout = keys.remove(QUERY_READY_TIMEOUT_KEY);
+      Duration queryReadyTimeout =
+          Duration.ofMillis(readyTimeout == null ? 0 : Long.parseLong(readyTimeout));
       JobConfig config = JobConfig.fromMap(keys);
+      long target = config.targetFileBytes();
       boolean live = phase.equals("live");
+      boolean compacts = compacts(variant);
       String name = phase + " " + variant;
 
+      // twice the slots the job's parallelism needs: IcebergSink with its range shuffle puts part
+      // of
+      // its job in a slot sharing group of its own and never got scheduled on p slots; idle slots
+      // cost no CPU, and every variant gets the same cluster
       try (ChildCluster cluster =
           ChildCluster.start(
-              parallelism,
+              2 * parallelism,
               resultFile.resolveSibling(
                   "checkpoints-" + resultFile.getFileName().toString().replace(".json", "")))) {
         for (int w = 1; !live && w <= warmups; w++) {
-          warmUp(cluster, variant, parallelism, keys, name + " warm-up " + w, phaseTimeout);
+          warmUp(
+              cluster,
+              variant,
+              parallelism,
+              keys,
+              name + " warm-up " + w,
+              phaseTimeout,
+              expectedRows,
+              queryReadyTimeout);
           heap.reset();
         }
         long submitted = System.nanoTime();
@@ -116,33 +163,61 @@ public final class BenchChild {
         JobRest rest = new JobRest(cluster.restAddress(), job.getJobID());
         JobMonitor monitor = new JobMonitor(rest);
         PhaseGuard guard = new PhaseGuard(name, job, monitor);
+        Table table = null;
         long drainMs = 0;
-        JobExecutionResult result;
+        long jobRuntimeMs = -1;
+        long[] compacted = null; // a compacting job's moments, see awaitCompacted
         if (live) {
           guard.awaitRunning(phaseTimeout);
           reportConsumed(ChildJvm.consumedFile(resultFile));
           Files.writeString(readyFile, "ready");
           guard.await(stopRequest(), stopWait, "the stop request from the orchestrator");
           long stop = System.nanoTime();
-          Path savepoints = Files.createTempDirectory(resultFile.getParent(), "savepoint-");
-          guard.await(
-              job.stopWithSavepoint(
-                  true, savepoints.toUri().toString(), SavepointFormatType.CANONICAL),
-              phaseTimeout,
-              "the draining stop-with-savepoint");
-          result =
-              guard.await(job.getJobExecutionResult(), phaseTimeout, "the end of the drained job");
+          if (compacts) {
+            // everything is committed every C; the compaction needs the job running to merge it
+            table = loadTable(config);
+            compacted =
+                awaitCompacted(
+                    guard, table, expectedRows, target, phaseTimeout, queryReadyTimeout, name);
+            guard.cancel();
+          } else {
+            Path savepoints = Files.createTempDirectory(resultFile.getParent(), "savepoint-");
+            guard.await(
+                job.stopWithSavepoint(
+                    true, savepoints.toUri().toString(), SavepointFormatType.CANONICAL),
+                phaseTimeout,
+                "the draining stop-with-savepoint");
+            JobExecutionResult result =
+                guard.await(
+                    job.getJobExecutionResult(), phaseTimeout, "the end of the drained job");
+            jobRuntimeMs = result.getNetRuntime(TimeUnit.MILLISECONDS);
+          }
           drainMs = (System.nanoTime() - stop) / 1_000_000;
+        } else if (compacts) {
+          table = loadTable(config);
+          compacted =
+              awaitCompacted(
+                  guard, table, expectedRows, target, phaseTimeout, queryReadyTimeout, name);
         } else {
-          result =
+          JobExecutionResult result =
               guard.await(
                   job.getJobExecutionResult(),
                   phaseTimeout,
                   "the end of the bounded job (the whole backlog read and committed)");
+          jobRuntimeMs = result.getNetRuntime(TimeUnit.MILLISECONDS);
         }
-        long end = System.nanoTime();
-        long cpuEnd = ArrivalProbe.processCpuNanos();
-        long jitEnd = ArrivalProbe.jitCpuNanos();
+        // a compacting job ends (for the throughput figures) when every row is committed
+        long end = compacted != null ? compacted[3] : System.nanoTime();
+        long cpuEnd = compacted != null ? compacted[4] : ArrivalProbe.processCpuNanos();
+        long jitEnd = compacted != null ? compacted[5] : ArrivalProbe.jitCpuNanos();
+        // wall, CPU, JIT CPU (ns) when the table became query-ready; null if never
+        long[] ready =
+            compacted != null && compacted[0] != 0
+                ? new long[] {compacted[0], compacted[1], compacted[2]}
+                : null;
+        if (compacts && !live) {
+          guard.cancel();
+        }
         long clientWallMs = (end - submitted) / 1_000_000;
         long first = ArrivalProbe.firstArrivalNanos();
         long readToEndMs = first == 0 ? clientWallMs : (end - first) / 1_000_000;
@@ -164,8 +239,16 @@ public final class BenchChild {
                 monitor.stagedByCheckpoint(),
                 monitor.stagedMetricSeen());
 
-        Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-        Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
+        if (table == null) {
+          table = loadTable(config);
+        }
+        if (!compacts && !variant.equals("F")) {
+          // no compaction: the table is query-ready when the job ends, or never
+          QueryReady.Look look = QueryReady.look(table);
+          if (look.ready(expectedRows, target)) {
+            ready = new long[] {end, cpuEnd, jitEnd};
+          }
+        }
         TableStats.Stats s = TableStats.of(table);
         RunResult r =
             new RunResult(
@@ -184,17 +267,78 @@ public final class BenchChild {
                 heap.peakSampledBytes(),
                 heap.peakAfterGcBytes(),
                 heap.maxHeapBytes(),
-                result.getNetRuntime(TimeUnit.MILLISECONDS),
+                jobRuntimeMs < 0 ? clientWallMs : jobRuntimeMs,
                 clientWallMs,
                 readToEndMs,
                 readToEndCpuMs,
                 readToEndJitCpuMs,
                 drainMs,
                 storage,
-                checkpoints);
+                checkpoints,
+                ready != null,
+                ready == null ? -1 : (ready[0] - (first == 0 ? submitted : first)) / 1_000_000,
+                ready == null ? -1 : (ready[1] - ArrivalProbe.firstArrivalCpuNanos()) / 1_000_000,
+                ready == null
+                    ? -1
+                    : (ready[2] - ArrivalProbe.firstArrivalJitCpuNanos()) / 1_000_000);
         new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(resultFile.toFile(), r);
       }
     }
+  }
+
+  /** The variants whose job compacts its table in the job (never ends by itself). */
+  static boolean compacts(String variant) {
+    return variant.equals("BRC");
+  }
+
+  private static Table loadTable(JobConfig config) {
+    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+    return catalog.loadTable(Catalogs.tableIdentifier(config));
+  }
+
+  /**
+   * A compacting job: waits until every expected row is committed (bounded by the phase time-out, a
+   * failure otherwise), then until the compaction has made the table query-ready (bounded by {@code
+   * queryReadyTimeout}: not getting there is a result, not a failure). Returns the wall, CPU and
+   * JIT CPU nanos at query-ready (0s when never) and at the moment every row was committed.
+   */
+  private static long[] awaitCompacted(
+      PhaseGuard guard,
+      Table table,
+      long expectedRows,
+      long target,
+      Duration phaseTimeout,
+      Duration queryReadyTimeout,
+      String name)
+      throws Exception {
+    if (!guard.poll(() -> QueryReady.look(table).rows() >= expectedRows, phaseTimeout, POLL_MS)) {
+      throw new PhaseFailure(
+          name + ": not every row was committed within " + phaseTimeout + " (phase-timeout)");
+    }
+    long committed = System.nanoTime();
+    long committedCpu = ArrivalProbe.processCpuNanos();
+    long committedJit = ArrivalProbe.jitCpuNanos();
+    boolean ready =
+        guard.poll(
+            () -> QueryReady.look(table).ready(expectedRows, target), queryReadyTimeout, POLL_MS);
+    if (!ready) {
+      System.err.println(
+          "BENCH: "
+              + name
+              + " was not query-ready within "
+              + queryReadyTimeout
+              + ": "
+              + QueryReady.look(table));
+      return new long[] {0, 0, 0, committed, committedCpu, committedJit};
+    }
+    return new long[] {
+      System.nanoTime(),
+      ArrivalProbe.processCpuNanos(),
+      ArrivalProbe.jitCpuNanos(),
+      committed,
+      committedCpu,
+      committedJit
+    };
   }
 
   /**
@@ -225,12 +369,18 @@ public final class BenchChild {
       case "AC" -> SpatialIngestJob.sink(rows, config);
       case "AN" -> SpatialIngestJob.sink(rows, config.with(Map.of("sink.distribution", "none")));
       case "B" -> icebergSink(rows, config, parallelism, Map.of());
+      case "BR" -> icebergRangeSink(rows, config, parallelism);
+      case "BRC" -> {
+        icebergRangeSink(rows, config, parallelism);
+        // a lock database per warehouse: a cancelled warm-up job may leave its lock held
+        compaction(env, config, parallelism, "jdbc:sqlite:" + config.warehouse() + "-locks.db");
+      }
       case "B1" ->
           icebergSink(rows, config, parallelism, Map.of("parquet.enable.dictionary", "false"));
       case "F" -> discardingSink(rows, config, parallelism);
       default ->
           throw new IllegalArgumentException(
-              "variant must be A, AN, AC, A0-A9, B, B1 or F: " + variant);
+              "variant must be A, AN, AC, A0-A9, B, B1, BR, BRC or F: " + variant);
     }
     return env.executeAsync("bench-" + variant + "-" + phase);
   }
@@ -246,17 +396,33 @@ public final class BenchChild {
       int parallelism,
       Map<String, String> keys,
       String name,
-      Duration phaseTimeout)
+      Duration phaseTimeout,
+      long expectedRows,
+      Duration queryReadyTimeout)
       throws Exception {
     Map<String, String> twin = new LinkedHashMap<>(keys);
     String suffix = "-" + name.replaceAll("\\W+", "-");
     Path warehouse = Path.of(keys.get("catalog.warehouse") + suffix);
     twin.put("catalog.warehouse", warehouse.toString());
     twin.put("kafka.group-id", keys.get("kafka.group-id") + suffix);
-    JobClient job = submit(cluster, variant, "throughput", parallelism, JobConfig.fromMap(twin));
+    JobConfig config = JobConfig.fromMap(twin);
+    JobClient job = submit(cluster, variant, "throughput", parallelism, config);
     JobMonitor monitor = new JobMonitor(new JobRest(cluster.restAddress(), job.getJobID()));
-    new PhaseGuard(name, job, monitor)
-        .await(job.getJobExecutionResult(), phaseTimeout, "the end of the warm-up job");
+    PhaseGuard guard = new PhaseGuard(name, job, monitor);
+    if (compacts(variant)) {
+      // the compaction's code is warmed up too: until query-ready (or its time-out), then cancel
+      awaitCompacted(
+          guard,
+          loadTable(config),
+          expectedRows,
+          config.targetFileBytes(),
+          phaseTimeout,
+          queryReadyTimeout,
+          name);
+      guard.cancel();
+    } else {
+      guard.await(job.getJobExecutionResult(), phaseTimeout, "the end of the warm-up job");
+    }
     monitor.close();
     if (monitor.failure() != null) {
       throw new PhaseFailure(name + ": " + monitor.failure());
@@ -340,6 +506,63 @@ public final class BenchChild {
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))
         .writeParallelism(parallelism)
+        .append();
+  }
+
+  /**
+   * Variant BR: Iceberg's own Flink sink with its statistics-driven range shuffle ({@code
+   * DistributionMode.RANGE}, statistics type AUTO) on the table's sort order (hilbert ASC, the
+   * table {@link TableBootstrap#ensureTable} creates for every variant), rolling its files at T
+   * ({@code write.target-file-size-bytes}, as a user wanting files near T sets it).
+   */
+  static void icebergRangeSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
+    SinkTables.create(
+        config,
+        Map.of(
+            TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(config.targetFileBytes())));
+    IcebergSink.forRowData(rows)
+        .tableLoader(Catalogs.tableLoader(config))
+        .writeParallelism(parallelism)
+        .distributionMode(DistributionMode.RANGE)
+        .append();
+  }
+
+  /**
+   * Variant BRC's compaction: Iceberg's Flink {@link TableMaintenance} in the same job, as its docs
+   * set it up for a streaming table (a monitor source on the table, one task at a time under a
+   * {@link JdbcLockFactory} lock, here in a SQLite file of the child's own), running {@link
+   * RewriteDataFiles} with target file size T every {@value #COMPACT_EVERY_COMMITS} commits and at
+   * least every L; the rewrite runs at the job's parallelism. The docs' production figures (rate
+   * limit 10 min, lock check 10 s) are scaled to the benchmark's seconds-long runs: rate limit and
+   * lock check C.
+   */
+  static void compaction(
+      StreamExecutionEnvironment env, JobConfig config, int parallelism, String lockJdbcUri)
+      throws IOException {
+    String lockId = Catalogs.tableIdentifier(config).toString();
+    Map<String, String> init = new HashMap<>();
+    init.put(JdbcLockFactory.INIT_LOCK_TABLES_PROPERTY, "true");
+    // created once here: the lock's operators creating it at the same time race (as in
+    // TableMaintenanceTasks)
+    try (JdbcLockFactory lock = new JdbcLockFactory(lockJdbcUri, "init", init)) {
+      lock.open();
+    }
+    Map<String, String> props = new HashMap<>();
+    props.put(JdbcLockFactory.INIT_LOCK_TABLES_PROPERTY, "false");
+    Duration c = config.checkpointInterval();
+    TableMaintenance.forTable(
+            env, Catalogs.tableLoader(config), new JdbcLockFactory(lockJdbcUri, lockId, props))
+        .uidSuffix("bench-compaction")
+        .rateLimit(c)
+        .lockCheckDelay(c)
+        .parallelism(parallelism)
+        .add(
+            RewriteDataFiles.builder()
+                .partialProgressEnabled(true)
+                .partialProgressMaxCommits(COMPACT_EVERY_COMMITS)
+                .scheduleOnCommitCount(COMPACT_EVERY_COMMITS)
+                .scheduleOnInterval(config.maxLatency())
+                .targetFileSizeBytes(config.targetFileBytes()))
         .append();
   }
 }

@@ -19,6 +19,23 @@ import java.util.concurrent.TimeUnit;
  * with its own reason ({@code <name>.failure}) and is never left running.
  */
 final class ChildJvm implements AutoCloseable {
+  static final List<String> FLINK_ADD_OPENS =
+      java.util.stream.Stream.of(
+              "java.lang",
+              "java.lang.reflect",
+              "java.io",
+              "java.net",
+              "java.nio",
+              "sun.nio.ch",
+              "java.text",
+              "java.time",
+              "java.util",
+              "java.util.concurrent",
+              "java.util.concurrent.atomic",
+              "java.util.concurrent.locks")
+          .map(p -> "--add-opens=java.base/" + p + "=ALL-UNNAMED")
+          .toList();
+
   private final String name;
   private final Process process;
   private final Path result;
@@ -78,6 +95,9 @@ final class ChildJvm implements AutoCloseable {
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx" + settings.xmx());
     cmd.add("-XX:+UseParallelGC"); // as the test JVMs (surefire argLine)
+    // the module openings Flink's own distribution starts its JVMs with (env.java.opts.all): Kryo
+    // needs them for the records Iceberg's compaction operators exchange (java.nio.ByteBuffer)
+    cmd.addAll(FLINK_ADD_OPENS);
     // compiler threads stay, so their CPU time can be read to the end (ArrivalProbe.jitCpuNanos)
     cmd.add("-XX:-UseDynamicNumberOfCompilerThreads");
     cmd.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log").toAbsolutePath());

@@ -29,6 +29,12 @@ final class InputFeed {
   private long bytes;
   private long polygons;
 
+  /** Positions and event times of the input last generated or produced, for its query set. */
+  private final List<double[]> positions = new ArrayList<>();
+
+  private long firstEventMs = Long.MAX_VALUE;
+  private long lastEventMs = Long.MIN_VALUE;
+
   InputFeed(String bootstrap, BenchSettings settings) {
     this.bootstrap = bootstrap;
     this.settings = settings;
@@ -39,7 +45,9 @@ final class InputFeed {
     TelemetryGenerator gen = generator(settings.seed());
     long n = settings.liveRecords();
     for (long i = 0; i < n; i++) {
-      TelemetryGenerator.Record r = gen.next(eventTimeBase + i * 1000 / settings.rate());
+      long eventTime = eventTimeBase + i * 1000 / settings.rate();
+      TelemetryGenerator.Record r = gen.next(eventTime);
+      seen(r, eventTime);
       keys.add(r.id().getBytes());
       values.add(r.json());
       bytes += r.json().length;
@@ -86,18 +94,34 @@ final class InputFeed {
    */
   Produced produceBacklog(String topic) {
     TelemetryGenerator gen = generator(settings.seed() + 1);
+    positions.clear();
+    firstEventMs = Long.MAX_VALUE;
+    lastEventMs = Long.MIN_VALUE;
     long start = System.nanoTime();
     long total = 0;
     long eventTimeBase = System.currentTimeMillis() - settings.backlog() * 1000L / settings.rate();
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
       for (int i = 0; i < settings.backlog(); i++) {
-        TelemetryGenerator.Record r = gen.next(eventTimeBase + i * 1000L / settings.rate());
+        long eventTime = eventTimeBase + i * 1000L / settings.rate();
+        TelemetryGenerator.Record r = gen.next(eventTime);
+        seen(r, eventTime);
         producer.send(new ProducerRecord<>(topic, r.id().getBytes(), r.json()));
         total += r.json().length;
       }
       producer.flush();
     }
     return new Produced(settings.backlog(), total, (System.nanoTime() - start) / 1_000_000, 0);
+  }
+
+  private void seen(TelemetryGenerator.Record r, long eventTime) {
+    positions.add(new double[] {r.x(), r.y()});
+    firstEventMs = Math.min(firstEventMs, eventTime);
+    lastEventMs = Math.max(lastEventMs, eventTime);
+  }
+
+  /** The reader's query set over the input last generated or produced (fixed seed). */
+  QuerySet queries() {
+    return QuerySet.of(positions, firstEventMs, lastEventMs, settings.seed());
   }
 
   private TelemetryGenerator generator(long seed) {

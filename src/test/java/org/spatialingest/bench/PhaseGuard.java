@@ -56,6 +56,37 @@ final class PhaseGuard {
     }
   }
 
+  /**
+   * Checks {@code condition} every {@code periodMs} until it holds (true) or {@code timeout} has
+   * passed (false); a restart of the job fails the phase as in {@link #await}.
+   */
+  boolean poll(java.util.concurrent.Callable<Boolean> condition, Duration timeout, long periodMs)
+      throws Exception {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      checkMonitor();
+      if (condition.call()) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(periodMs);
+    }
+  }
+
+  /** Cancels the job (a compacting job's maintenance source never ends) and waits for its end. */
+  void cancel() throws Exception {
+    job.cancel().get(60, TimeUnit.SECONDS);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!job.getJobStatus().get(30, TimeUnit.SECONDS).isGloballyTerminalState()) {
+      if (System.nanoTime() > deadline) {
+        throw new PhaseFailure(phase + ": the cancelled job did not end within 60 s", null);
+      }
+      Thread.sleep(SLICE_MS);
+    }
+  }
+
   private void checkMonitor() throws PhaseFailure {
     if (monitor.failure() != null) {
       throw fail(monitor.failure(), null);

@@ -30,13 +30,25 @@ import java.util.stream.Stream;
  *       the same backlog with its own table and consumer group, so that the measured job runs on
  *       compiled code: cold, the JIT compiler threads were a third of a 1M-point run's CPU (perf),
  *       and any cost the sinks share dilutes their ratio; 0 measures cold JVMs;
+ *   <li>{@code live-variants=A,B}: the variants of the live phase (one run each), and {@code
+ *       live-workload=mix} its input ({@code points} or {@code mix}, as above);
+ *   <li>{@code query-ready-timeout=3m}: how long a compacting variant (BRC) may take after its last
+ *       commit to make its table query-ready ({@link QueryReady}); not getting there is reported;
+ *   <li>{@code suite=query-ready}: a preset of all the knobs above and of {@link BenchSettings}'
+ *       (see {@link #SUITES}); arguments given with it override its values;
  *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile}).
  * </ul>
  *
- * Everything else goes on to {@link BenchSettings#parse}.
+ * <p>Variants BR (IcebergSink with its range shuffle on the table's hilbert sort order) and BRC (BR
+ * plus Iceberg's Flink compaction in the job) are described in {@link BenchChild}.
+ *
+ * <p>Everything else goes on to {@link BenchSettings#parse}.
  */
 record RoundSettings(
     boolean live,
+    List<String> liveVariants,
+    String liveWorkload,
+    java.time.Duration queryReadyTimeout,
     boolean throughput,
     int rounds,
     List<String> workloads,
@@ -49,8 +61,8 @@ record RoundSettings(
 
   static final List<String> KNOWN_VARIANTS =
       List.of(
-          "A", "AN", "AC", "B", "B1", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6", "A7", "A8",
-          "A9");
+          "A", "AN", "AC", "B", "B1", "BR", "BRC", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6",
+          "A7", "A8", "A9");
   static final List<String> KNOWN_WORKLOADS = List.of("points", "mix");
 
   /**
@@ -64,14 +76,44 @@ record RoundSettings(
           "variants", "A,B,F",
           "baseline", "",
           "points-backlog", "600000",
-          "warmup", "1");
+          "warmup", "1",
+          "live-variants", "A,B",
+          "live-workload", "mix",
+          "query-ready-timeout", "3m");
+
+  /**
+   * Presets: {@code suite=<name>} stands for these arguments (given first, so any argument after
+   * them wins). {@code query-ready} (issue #24, ≤ 45 min on 2 cores): the live phase once for A, BR
+   * and BRC on points, then 3 interleaved throughput rounds of A, B, BR, BRC and F on points and on
+   * the mix. Sized on smoke runs on a busy 2-core machine (a child JVM's start, cluster and warm-up
+   * job take ~1 min there, reading a table's rows ~100k rows/s): T = 1 MB, so that our files of the
+   * ~12 MB points and ~20 MB mix backlogs (about a dozen per run) reach T/2, and the files
+   * Iceberg's sink closes every C = 1 s in the live phase (~0.3 MB) do not; the live rate 10,000
+   * rec/s is what the job about keeps up with there (20,000 fell 40 s behind).
+   */
+  static final Map<String, List<String>> SUITES =
+      Map.of(
+          "query-ready",
+          List.of(
+              "phases=live,throughput",
+              "live-variants=A,BR,BRC",
+              "live-workload=points",
+              "rounds=3",
+              "workloads=points,mix",
+              "variants=A,B,BR,BRC,F",
+              "points-backlog=200000",
+              "backlog=50000",
+              "target=1MB",
+              "rate=10000",
+              "duration=20s",
+              "query-ready-timeout=60s"));
 
   static RoundSettings parse(String[] args) {
     Map<String, String> knobs = new HashMap<>();
     DEFAULTS.forEach((k, d) -> knobs.put(k, System.getProperty("bench." + k, d)));
     boolean jfr = false;
     List<String> rest = new ArrayList<>();
-    for (String arg : args) {
+    for (String arg : expandSuites(args)) {
       String a = arg.startsWith("--") ? arg.substring(2) : arg;
       int eq = a.indexOf('=');
       String key = eq > 0 ? a.substring(0, eq) : a;
@@ -119,6 +161,15 @@ record RoundSettings(
         }
       }
     }
+    List<String> lv = list(knobs.get("live-variants"));
+    if (lv.isEmpty() || !KNOWN_VARIANTS.containsAll(lv)) {
+      throw new IllegalArgumentException("live-variants must be of " + KNOWN_VARIANTS + ": " + lv);
+    }
+    String liveWorkload = knobs.get("live-workload");
+    if (!KNOWN_WORKLOADS.contains(liveWorkload)) {
+      throw new IllegalArgumentException(
+          "live-workload must be one of " + KNOWN_WORKLOADS + ": " + liveWorkload);
+    }
     int warmups = Integer.parseInt(knobs.get("warmup"));
     if (warmups < 0) {
       throw new IllegalArgumentException("warmup must be 0 or more: " + warmups);
@@ -129,12 +180,17 @@ record RoundSettings(
     }
     if (p.contains("live")
         && p.contains("throughput")
+        && lv.contains("A")
+        && lv.contains("B")
         && !(w.contains("mix") && v.contains("A") && v.contains("B"))) {
       throw new IllegalArgumentException(
           "the live phase's report needs the mix workload's A and B throughput runs");
     }
     return new RoundSettings(
         p.contains("live"),
+        lv,
+        liveWorkload,
+        org.spatialingest.sizing.Units.parseDuration(knobs.get("query-ready-timeout")),
         p.contains("throughput"),
         n,
         w,
@@ -144,6 +200,32 @@ record RoundSettings(
         warmups,
         jfr,
         rest.toArray(String[]::new));
+  }
+
+  /** The arguments with each {@code suite=<name>} replaced by its preset's, placed first. */
+  static List<String> expandSuites(String[] args) {
+    List<String> preset = new ArrayList<>();
+    List<String> given = new ArrayList<>();
+    for (String arg : args) {
+      String a = arg.startsWith("--") ? arg.substring(2) : arg;
+      if (a.startsWith("suite=")) {
+        List<String> suite = SUITES.get(a.substring("suite=".length()));
+        if (suite == null) {
+          throw new IllegalArgumentException(
+              "suite must be one of " + SUITES.keySet() + ": " + a.substring("suite=".length()));
+        }
+        preset.addAll(suite);
+      } else {
+        given.add(arg);
+      }
+    }
+    preset.addAll(given);
+    return preset;
+  }
+
+  /** Whether the live phase's side-by-side report (ours vs IcebergSink) can be made. */
+  boolean liveReport() {
+    return live && liveVariants.contains("A") && liveVariants.contains("B");
   }
 
   private static List<String> list(String csv) {
@@ -176,7 +258,8 @@ record RoundSettings(
     return String.format(
         "phases %s, %d interleaved round(s) of %s per workload %s (order rotated per round), "
             + "%d warm-up job(s) per throughput child%s%s",
-        (live ? "live " : "") + (throughput ? "throughput" : ""),
+        (live ? "live (" + liveVariants + " on " + liveWorkload + ") " : "")
+            + (throughput ? "throughput" : ""),
         rounds,
         variants,
         workloads,

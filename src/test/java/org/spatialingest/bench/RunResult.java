@@ -23,6 +23,13 @@ import java.util.Map;
  * @param checkpointStorage the checkpoint storage the job used (REST {@code checkpoints/config});
  *     always a file system
  * @param checkpoints the run's checkpoint costs, see {@link CheckpointSummary}
+ * @param queryReady whether the table reached {@link QueryReady}: every expected row committed in
+ *     data files whose median size is at least half the target T (bounded wait, see {@link
+ *     BenchChild})
+ * @param queryReadyMs from the first record read to that moment (-1 if never)
+ * @param queryReadyCpuMs the child JVM's CPU time over {@code queryReadyMs}, compaction included
+ *     (it runs in the same JVM); -1 if never
+ * @param queryReadyJitCpuMs the JIT compiler threads' part of it; -1 if never
  */
 record RunResult(
     String variant,
@@ -47,4 +54,8 @@ record RunResult(
     long readToEndJitCpuMs,
     long drainMs,
     String checkpointStorage,
-    CheckpointSummary checkpoints) {}
+    CheckpointSummary checkpoints,
+    boolean queryReady,
+    long queryReadyMs,
+    long queryReadyCpuMs,
+    long queryReadyJitCpuMs) {}

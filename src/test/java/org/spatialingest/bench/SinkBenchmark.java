@@ -10,9 +10,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.iceberg.Table;
+import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.sizing.Units;
+import org.spatialingest.table.Catalogs;
 
 /**
  * Compares our bounded sink (A) with Iceberg's IcebergSink (B) on the same input, parallelism and
@@ -80,19 +85,28 @@ public final class SinkBenchmark {
       InputFeed.Produced[] produced = new InputFeed.Produced[2];
       RunResult[] live = new RunResult[2];
       long[] catchUpMs = new long[2];
+      QueryReadyReport queryReady = new QueryReadyReport();
       if (rounds.live()) {
-        runLive(settings, kafka, dir, produced, live, catchUpMs);
+        runLive(
+            rounds.forWorkload(settings, rounds.liveWorkload()),
+            rounds,
+            kafka,
+            dir,
+            produced,
+            live,
+            catchUpMs,
+            queryReady);
       }
       ThroughputReport tput = new ThroughputReport(settings, rounds);
       if (rounds.throughput()) {
         for (String workload : rounds.workloads()) {
-          runRounds(workload, rounds, settings, kafka, dir, tput);
+          runRounds(workload, rounds, settings, kafka, dir, tput, queryReady);
         }
         tput.write(dir);
         System.out.println();
         System.out.println(tput.markdown());
       }
-      if (rounds.live()) {
+      if (rounds.liveReport()) {
         // the side-by-side report shows the throughput round of the mix with the median A/B
         RunResult[] median = tput.medianRound("mix");
         BenchReport report =
@@ -110,58 +124,124 @@ public final class SinkBenchmark {
         System.out.println();
         System.out.println(report.markdown());
       }
-      System.out.println("Written: " + dir + "/sink-benchmark.{md,json}, throughput.{md,json}");
+      String md = queryReady.markdown(settings, rounds, tput);
+      queryReady.writeMarkdown(dir, md);
+      System.out.println();
+      System.out.println(md);
+      System.out.println(
+          "Written: "
+              + dir
+              + "/query-ready.{json,md}, queries.json, throughput.{md,json}"
+              + (rounds.liveReport() ? ", sink-benchmark.{md,json}" : ""));
     }
   }
 
+  /**
+   * The live phase: each of the live variants in turn reads the same paced sequence; the query set
+   * runs against its table in the middle of the production (while the table is live) and after the
+   * phase. A and B also fill the side-by-side report's slots (0 and 1).
+   */
   private static void runLive(
       BenchSettings settings,
+      RoundSettings rounds,
       EmbeddedKafka kafka,
       Path dir,
       InputFeed.Produced[] produced,
       RunResult[] live,
-      long[] catchUpMs)
+      long[] catchUpMs,
+      QueryReadyReport queryReady)
       throws Exception {
     Duration timeout = settings.phaseTimeout();
-    for (String topic : new String[] {"live-A", "live-B"}) {
-      kafka.createTopic(topic, settings.partitions());
-    }
     InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
     feed.generateLive(System.currentTimeMillis());
+    QuerySet queries = feed.queries();
     log(
         String.format(
-            "Generated the live sequence: %,d records (%,d polygons), %.1f MB of JSON",
-            settings.liveRecords(), feed.livePolygons(), feed.liveBytes() / 1e6));
-    String[] variants = {"A", "B"};
+            "Generated the live sequence (%s): %,d records (%,d polygons), %.1f MB of JSON",
+            rounds.liveWorkload(),
+            settings.liveRecords(),
+            feed.livePolygons(),
+            feed.liveBytes() / 1e6));
     // the live child waits for its stop request at most for production, catch-up and a margin
     Duration stopWait = settings.duration().plus(timeout.multipliedBy(2));
-    for (int i = 0; i < 2; i++) {
-      String v = variants[i];
-      try (ChildJvm child =
-          ChildJvm.start(
-              dir,
-              v,
-              "live",
-              settings,
-              jobKeys(settings, kafka, "live-" + v, dir),
-              stopWait,
-              false)) {
+    for (String v : rounds.liveVariants()) {
+      String topic = "live-" + v;
+      kafka.createTopic(topic, settings.partitions());
+      Map<String, String> keys = jobKeys(settings, kafka, topic, dir);
+      keys.putAll(harnessKeys(settings.liveRecords(), rounds));
+      int slot = v.equals("A") ? 0 : v.equals("B") ? 1 : -1;
+      try (ChildJvm child = ChildJvm.start(dir, v, "live", settings, keys, stopWait, false)) {
         child.awaitReady(timeout);
         log("live " + v + ": job running; producing for " + settings.duration().toSeconds() + " s");
-        produced[i] = feed.replayLive("live-" + v);
-        log(
-            "live "
-                + v
-                + ": produced "
-                + produced[i]
-                + "; waiting until the job has consumed everything");
-        catchUpMs[i] = awaitConsumed(produced[i].records(), child, timeout);
-        log("live " + v + ": caught up " + catchUpMs[i] + " ms after production ended; draining");
+        // the table as it is in the middle of the phase, when the job has read half the input (it
+        // may lag behind the production): its snapshot is taken then, the queries run on it after
+        // the phase, so that reading costs the measured job no core
+        CompletableFuture<Long> mid = new CompletableFuture<>();
+        long half = settings.liveRecords() / 2;
+        Thread midQueries =
+            new Thread(
+                () -> {
+                  try {
+                    while (child.consumed() < half) {
+                      Thread.sleep(50);
+                    }
+                    mid.complete(ReaderCost.currentSnapshot(table(keys)));
+                  } catch (Throwable t) {
+                    mid.completeExceptionally(t);
+                  }
+                },
+                "mid-phase-snapshot");
+        midQueries.setDaemon(true);
+        midQueries.start();
+        InputFeed.Produced p = feed.replayLive(topic);
+        log("live " + v + ": produced " + p + "; waiting until the job has consumed everything");
+        long catchUp = awaitConsumed(p.records(), child, timeout);
+        log("live " + v + ": caught up " + catchUp + " ms after production ended; draining");
+        Long midSnapshot = mid.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         child.requestStop();
-        live[i] = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
-        log("live " + v + ": " + live[i]);
+        RunResult r = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
+        log("live " + v + ": " + r);
+        if (r.rowsCommitted() != p.records()) {
+          throw new IllegalStateException(
+              "live " + v + " committed " + r.rowsCommitted() + " rows of " + p.records());
+        }
+        Table table = table(keys);
+        // mid-phase: files, row groups and bytes; its rows are not read (they differ from the other
+        // pipelines' by commit lag anyway, and reading is most of the set's cost)
+        ReaderCost.Result midResult = ReaderCost.run(table, queries, midSnapshot, false);
+        ReaderCost.Result end =
+            ReaderCost.run(table, queries, ReaderCost.currentSnapshot(table), true);
+        queryReady.add(
+            QueryReadyReport.Row.of(
+                "live", rounds.liveWorkload(), 1, p.records(), r, midResult, end),
+            midResult,
+            end,
+            dir);
+        if (slot >= 0) {
+          produced[slot] = p;
+          catchUpMs[slot] = catchUp;
+          live[slot] = r;
+        }
       }
     }
+  }
+
+  /** The keys only the harness reads ({@link BenchChild} takes them out of the job's). */
+  static Map<String, String> harnessKeys(long expectedRows, RoundSettings rounds) {
+    return Map.of(
+        BenchChild.EXPECTED_ROWS_KEY,
+        Long.toString(expectedRows),
+        BenchChild.QUERY_READY_TIMEOUT_KEY,
+        Long.toString(rounds.queryReadyTimeout().toMillis()));
+  }
+
+  /** The run's table, read with Iceberg's own catalog (the same warehouse the child wrote). */
+  static Table table(Map<String, String> keys) {
+    Map<String, String> job = new LinkedHashMap<>(keys);
+    job.remove(BenchChild.EXPECTED_ROWS_KEY);
+    job.remove(BenchChild.QUERY_READY_TIMEOUT_KEY);
+    JobConfig config = JobConfig.fromMap(job);
+    return Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.tableIdentifier(config));
   }
 
   /**
@@ -175,15 +255,17 @@ public final class SinkBenchmark {
       BenchSettings base,
       EmbeddedKafka kafka,
       Path dir,
-      ThroughputReport report)
+      ThroughputReport report,
+      QueryReadyReport queryReady)
       throws Exception {
     BenchSettings settings = rounds.forWorkload(base, workload);
     Duration timeout = settings.phaseTimeout();
     String topic = "backlog-" + workload;
     kafka.createTopic(topic, settings.partitions());
-    InputFeed.Produced backlog =
-        new InputFeed(kafka.bootstrapServers(), settings).produceBacklog(topic);
+    InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
+    InputFeed.Produced backlog = feed.produceBacklog(topic);
     log("Backlog " + workload + " produced: " + backlog);
+    QuerySet queries = feed.queries();
     List<String> variants = rounds.variants();
     for (int round = 1; round <= rounds.rounds(); round++) {
       List<String> order = new ArrayList<>(variants);
@@ -194,6 +276,7 @@ public final class SinkBenchmark {
         keys.put("kafka.group-id", "bench-" + name);
         Path warehouse = dir.resolve("warehouse-" + name);
         keys.put("catalog.warehouse", warehouse.toString());
+        keys.putAll(harnessKeys(settings.backlog(), rounds));
         RunResult r;
         try (ChildJvm child =
             ChildJvm.start(
@@ -223,7 +306,21 @@ public final class SinkBenchmark {
                 r.readToEndMs(),
                 r.readToEndCpuMs(),
                 r.jobRuntimeMs()));
+        // rows are read (and compared across pipelines) in the first round only: reading them is
+        // most of a query's cost, and the later rounds' tables hold the same rows
+        Table table = v.equals("F") ? null : table(keys);
+        ReaderCost.Result end =
+            table == null
+                ? null
+                : ReaderCost.run(table, queries, ReaderCost.currentSnapshot(table), round == 1);
+        queryReady.add(
+            QueryReadyReport.Row.of(
+                "throughput", workload, round, settings.backlog(), r, null, end),
+            null,
+            end,
+            dir);
         deleteRecursively(warehouse);
+        Files.deleteIfExists(Path.of(warehouse + "-locks.db"));
         deleteRecursively(dir.resolve("checkpoints-" + name));
       }
     }

@@ -275,6 +275,11 @@ final class ThroughputReport {
     candidates.add(new String[] {"AN", "F"});
     candidates.add(new String[] {"A", "B1"});
     candidates.add(new String[] {"B1", "F"});
+    candidates.add(new String[] {"A", "BR"});
+    candidates.add(new String[] {"A", "BRC"});
+    candidates.add(new String[] {"BR", "B"});
+    candidates.add(new String[] {"BR", "F"});
+    candidates.add(new String[] {"BRC", "F"});
     for (String v : vs) {
       if (v.matches("A[0-9]")) {
         candidates.add(new String[] {"A", v});

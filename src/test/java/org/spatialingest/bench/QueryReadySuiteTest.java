@@ -1,0 +1,185 @@
+package org.spatialingest.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.sizing.Units;
+
+/**
+ * Keeps the {@code suite=query-ready} preset and {@code query-ready.json} honest without running
+ * the benchmark: what the preset expands to, that arguments after it win, the JSON's field names
+ * (the issue's list, spelled out here so that a rename fails), and that rows returned that differ
+ * between pipelines fail the run.
+ */
+class QueryReadySuiteTest {
+  /** The fields issue #24 asks of every object of query-ready.json. */
+  private static final List<String> ISSUE_FIELDS =
+      List.of(
+          "variant",
+          "phase",
+          "workload",
+          "rows",
+          "cpuSecondsPerMillionRows",
+          "cpuSecondsPerMillionRowsNoJit",
+          "filesAtEnd",
+          "p50FileBytes",
+          "bboxFilesPlannedMedian",
+          "bboxBytesReadMedian",
+          "timeRangeFilesPlannedMedian",
+          "rowsReturnedTotal",
+          "round");
+
+  @Test
+  void theQueryReadySuiteRunsTheIssuesPhasesVariantsAndRounds() {
+    RoundSettings r = RoundSettings.parse(new String[] {"suite=query-ready"});
+    BenchSettings s = BenchSettings.parse(r.rest());
+
+    assertThat(r.live()).isTrue();
+    assertThat(r.liveVariants()).containsExactly("A", "BR", "BRC");
+    assertThat(r.liveWorkload()).isEqualTo("points");
+    assertThat(r.throughput()).isTrue();
+    assertThat(r.rounds()).isEqualTo(3);
+    assertThat(r.workloads()).containsExactly("points", "mix");
+    assertThat(r.variants()).containsExactly("A", "B", "BR", "BRC", "F");
+    assertThat(r.liveReport()).isFalse(); // no B in the live phase: no side-by-side A/B page
+    assertThat(Units.parseBytes(s.target())).isEqualTo(1_000_000L);
+  }
+
+  @Test
+  void argumentsAfterTheSuiteOverrideIt() {
+    RoundSettings r =
+        RoundSettings.parse(new String[] {"suite=query-ready", "rounds=1", "duration=20s"});
+
+    assertThat(r.rounds()).isEqualTo(1);
+    assertThat(BenchSettings.parse(r.rest()).duration().toSeconds()).isEqualTo(20);
+    assertThatThrownBy(() -> RoundSettings.parse(new String[] {"suite=fast"}))
+        .hasMessageContaining("suite must be one of [query-ready]: fast");
+  }
+
+  @Test
+  void everyObjectOfQueryReadyJsonHasTheIssuesFields(@TempDir Path dir) throws Exception {
+    QueryReadyReport report = new QueryReadyReport();
+    ReaderCost.Result end = result(7, 3);
+    report.add(
+        QueryReadyReport.Row.of(
+            "throughput", "points", 2, 2_000_000, run("BRC", 5_000, 1_000), null, end),
+        null,
+        end,
+        dir);
+    ReaderCost.Result mid = result(2, 1);
+    report.add(
+        QueryReadyReport.Row.of("live", "points", 1, 1_000_000, run("A", 3_000, 500), mid, end),
+        mid,
+        end,
+        dir);
+
+    JsonNode json = new ObjectMapper().readTree(dir.resolve("query-ready.json").toFile());
+    assertThat(json.size()).isEqualTo(2);
+    for (JsonNode row : json) {
+      for (String field : ISSUE_FIELDS) {
+        assertThat(row.has(field)).as("field %s of %s", field, row).isTrue();
+      }
+    }
+    JsonNode brc = json.get(0);
+    assertThat(brc.get("variant").asText()).isEqualTo("BRC");
+    assertThat(brc.get("round").asInt()).isEqualTo(2);
+    assertThat(brc.get("cpuSecondsPerMillionRows").asDouble()).isEqualTo(2.5); // 5 s / 2 M
+    assertThat(brc.get("cpuSecondsPerMillionRowsNoJit").asDouble()).isEqualTo(2.0);
+    assertThat(brc.get("bboxFilesPlannedMedian").asDouble()).isEqualTo(7);
+    assertThat(brc.get("timeRangeFilesPlannedMedian").asDouble()).isEqualTo(3);
+    // live: the query fields are the mid-phase ones
+    assertThat(json.get(1).get("bboxFilesPlannedMedian").asDouble()).isEqualTo(2);
+    assertThat(json.get(1).get("endBboxFilesPlannedMedian").asDouble()).isEqualTo(7);
+  }
+
+  @Test
+  void rowsReturnedThatDifferBetweenPipelinesFailTheRun(@TempDir Path dir) throws Exception {
+    QueryReadyReport report = new QueryReadyReport();
+    ReaderCost.Result a = result(4, 2);
+    report.add(
+        QueryReadyReport.Row.of("throughput", "mix", 1, 1_000, run("A", 10, 1), null, a),
+        null,
+        a,
+        dir);
+    ReaderCost.Result other =
+        new ReaderCost.Result(
+            List.of(
+                new ReaderCost.QueryResult("bbox-1", 4, 1, 1, 10, 99, 1),
+                new ReaderCost.QueryResult("time-1", 2, 1, 1, 10, 100, 1)));
+
+    assertThatThrownBy(
+            () ->
+                report.add(
+                    QueryReadyReport.Row.of(
+                        "throughput", "mix", 1, 1_000, run("BR", 10, 1), null, other),
+                    null,
+                    other,
+                    dir))
+        .hasMessageContaining("BUG: the same queries on the same rows returned different rows")
+        .hasMessageContaining("throughput mix round 1 BR [99, 100]");
+  }
+
+  @Test
+  void theQuerySetIsFixedByItsInputAndSeed() {
+    List<double[]> positions = List.of(new double[] {2, 48}, new double[] {13, 52});
+    QuerySet a = QuerySet.of(positions, 1_000, 61_000, 42);
+    QuerySet b = QuerySet.of(positions, 1_000, 61_000, 42);
+
+    assertThat(a.queries()).hasSize(25);
+    assertThat(a.queries().stream().filter(QuerySet.Query::bbox)).hasSize(20);
+    for (int i = 0; i < 25; i++) {
+      assertThat(a.queries().get(i).filter().toString())
+          .isEqualTo(b.queries().get(i).filter().toString());
+    }
+    QuerySet.Query last = a.queries().get(24);
+    assertThat(last.toMillis()).isEqualTo(61_001); // the fifth range ends after the last event
+    assertThat(last.toMillis() - last.fromMillis()).isEqualTo(3_600_000);
+  }
+
+  /** A query set's result: one bbox and one time query with these files planned. */
+  private static ReaderCost.Result result(int bboxFiles, int timeFiles) {
+    return new ReaderCost.Result(
+        List.of(
+            new ReaderCost.QueryResult("bbox-1", bboxFiles, 1, 2, 1_000, 10, 5),
+            new ReaderCost.QueryResult("time-1", timeFiles, 2, 2, 2_000, 20, 5)));
+  }
+
+  /** A run that became query-ready after {@code cpuMs} of CPU, {@code jitMs} of it the JIT's. */
+  private static RunResult run(String variant, long cpuMs, long jitMs) {
+    return new RunResult(
+        variant,
+        "throughput",
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        1,
+        0,
+        Map.of(),
+        0,
+        0,
+        0,
+        0,
+        0,
+        0,
+        cpuMs,
+        jitMs,
+        0,
+        "FileSystemCheckpointStorage",
+        null,
+        true,
+        1_000,
+        cpuMs,
+        jitMs);
+  }
+}
