@@ -43,6 +43,12 @@ final class RangeCoordinator implements OperatorCoordinator {
   /** How long the early merge waits for the subtasks after the first one announced rows. */
   static final long EARLY_WAIT_MILLIS = 1_000;
 
+  /**
+   * How long after the first subtask opened the coordinator waits for one to announce rows before
+   * it lets checkpoints go without an early merge.
+   */
+  static final long OPEN_WAIT_MILLIS = 3_000;
+
   private final String operatorName;
   private final Context context;
   private final RangeStatisticsSerializer checkpointSerializer;
@@ -56,8 +62,12 @@ final class RangeCoordinator implements OperatorCoordinator {
   private GlobalRanges current;
   private long round = -1;
   private boolean roundMerged;
+
+  /** from the start until the early merge (or until no subtask announced rows in time) */
+  private boolean earlyPending = true;
+
+  private boolean openTimerStarted;
   private boolean earlyAnnounced;
-  private boolean earlyMerged;
   private ScheduledExecutorService executor;
 
   RangeCoordinator(
@@ -116,8 +126,11 @@ final class RangeCoordinator implements OperatorCoordinator {
           if (event instanceof RangeEvents.Request request) {
             if (request.firstRows()) {
               announce();
-            } else if (current != null) {
-              send(gateways.get(subtask), current);
+            } else {
+              opened();
+              if (current != null) {
+                send(gateways.get(subtask), current);
+              }
             }
           } else if (event instanceof RangeEvents.Report report) {
             accept(subtask, reportSerializer.deserialize(report.version(), report.bytes()));
@@ -127,8 +140,30 @@ final class RangeCoordinator implements OperatorCoordinator {
         });
   }
 
+  /**
+   * A subtask opened: if none announces rows within {@link #OPEN_WAIT_MILLIS}, there is nothing to
+   * merge early and checkpoints go on as usual.
+   */
+  private void opened() {
+    if (!earlyPending || openTimerStarted) {
+      return;
+    }
+    openTimerStarted = true;
+    executor.schedule(
+        () ->
+            run(
+                "ending the early round",
+                () -> {
+                  if (!earlyAnnounced) {
+                    mergeEarlyRound();
+                  }
+                }),
+        OPEN_WAIT_MILLIS,
+        TimeUnit.MILLISECONDS);
+  }
+
   private void announce() {
-    if (earlyAnnounced || earlyMerged) {
+    if (!earlyPending || earlyAnnounced) {
       return;
     }
     earlyAnnounced = true;
@@ -139,10 +174,10 @@ final class RangeCoordinator implements OperatorCoordinator {
   }
 
   private void mergeEarlyRound() throws IOException {
-    if (earlyMerged) {
+    if (!earlyPending) {
       return;
     }
-    earlyMerged = true;
+    earlyPending = false;
     if (!early.isEmpty()) {
       merge(0, early);
     }
@@ -154,7 +189,7 @@ final class RangeCoordinator implements OperatorCoordinator {
 
   private void accept(int subtask, SubtaskReport report) throws IOException {
     if (report.round() == 0) {
-      if (earlyMerged) {
+      if (!earlyPending) {
         LOG.debug("subtask {}'s early report came after the early merge", subtask);
         return;
       }
@@ -189,6 +224,20 @@ final class RangeCoordinator implements OperatorCoordinator {
       return; // nothing to cut yet: the subtasks keep holding or their fallback
     }
     current = statistics.ranges(mergedRound);
+    if (LOG.isInfoEnabled()) {
+      for (GlobalRanges.TableRanges t : current.tables()) {
+        t.partitions()
+            .forEach(
+                (path, p) ->
+                    LOG.info(
+                        "{}: round {} partition {}: {} ranges, boundaries {}",
+                        operatorName,
+                        mergedRound,
+                        path,
+                        p.ranges(),
+                        java.util.Arrays.toString(p.boundaries())));
+      }
+    }
     LOG.info(
         "range coordinator {}: round {} merged from {} of {} subtasks",
         operatorName,
@@ -218,7 +267,7 @@ final class RangeCoordinator implements OperatorCoordinator {
     run(
         "taking checkpoint " + checkpointId,
         () -> {
-          if (earlyAnnounced && !earlyMerged) {
+          if (earlyPending) {
             // complete after the early merge, so its boundaries reach the subtasks before the
             // barrier and their first rows go out with them
             checkpointsAwaitingEarlyMerge.add(result);
@@ -240,6 +289,8 @@ final class RangeCoordinator implements OperatorCoordinator {
         SimpleVersionedSerialization.readVersionAndDeSerialize(
             checkpointSerializer, checkpointData);
     current = statistics.hasKeys() ? statistics.ranges(0) : null;
+    // the subtasks get the restored ranges when they open: nothing to wait for
+    earlyPending = current == null;
     LOG.info(
         "range coordinator {}: restored the ranges of checkpoint {}", operatorName, checkpointId);
   }

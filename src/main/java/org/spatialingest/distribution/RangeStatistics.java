@@ -17,6 +17,12 @@ import org.spatialingest.sizing.SizingBounds;
  * Not thread-safe: the coordinator calls it from its one thread.
  */
 final class RangeStatistics {
+  /**
+   * Share of the rows behind the previous quantiles that the next merge still counts: boundaries
+   * follow a change of where rows are within about ten rounds, and do not swing with one round.
+   */
+  static final double CARRY = 0.9;
+
   private final SizingBounds bounds;
   private final int writers;
   private final int maxOpenPartitions;
@@ -28,6 +34,7 @@ final class RangeStatistics {
    */
   static final class TableStatistics {
     long[] quantiles = new long[0];
+    double weight;
     final Map<String, PartitionStatistics> partitions = new TreeMap<>();
   }
 
@@ -35,12 +42,51 @@ final class RangeStatistics {
   static final class PartitionStatistics {
     final PartitionLoad load;
     long[] quantiles;
+    double weight;
 
-    PartitionStatistics(PartitionLoad load, long[] quantiles) {
+    /** the boundaries sent for {@code load.ranges}; kept while they still cut fair shares */
+    long[] boundaries;
+
+    PartitionStatistics(PartitionLoad load, long[] quantiles, double weight, long[] boundaries) {
       this.load = load;
       this.quantiles = quantiles;
+      this.weight = weight;
+      this.boundaries = boundaries;
+    }
+
+    /**
+     * Recuts the boundaries for {@code ranges} when the count changed or the current ones cut
+     * shares off by more than {@link #UNFAIR} from the mean: moving a boundary moves rows of one
+     * area to another writer, whose file then spans both, so a boundary moves only when the load
+     * needs it.
+     */
+    void recut(int ranges) {
+      if (boundaries != null && boundaries.length == ranges - 1 && fair(boundaries, ranges)) {
+        return;
+      }
+      boundaries = Quantiles.cut(quantiles, ranges);
+    }
+
+    private boolean fair(long[] current, int ranges) {
+      if (quantiles.length == 0) {
+        return true;
+      }
+      int[] counts = new int[ranges];
+      for (long q : quantiles) {
+        counts[KeySample.rangeOf(current, q)]++;
+      }
+      double mean = quantiles.length / (double) ranges;
+      for (int c : counts) {
+        if (c > mean * UNFAIR || c < mean / UNFAIR) {
+          return false;
+        }
+      }
+      return true;
     }
   }
+
+  /** How far from the mean a range's share of the rows may drift before its boundaries move. */
+  static final double UNFAIR = 2;
 
   RangeStatistics(
       SizingBounds bounds, int writers, int maxOpenPartitions, double encodedPerBufferedByte) {
@@ -109,13 +155,16 @@ final class RangeStatistics {
         Merging m = e.getValue();
         PartitionStatistics p =
             table.partitions.computeIfAbsent(
-                e.getKey(), k -> new PartitionStatistics(new PartitionLoad(0), new long[0]));
+                e.getKey(),
+                k -> new PartitionStatistics(new PartitionLoad(0), new long[0], 0, null));
         p.load.add(0, m.newest);
         double rate = p.load.closeWindow(m.bytesPerSecond, m.rows == 0);
         p.load.propose(count.ranges(rate, p.load.newestAgeMillis(nowMillis)));
         if (!m.keys.isEmpty()) {
+          p.weight = carry(p.quantiles, p.weight, m.keys, m.weights) + m.rows;
           p.quantiles = Quantiles.of(m.keys, m.weights);
         }
+        p.recut(Math.min(p.load.ranges, count.finest()));
       }
       for (Iterator<Map.Entry<String, PartitionStatistics>> it =
               table.partitions.entrySet().iterator();
@@ -129,9 +178,27 @@ final class RangeStatistics {
         }
       }
       if (!tableKeys.isEmpty()) {
+        long rows = merging.values().stream().mapToLong(m -> m.rows).sum();
+        table.weight = carry(table.quantiles, table.weight, tableKeys, tableWeights) + rows;
         table.quantiles = Quantiles.of(tableKeys, tableWeights);
       }
     }
+  }
+
+  /**
+   * Adds the previous quantiles, standing for {@code weight} rows decayed by {@link #CARRY}, to a
+   * round's samples; returns the weight carried. A round's mix of subtasks is uneven (one is ahead,
+   * one has caught up), so boundaries from one round alone would swing with it.
+   */
+  private static double carry(
+      long[] previous, double weight, List<long[]> keys, List<Double> weights) {
+    if (previous.length == 0 || weight <= 0) {
+      return 0;
+    }
+    double carried = weight * CARRY;
+    keys.add(previous);
+    weights.add(carried / previous.length);
+    return carried;
   }
 
   /** The ranges every subtask uses: counts capped by the current writers' finest split. */
@@ -143,8 +210,8 @@ final class RangeStatistics {
       table.partitions.forEach(
           (path, p) -> {
             int ranges = Math.min(p.load.ranges, finest);
-            partitions.put(
-                path, new GlobalRanges.PartitionRanges(ranges, Quantiles.cut(p.quantiles, ranges)));
+            p.recut(ranges);
+            partitions.put(path, new GlobalRanges.PartitionRanges(ranges, p.boundaries));
           });
       out.add(new GlobalRanges.TableRanges(table.quantiles, partitions));
     }

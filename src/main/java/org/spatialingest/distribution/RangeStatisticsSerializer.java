@@ -11,9 +11,9 @@ import org.spatialingest.sizing.SizingBounds;
 
 /**
  * Versioned binary form of the {@link RangeCoordinator}'s checkpoint: the ratio, and per table its
- * quantiles and per partition its range count, rate, newest ingest time and quantiles. Version 1.
- * The writer count and the bounds are not in it: a restore at another writer count recuts the same
- * quantiles for the new writers.
+ * quantiles and per partition its range count, rate, newest ingest time, quantiles and the rows
+ * they stand for. Version 1. The writer count and the bounds are not in it: a restore at another
+ * writer count recuts the same quantiles for the new writers.
  */
 final class RangeStatisticsSerializer implements SimpleVersionedSerializer<RangeStatistics> {
   static final int VERSION = 1;
@@ -40,6 +40,7 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
     out.writeInt(statistics.tables().size());
     for (RangeStatistics.TableStatistics table : statistics.tables()) {
       writeKeys(table.quantiles, out);
+      out.writeDouble(table.weight);
       out.writeInt(table.partitions.size());
       for (Map.Entry<String, RangeStatistics.PartitionStatistics> e : table.partitions.entrySet()) {
         PartitionLoad load = e.getValue().load;
@@ -48,6 +49,9 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
         out.writeDouble(load.bytesPerSecond());
         out.writeLong(load.newestIngestMillis());
         writeKeys(e.getValue().quantiles, out);
+        out.writeDouble(e.getValue().weight);
+        long[] boundaries = e.getValue().boundaries;
+        writeKeys(boundaries == null ? new long[0] : boundaries, out);
       }
     }
     return out.getCopyOfBuffer();
@@ -65,11 +69,15 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
     for (int t = 0; t < tableCount; t++) {
       RangeStatistics.TableStatistics table = new RangeStatistics.TableStatistics();
       table.quantiles = readKeys(in);
+      table.weight = in.readDouble();
       int n = in.readInt();
       for (int i = 0; i < n; i++) {
         String path = in.readUTF();
         PartitionLoad load = new PartitionLoad(in.readInt(), in.readDouble(), in.readLong());
-        table.partitions.put(path, new RangeStatistics.PartitionStatistics(load, readKeys(in)));
+        table.partitions.put(
+            path,
+            new RangeStatistics.PartitionStatistics(
+                load, readKeys(in), in.readDouble(), readKeys(in)));
       }
       statistics.tables().add(table);
     }

@@ -354,9 +354,12 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
     heldBytes = 0;
   }
 
-  /** Waits (taking mails, so the coordinator's event can arrive) until the hold ends. */
+  /**
+   * Waits, taking mails so the coordinator's event can arrive, until the held rows have their
+   * ranges or the hold time is up.
+   */
   private void awaitRanges() throws InterruptedException {
-    if (!holding) {
+    if (!holding || held.isEmpty()) {
       return;
     }
     if (!reported) {
@@ -368,12 +371,12 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
         Thread.sleep(5);
       }
     }
-    endHold("the end of input");
   }
 
   @Override
   public void endInput() throws Exception {
     awaitRanges();
+    endHold("the end of input");
   }
 
   @Override
@@ -384,7 +387,9 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
 
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    // held rows are not state: they leave before the barrier (and the hold goes on)
+    // held rows are not state: they leave before the barrier. The coordinator's checkpoint waits
+    // for the early merge, so its ranges are normally here by now; waiting here would not help
+    // (Flink holds back coordinator events between its checkpoint and this barrier)
     sendHeld();
     super.prepareSnapshotPreBarrier(checkpointId);
   }
@@ -400,8 +405,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
     long now = System.nanoTime();
     double seconds = rows == 0 ? 0 : Math.max(1e-3, (now - reportWindowStart) / 1e9);
     reportWindowStart = now;
-    // the early report is the first one with rows in it (a checkpoint may come first)
-    reported |= round == 0 || announced;
+    reported |= round == 0;
     List<List<SubtaskReport.PartitionSample>> perTable = new ArrayList<>(tables.size());
     for (TablePlacement table : tables) {
       List<SubtaskReport.PartitionSample> samples = new ArrayList<>();

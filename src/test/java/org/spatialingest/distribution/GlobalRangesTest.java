@@ -1,0 +1,239 @@
+package org.spatialingest.distribution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.concurrent.Future;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.TestKit;
+import org.spatialingest.config.JobConfig;
+
+/**
+ * Global key ranges ({@link RangeCoordinator}) on input where each subtask sees another part of the
+ * map, on a real broker, MiniCluster and catalog: a Kafka topic keyed by vehicle whose partitions
+ * each hold another area, and a bounded backfill of clustered points from files. The writers' files
+ * must each cover one compact run of keys, so a bbox filter skips most of them.
+ */
+class GlobalRangesTest {
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(8);
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
+
+  /** One area per Kafka partition, 6° × 6°, spread over the continents. */
+  static final double[][] AREA_CENTRES = {
+    {-100, 40}, {-60, -15}, {0, 47}, {20, 5}, {45, 35}, {78, 22}, {115, 32}, {140, -28}
+  };
+
+  private static final int KEYED_ROWS_PER_PARTITION = 3_000;
+
+  @Test
+  void keyedTopicWithOneAreaPerPartitionGivesCompactFilesAtEightWriters(@TempDir Path dir)
+      throws Exception {
+    String topic = "keyed-areas";
+    kafka.createTopic(topic, AREA_CENTRES.length);
+    int produced = produceKeyedAreas(topic);
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "sink.max-latency", "1h",
+                "sink.target-file-size", "4MB",
+                "sink.memory-budget", "64MB",
+                "parallelism.sink", "8"));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(8);
+    SpatialIngestJob.build(env, config, true);
+    StreamGraph graph = env.getStreamGraph(false);
+    assertThat(chainOf(graph.getJobGraph(), "distribute (range)"))
+        .as("the coordinated placement step stays chained to the transform")
+        .contains("geometry-transform");
+    env.execute(graph);
+
+    Table table = TestKit.table(config);
+    List<DataFile> files = TableFiles.files(table);
+    assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(produced);
+    double summed = TableFiles.summedSpans(files);
+    long total = TableFiles.totalSpan(files);
+    for (DataFile f : files) {
+      System.out.printf(
+          Locale.ROOT,
+          "file %s: %d rows, keys %.4f..%.4f%n",
+          f.location().replaceAll(".*/", ""),
+          f.recordCount(),
+          (double) (TableFiles.bound(f, true) - Long.MIN_VALUE) / 1,
+          (double) TableFiles.span(f) / total);
+    }
+    double maxKept = 0;
+    for (double[] centre : AREA_CENTRES) {
+      maxKept =
+          Math.max(maxKept, TableFiles.keptShare(table, files.size(), centre[0], centre[1], 10));
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "keyed: %d files, summed key spans / span %.3f, a 10° box keeps at most %.1f %%%n",
+        files.size(),
+        summed,
+        maxKept * 100);
+    assertThat(summed).as("sum of the files' key intervals / key span").isLessThanOrEqualTo(1.25);
+    assertThat(maxKept).as("share of the files a 10° x 10° box keeps").isLessThanOrEqualTo(0.25);
+  }
+
+  /** Names of the operators chained into the job vertex that holds {@code operator}. */
+  static String chainOf(JobGraph graph, String operator) {
+    for (JobVertex v : graph.getVertices()) {
+      if (v.getName().contains(operator)) {
+        return v.getName();
+      }
+    }
+    throw new AssertionError("no job vertex runs " + operator);
+  }
+
+  /** Vehicles moving inside their partition's area, keyed by vehicle; returns the rows sent. */
+  private static int produceKeyedAreas(String topic) throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
+    Random random = new Random(28);
+    long t0 = System.currentTimeMillis() - 60_000;
+    int vehiclesPerArea = 10;
+    List<Future<RecordMetadata>> acks = new ArrayList<>();
+    int sent = 0;
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      for (int area = 0; area < AREA_CENTRES.length; area++) {
+        double[][] at = new double[vehiclesPerArea][2];
+        for (double[] v : at) {
+          v[0] = AREA_CENTRES[area][0] + (random.nextDouble() - 0.5) * 6;
+          v[1] = AREA_CENTRES[area][1] + (random.nextDouble() - 0.5) * 6;
+        }
+        for (int i = 0; i < KEYED_ROWS_PER_PARTITION; i++) {
+          int vehicle = i % vehiclesPerArea;
+          double[] v = at[vehicle];
+          v[0] += (random.nextDouble() - 0.5) * 0.02;
+          v[1] += (random.nextDouble() - 0.5) * 0.02;
+          String id = "a" + area + "-" + i;
+          String json = point(id, t0 + i * 10L, v[0], v[1], "v" + area + "-" + vehicle);
+          acks.add(
+              producer.send(
+                  new ProducerRecord<>(
+                      topic,
+                      area,
+                      ("v" + area + "-" + vehicle).getBytes(StandardCharsets.UTF_8),
+                      json.getBytes(StandardCharsets.UTF_8))));
+          sent++;
+        }
+      }
+    }
+    for (Future<RecordMetadata> ack : acks) {
+      ack.get();
+    }
+    return sent;
+  }
+
+  static String point(String id, long eventMillis, double x, double y, String vehicle) {
+    return String.format(
+        Locale.ROOT,
+        "{\"id\":\"%s\",\"event_time\":\"%s\",\"geometry\":{\"type\":\"Point\",\"coordinates\":"
+            + "[%.6f,%.6f]},\"properties\":{\"vehicle\":\"%s\"}}",
+        id,
+        Instant.ofEpochMilli(eventMillis),
+        x,
+        y,
+        vehicle);
+  }
+
+  @Test
+  void clusteredBackfillGivesCompactFilesAtFourAndEightWriters(@TempDir Path dir) throws Exception {
+    Path input = Files.createDirectories(dir.resolve("input"));
+    ClusteredPoints points = ClusteredPoints.write(input, 28, 30_000, 8);
+    Map<Integer, Backfill> runs = new HashMap<>();
+    for (int writers : new int[] {1, 4, 8}) {
+      runs.put(writers, backfill(input, dir.resolve("w" + writers), writers, points));
+    }
+    Backfill one = runs.get(1);
+    for (int writers : new int[] {4, 8}) {
+      Backfill run = runs.get(writers);
+      System.out.printf(
+          Locale.ROOT,
+          "clustered backfill: %d writers %d files (1 writer: %d), a 10° box over the densest"
+              + " areas keeps at most %.1f %%%n",
+          writers,
+          run.files,
+          one.files,
+          run.maxKept * 100);
+      assertThat(run.rows).isEqualTo(points.count());
+      assertThat(run.maxKept)
+          .as("%d writers: share of the files a 10° box over a dense area keeps", writers)
+          .isLessThanOrEqualTo(0.25);
+      assertThat((double) run.files)
+          .as("%d writers: files vs %d at 1 writer", writers, one.files)
+          .isLessThanOrEqualTo(1.25 * one.files);
+    }
+  }
+
+  private record Backfill(int files, long rows, double maxKept) {}
+
+  private static Backfill backfill(Path input, Path warehouse, int writers, ClusteredPoints points)
+      throws Exception {
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            "unused",
+            warehouse,
+            Map.of(
+                "source",
+                "file:" + input,
+                "sink.max-latency",
+                "1h",
+                "sink.target-file-size",
+                "64KB",
+                "sink.memory-budget",
+                "64MB",
+                "parallelism.sink",
+                Integer.toString(writers)));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(4);
+    SpatialIngestJob.build(env, config, true);
+    env.execute("clustered-backfill-" + writers);
+    Table table = TestKit.table(config);
+    List<DataFile> files = TableFiles.files(table);
+    double maxKept = 0;
+    for (double[] centre : points.densest(5)) {
+      maxKept =
+          Math.max(maxKept, TableFiles.keptShare(table, files.size(), centre[0], centre[1], 10));
+    }
+    return new Backfill(
+        files.size(), files.stream().mapToLong(DataFile::recordCount).sum(), maxKept);
+  }
+}
