@@ -73,8 +73,39 @@ final class Quantiles {
     }
     long[] b = new long[ranges - 1];
     for (int i = 1; i < ranges; i++) {
-      b[i - 1] = quantiles[(int) ((long) i * quantiles.length / ranges)];
+      b[i - 1] = quantiles[snap(quantiles, (int) ((long) i * quantiles.length / ranges), ranges)];
     }
     return b;
   }
+
+  /**
+   * Moves a cut at quantile {@code ideal} into the widest gap between neighbouring quantiles within
+   * half a range of it, if that gap is {@link #GAP_FACTOR} times the mean gap there: a cut in an
+   * empty stretch of keys (an ocean, the space between two cities' runs on the curve) keeps two
+   * areas out of one writer's file, where a cut a few rows off would put a sliver of the next area
+   * in it and stretch its key interval over the gap. Ranges then hold between half and 1.5 times
+   * the mean; with no clear gap (evenly spread keys) the cut stays.
+   */
+  private static int snap(long[] quantiles, int ideal, int ranges) {
+    int half = Math.max(1, quantiles.length / (2 * ranges));
+    int from = Math.max(1, ideal - half);
+    int to = Math.min(quantiles.length - 1, ideal + half);
+    if (from > to) {
+      return ideal;
+    }
+    int widest = ideal;
+    double widestGap = -1;
+    for (int k = from; k <= to; k++) {
+      double gap = (double) quantiles[k] - (double) quantiles[k - 1];
+      if (gap > widestGap) {
+        widestGap = gap;
+        widest = k;
+      }
+    }
+    double meanGap = ((double) quantiles[to] - (double) quantiles[from - 1]) / (to - from + 1);
+    return widestGap >= GAP_FACTOR * meanGap ? widest : ideal;
+  }
+
+  /** How much wider than the mean a gap must be for a cut to move into it. */
+  static final double GAP_FACTOR = 4;
 }

@@ -162,8 +162,21 @@ final class RangeCoordinator implements OperatorCoordinator {
         TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * A subtask has its first rows. With no ranges yet, an early round is pending (again, if rows
+   * came only after the first one ended empty) until every subtask reported or {@link
+   * #EARLY_WAIT_MILLIS}.
+   */
   private void announce() {
-    if (!earlyPending || earlyAnnounced) {
+    if (current != null) {
+      return;
+    }
+    if (!earlyPending) {
+      earlyPending = true;
+      earlyAnnounced = false;
+      early.clear();
+    }
+    if (earlyAnnounced) {
       return;
     }
     earlyAnnounced = true;
@@ -224,12 +237,12 @@ final class RangeCoordinator implements OperatorCoordinator {
       return; // nothing to cut yet: the subtasks keep holding or their fallback
     }
     current = statistics.ranges(mergedRound);
-    if (LOG.isInfoEnabled()) {
+    if (LOG.isDebugEnabled()) {
       for (GlobalRanges.TableRanges t : current.tables()) {
         t.partitions()
             .forEach(
                 (path, p) ->
-                    LOG.info(
+                    LOG.debug(
                         "{}: round {} partition {}: {} ranges, boundaries {}",
                         operatorName,
                         mergedRound,
