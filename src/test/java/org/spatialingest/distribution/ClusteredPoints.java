@@ -75,7 +75,7 @@ public final class ClusteredPoints {
         at = inLand(random);
       }
       long time = START_MILLIS + (long) (random.nextDouble() * 2 * DAY_MILLIS);
-      lines.add(GlobalRangesTest.point("c-" + i, time, at[0], at[1], "p" + i));
+      lines.add(KeyedAreas.point("c-" + i, time, at[0], at[1], "p" + i));
     }
     Collections.shuffle(lines, random);
     for (int f = 0; f < files; f++) {

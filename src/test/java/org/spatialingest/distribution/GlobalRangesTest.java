@@ -2,18 +2,12 @@ package org.spatialingest.distribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
-import java.util.Random;
-import java.util.concurrent.Future;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -21,11 +15,6 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,39 +33,14 @@ class GlobalRangesTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(8);
   @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
-  /**
-   * One area per Kafka partition, 6° × 6°, spread over the globe: each in the middle of a cell of
-   * the curve's fourth level (22.5° × 11.25°), so its keys form one run (an area across a cell edge
-   * splits into runs far apart on the curve: a compactness matter of the curve, not of the ranges
-   * this test is about).
-   */
-  static final double[][] AREA_CENTRES = {
-    {cellCentreX(2), cellCentreY(11)},
-    {cellCentreX(4), cellCentreY(6)},
-    {cellCentreX(7), cellCentreY(12)},
-    {cellCentreX(8), cellCentreY(8)},
-    {cellCentreX(9), cellCentreY(4)},
-    {cellCentreX(11), cellCentreY(10)},
-    {cellCentreX(13), cellCentreY(9)},
-    {cellCentreX(14), cellCentreY(5)}
-  };
-
-  private static double cellCentreX(int column) {
-    return -180 + 22.5 * (column + 0.5);
-  }
-
-  private static double cellCentreY(int row) {
-    return -90 + 11.25 * (row + 0.5);
-  }
-
   private static final int KEYED_ROWS_PER_PARTITION = 3_000;
 
   @Test
   void keyedTopicWithOneAreaPerPartitionGivesCompactFilesAtEightWriters(@TempDir Path dir)
       throws Exception {
     String topic = "keyed-areas";
-    kafka.createTopic(topic, AREA_CENTRES.length);
-    int produced = produceKeyedAreas(topic);
+    kafka.createTopic(topic, KeyedAreas.CENTRES.length);
+    int produced = KeyedAreas.produce(kafka.bootstrapServers(), topic, KEYED_ROWS_PER_PARTITION);
     JobConfig config =
         TestKit.config(
             kafka.bootstrapServers(),
@@ -101,7 +65,7 @@ class GlobalRangesTest {
     assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(produced);
     double summed = TableFiles.summedSpans(files);
     double maxKept = 0;
-    for (double[] centre : AREA_CENTRES) {
+    for (double[] centre : KeyedAreas.CENTRES) {
       maxKept =
           Math.max(maxKept, TableFiles.keptShare(table, files.size(), centre[0], centre[1], 10));
     }
@@ -123,64 +87,6 @@ class GlobalRangesTest {
       }
     }
     throw new AssertionError("no job vertex runs " + operator);
-  }
-
-  /** Vehicles moving inside their partition's area, keyed by vehicle; returns the rows sent. */
-  private static int produceKeyedAreas(String topic) throws Exception {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-    p.put(ProducerConfig.ACKS_CONFIG, "all");
-    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
-    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
-    p.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1");
-    Random random = new Random(28);
-    long t0 = System.currentTimeMillis() - 60_000;
-    int vehiclesPerArea = 10;
-    List<Future<RecordMetadata>> acks = new ArrayList<>();
-    int sent = 0;
-    try (KafkaProducer<byte[], byte[]> producer =
-        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-      for (int area = 0; area < AREA_CENTRES.length; area++) {
-        double[][] at = new double[vehiclesPerArea][2];
-        for (double[] v : at) {
-          v[0] = AREA_CENTRES[area][0] + (random.nextDouble() - 0.5) * 6;
-          v[1] = AREA_CENTRES[area][1] + (random.nextDouble() - 0.5) * 6;
-        }
-        for (int i = 0; i < KEYED_ROWS_PER_PARTITION; i++) {
-          int vehicle = i % vehiclesPerArea;
-          double[] v = at[vehicle];
-          v[0] += (random.nextDouble() - 0.5) * 0.02;
-          v[1] += (random.nextDouble() - 0.5) * 0.02;
-          String id = "a" + area + "-" + i;
-          String json = point(id, t0 + i * 10L, v[0], v[1], "v" + area + "-" + vehicle);
-          acks.add(
-              producer.send(
-                  new ProducerRecord<>(
-                      topic,
-                      area,
-                      ("v" + area + "-" + vehicle).getBytes(StandardCharsets.UTF_8),
-                      json.getBytes(StandardCharsets.UTF_8))));
-          sent++;
-        }
-      }
-    }
-    for (Future<RecordMetadata> ack : acks) {
-      ack.get();
-    }
-    return sent;
-  }
-
-  static String point(String id, long eventMillis, double x, double y, String vehicle) {
-    return String.format(
-        Locale.ROOT,
-        "{\"id\":\"%s\",\"event_time\":\"%s\",\"geometry\":{\"type\":\"Point\",\"coordinates\":"
-            + "[%.6f,%.6f]},\"properties\":{\"vehicle\":\"%s\"}}",
-        id,
-        Instant.ofEpochMilli(eventMillis),
-        x,
-        y,
-        vehicle);
   }
 
   @Test
@@ -227,7 +133,7 @@ class GlobalRangesTest {
                 "sink.max-latency",
                 "1h",
                 "sink.target-file-size",
-                "64KB",
+                "16KB",
                 "sink.memory-budget",
                 "64MB",
                 "parallelism.sink",

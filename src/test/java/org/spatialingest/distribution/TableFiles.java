@@ -14,12 +14,12 @@ import org.apache.iceberg.types.Types;
 import org.spatialingest.table.TelemetryTable;
 
 /** What the distribution tests read from a table's files: Hilbert-key intervals, bbox pruning. */
-final class TableFiles {
+public final class TableFiles {
   private static final int HILBERT_FIELD = TelemetryTable.SCHEMA.findField("hilbert").fieldId();
 
   private TableFiles() {}
 
-  static List<DataFile> files(Table table) throws Exception {
+  public static List<DataFile> files(Table table) throws Exception {
     List<DataFile> files = new ArrayList<>();
     try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
       tasks.forEach(t -> files.add(t.file()));
@@ -27,17 +27,17 @@ final class TableFiles {
     return files;
   }
 
-  static long bound(DataFile f, boolean lower) {
+  public static long bound(DataFile f, boolean lower) {
     ByteBuffer b = (lower ? f.lowerBounds() : f.upperBounds()).get(HILBERT_FIELD);
     return Conversions.<Long>fromByteBuffer(Types.LongType.get(), b);
   }
 
-  static long span(DataFile f) {
+  public static long span(DataFile f) {
     return bound(f, false) - bound(f, true);
   }
 
   /** From the lowest key of any file to the highest. */
-  static long totalSpan(List<DataFile> files) {
+  public static long totalSpan(List<DataFile> files) {
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
     for (DataFile f : files) {
@@ -48,12 +48,12 @@ final class TableFiles {
   }
 
   /** The files' key intervals summed, over the total span: 1 when they tile it without overlap. */
-  static double summedSpans(List<DataFile> files) {
+  public static double summedSpans(List<DataFile> files) {
     return files.stream().mapToDouble(f -> (double) span(f)).sum() / totalSpan(files);
   }
 
   /** The bbox filter README documents: the row's bbox intersects the box. */
-  static Expression bbox(double minX, double minY, double maxX, double maxY) {
+  public static Expression bbox(double minX, double minY, double maxX, double maxY) {
     return Expressions.and(
         Expressions.and(
             Expressions.greaterThanOrEqual("bbox.xmax", minX),
@@ -63,7 +63,7 @@ final class TableFiles {
             Expressions.lessThanOrEqual("bbox.ymin", maxY)));
   }
 
-  static int plannedFiles(Table table, Expression filter) throws Exception {
+  public static int plannedFiles(Table table, Expression filter) throws Exception {
     int n = 0;
     try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(filter).planFiles()) {
       for (FileScanTask ignored : tasks) {
@@ -74,7 +74,7 @@ final class TableFiles {
   }
 
   /** The share of the files a {@code degrees} × {@code degrees} box around (x, y) keeps. */
-  static double keptShare(Table table, int files, double x, double y, double degrees)
+  public static double keptShare(Table table, int files, double x, double y, double degrees)
       throws Exception {
     double h = degrees / 2;
     return plannedFiles(table, bbox(x - h, y - h, x + h, y + h)) / (double) files;
