@@ -26,12 +26,17 @@ import org.spatialingest.sizing.SizingBounds;
  *
  * <p>Rounds: each subtask reports at every checkpoint ({@code snapshotState}); a round is merged
  * when every subtask has reported, or when a later round begins. After a start the first merge does
- * not wait for a checkpoint: a subtask announces its first row ({@link RangeEvents.Request} with
- * {@code firstRows}) and sends an early report (round 0) after {@link WriterAssigner#EARLY_ROWS}
- * rows or {@link WriterAssigner#EARLY_MILLIS}; round 0 is merged when every subtask has sent it, or
- * {@link #EARLY_WAIT_MILLIS} after the first announcement. A checkpoint taken while round 0 is
- * pending completes only after that merge, so its boundaries reach the subtasks before the barrier
- * (the subtasks hold their first rows until then, see {@link WriterAssigner}).
+ * not wait for a checkpoint: a subtask announces its first row of the ranged table ({@link
+ * RangeEvents.Request} with {@code firstRows}) and sends an early report (round 0) after {@link
+ * WriterAssigner#EARLY_ROWS} rows or {@link WriterAssigner#EARLY_MILLIS}; round 0 is merged when
+ * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement. Until then
+ * a checkpoint's coordinator part does not complete, so the boundaries reach the subtasks before
+ * the barrier (Flink holds coordinator events back between a coordinator's checkpoint and the
+ * subtask's barrier) and the rows the subtasks hold meanwhile go out with them. If no subtask
+ * announces rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, checkpoints go on; a
+ * later first row opens the early round again. A first row that arrives while a checkpoint is
+ * already under way can still miss it: its subtask then sends the rows it holds at the barrier by
+ * its own keys (the documented fallback) and keeps holding the next ones.
  *
  * <p>Its checkpoint is the merged statistics ({@link RangeStatisticsSerializer}), so a restart or a
  * rescale starts from the last boundaries (recut for the new writer count), not from one range.
