@@ -38,10 +38,10 @@ class GlobalRangesTest {
 
   @Test
   @Disabled(
-      "issue #28, not reliable yet: of 5 runs on 2 cores, 2 met both bounds (summed key intervals"
-          + " 1.012-1.051x, box 25.0 %), 3 did not (1.061x / 37.5 %, 1.522x / 37.5 %, 1.617x / 50 %):"
-          + " the early merge's sample weighs the areas unevenly (likely when a source subtask reads"
-          + " two partitions), so a writer's block takes a sliver of a neighbouring area")
+      "issue #28, not reliable yet: of 3 runs of this build on 2 cores, 1 met both bounds (summed"
+          + " key intervals 1.012x, box 25.0 %) and 2 did not (1.061x / 37.5 %, 1.522x / 37.5 %):"
+          + " the early merge's sample can weigh the areas unevenly (likely when a source subtask"
+          + " reads two partitions), so a writer's block takes a sliver of a neighbouring area")
   void keyedTopicWithOneAreaPerPartitionGivesCompactFilesAtEightWriters(@TempDir Path dir)
       throws Exception {
     String topic = "keyed-areas";
