@@ -70,20 +70,23 @@ public final class Distribution<T> {
       DataStream<T> input = inputs.get(i);
       TupleTypeInfo<Tuple3<Integer, Integer, T>> type =
           new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
+      WriterAssigner.Settings<T> assigner =
+          new WriterAssigner.Settings<>(
+              settings.router,
+              settings.placements,
+              settings.mode,
+              settings.bounds,
+              settings.writers,
+              settings.maxOpenPartitions,
+              settings.encodedPerBufferedByte,
+              settings.rangedTable,
+              input.getType());
       SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> step =
           input
-              .map(
-                  new WriterAssigner<>(
-                      settings.router,
-                      settings.placements,
-                      settings.mode,
-                      settings.bounds,
-                      settings.writers,
-                      settings.maxOpenPartitions,
-                      settings.encodedPerBufferedByte,
-                      settings.rangedTable))
-              .returns(type)
-              .name("distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")")
+              .transform(
+                  "distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")",
+                  type,
+                  new WriterAssignerFactory<>(assigner))
               .uid(i == 0 ? settings.uid : settings.uid + "-" + i)
               .setParallelism(input.getParallelism());
       placed = placed == null ? step : placed.union(step);

@@ -1,8 +1,10 @@
 package org.spatialingest.distribution;
 
 /**
- * What one subtask knows of one partition of one table: the bytes it routed there recently (a rate
- * smoothed over about three refreshes), how many key ranges that makes, and their boundaries.
+ * The load of one partition of one table: the bytes routed there recently (a rate smoothed over
+ * about three windows), how many key ranges that makes, and their boundaries. A subtask keeps one
+ * per partition for its fallback (its own rows, windows of a second); the {@link RangeCoordinator}
+ * keeps one per partition for all subtasks (windows between merges).
  */
 final class PartitionLoad {
   /** Weight of the newest refresh window in the smoothed rate. */
@@ -38,6 +40,23 @@ final class PartitionLoad {
     this.base = base;
   }
 
+  /** A load restored from the coordinator's checkpoint: its count and rate carry on. */
+  PartitionLoad(int ranges, double bytesPerSecond, long newestIngestMillis) {
+    this.base = 0;
+    this.ranges = ranges;
+    this.bytesPerSecond = bytesPerSecond;
+    this.newestIngestMillis = newestIngestMillis;
+    this.windowsClosed = 1;
+  }
+
+  double bytesPerSecond() {
+    return bytesPerSecond;
+  }
+
+  long newestIngestMillis() {
+    return newestIngestMillis;
+  }
+
   /** Counts a (sampled) row's bytes and its ingest time. */
   void add(long bytes, long ingestMillis) {
     bytesInWindow += bytes;
@@ -60,11 +79,20 @@ final class PartitionLoad {
    */
   double closeWindow(double seconds) {
     double rate = bytesInWindow / Math.max(1e-3, seconds);
+    boolean empty = bytesInWindow == 0;
+    bytesInWindow = 0;
+    return closeWindow(rate, empty);
+  }
+
+  /**
+   * Closes a window whose rate is already known ({@code empty}: no row came in it); returns the
+   * smoothed rate.
+   */
+  double closeWindow(double rate, boolean empty) {
     windowsClosed++;
     bytesPerSecond =
         bytesPerSecond < 0 ? rate : bytesPerSecond * (1 - SMOOTHING) + rate * SMOOTHING;
-    idleWindows = bytesInWindow == 0 ? idleWindows + 1 : 0;
-    bytesInWindow = 0;
+    idleWindows = empty ? idleWindows + 1 : 0;
     return bytesPerSecond;
   }
 

@@ -12,9 +12,20 @@ import java.util.SplittableRandom;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
+import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
+import org.apache.flink.runtime.state.StateSnapshotContext;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
@@ -42,28 +53,55 @@ import org.spatialingest.table.TableLayout;
  * ranges a writer holds are adjacent in Hilbert order, so its latency close can pack their
  * remainders into one file that still covers one compact area.
  *
- * <p>Each subtask keeps its own statistics, from its own rows (no coordination; subtasks reading
- * similar data agree closely): the last {@link KeySample#SIZE} sort keys of the ranged table, and
- * per partition the bytes routed there (the sink's own {@link BufferedRowSize} measure, on a random
- * eighth of the rows). About once a second it recomputes, per partition, the range count ({@link
- * RangeCount}; its rate times the subtask count is the partition's rate) and the boundaries. The
- * Parquet/buffered byte ratio the range count assumes is the ranged table's last commit's, re-read
- * every {@value #RATIO_REFRESH_SECONDS} s on a thread of its own. Nothing is in Flink state:
- * statistics rebuild within seconds after a restart, and a range is only a file boundary — a writer
- * accepts any row.
+ * <p><b>Global ranges.</b> Every subtask samples the sort keys it routes into each partition of the
+ * ranged table ({@link KeyReservoir}) and the bytes they bring (the sink's own {@link
+ * BufferedRowSize} measure, on a random eighth of the rows), and reports them to the {@link
+ * RangeCoordinator} at every checkpoint and once early after a start. The coordinator merges all
+ * reports and sends back one range count and one set of boundaries per partition, used by every
+ * subtask, plus the quantiles of all the table's keys for a partition it has not seen yet (that
+ * partition's count then comes from this subtask's own rate until the next merge).
  *
- * <p>Cost per row: a partition key computation and a hash lookup, a binary search over at most a
- * few dozen boundaries, and one serialization in eight.
+ * <p><b>Before the first merge</b> (a start, with no ranges restored by the coordinator): the rows
+ * of the ranged table are held, copied, until the boundaries arrive (normally within about a
+ * second; a checkpoint waits for the early merge), for at most {@link #HOLD_MILLIS}, {@link
+ * #HOLD_ROWS} rows or {@link #HOLD_BYTES} bytes. Held rows never cross a checkpoint barrier (there
+ * they go out by the fallback, and the hold goes on) and at the end of input it waits for the merge
+ * up to the same time. If no boundaries came, the held rows and those after them use the fallback:
+ * this subtask's own statistics, as before global ranges existed — the last {@link KeySample#SIZE}
+ * keys it saw, cut about once a second at the count its own rate times the subtask count asks for.
+ * Nothing of this is in operator state: the coordinator's checkpoint holds the statistics, and a
+ * range is only a file boundary (a writer accepts any row).
+ *
+ * <p>Cost per row: a partition key computation and a hash lookup, a reservoir step, a binary search
+ * over at most a few dozen boundaries, and one serialization in eight.
  *
  * @param <T> the sink's input elements
  */
-public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, Integer, T>> {
+public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integer, Integer, T>>
+    implements OneInputStreamOperator<T, Tuple3<Integer, Integer, T>>,
+        OperatorEventHandler,
+        BoundedOneInput {
   private static final Logger LOG = LoggerFactory.getLogger(WriterAssigner.class);
 
   /** One row in this many is serialized to measure bytes. */
   private static final int SIZE_SAMPLING = 8;
 
   private static final long REFRESH_NANOS = 1_000_000_000L;
+
+  /** Rows after which a subtask sends its early report after a start. */
+  static final int EARLY_ROWS = 2_048;
+
+  /** Time after its first row at which a subtask sends its early report, if it has fewer rows. */
+  static final long EARLY_MILLIS = 500;
+
+  /** The longest the first rows after a start wait for the coordinator's boundaries. */
+  static final long HOLD_MILLIS = 3_000;
+
+  static final int HOLD_ROWS = 20_000;
+  static final long HOLD_BYTES = 32L << 20;
+
+  /** How often the Parquet/buffered byte ratio is re-read from the ranged table's last commit. */
+  private static final long RATIO_REFRESH_SECONDS = 10;
 
   /**
    * One table of the sink: its layout, partition spec and the schema its rows are written with (the
@@ -73,22 +111,34 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   record Placement(TableLayout layout, PartitionSpec spec, Schema writeSchema, boolean ranged)
       implements Serializable {}
 
-  /** How often the Parquet/buffered byte ratio is re-read from the ranged table's last commit. */
-  private static final long RATIO_REFRESH_SECONDS = 10;
+  /**
+   * What the operator and its coordinator are built from.
+   *
+   * @param seedRatio Parquet bytes per buffered byte of the ranged table's last commit when the job
+   *     was built, or 0
+   * @param ratioSource the ranged table, re-read every {@value #RATIO_REFRESH_SECONDS} s for the
+   *     ratio its writers learn (off the task thread), or {@code null}
+   * @param inputType the elements' type, to copy the rows it holds
+   */
+  record Settings<T>(
+      TableRouter<T> router,
+      List<Placement> placements,
+      DistributionMode mode,
+      SizingBounds bounds,
+      int writers,
+      int maxOpenPartitions,
+      double seedRatio,
+      TableLoader ratioSource,
+      TypeInformation<T> inputType)
+      implements Serializable {}
 
-  private final TableRouter<T> router;
-  private final List<Placement> placements;
-  private final DistributionMode mode;
-  private final SizingBounds bounds;
-  private final int writers;
-  private final int maxOpenPartitions;
-  private final double seedRatio;
-
-  /** the ranged table, to follow the ratio its writers learn; null when nothing is ranged */
-  private final TableLoader ratioSource;
+  private final Settings<T> settings;
+  private final OperatorEventGateway coordinator;
+  private final transient MailboxExecutor anyMail;
 
   private transient List<TablePlacement> tables;
   private transient Tuple3<Integer, Integer, T> out;
+  private transient StreamRecord<Tuple3<Integer, Integer, T>> outRecord;
   private transient SplittableRandom random;
   private transient int subtasks;
   private transient long rows;
@@ -97,44 +147,53 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   private transient RangeCount rangeCount;
   private transient volatile double ratio;
   private transient ScheduledExecutorService ratioReader;
+  private transient GlobalRanges global;
+  private transient TypeSerializer<T> copier;
+  private transient List<T> held;
+  private transient long heldBytes;
+  private transient boolean holding;
+  private transient boolean announced;
+  private transient long firstRowMillis;
+  private transient long reportWindowStart;
+  private transient boolean reported;
+  private final transient SubtaskReportSerializer reportSerializer = new SubtaskReportSerializer();
+  private final transient GlobalRangesSerializer rangesSerializer = new GlobalRangesSerializer();
 
-  /**
-   * @param seedRatio Parquet bytes per buffered byte of the ranged table's last commit when the job
-   *     was built, or 0
-   * @param ratioSource the ranged table, re-read every {@value #RATIO_REFRESH_SECONDS} s for the
-   *     ratio its writers learn (off the task thread), or {@code null}
-   */
   WriterAssigner(
-      TableRouter<T> router,
-      List<Placement> placements,
-      DistributionMode mode,
-      SizingBounds bounds,
-      int writers,
-      int maxOpenPartitions,
-      double seedRatio,
-      TableLoader ratioSource) {
-    this.router = router;
-    this.placements = List.copyOf(placements);
-    this.mode = mode;
-    this.bounds = bounds;
-    this.writers = writers;
-    this.maxOpenPartitions = maxOpenPartitions;
-    this.seedRatio = seedRatio;
-    this.ratioSource = ratioSource;
+      StreamOperatorParameters<Tuple3<Integer, Integer, T>> parameters,
+      Settings<T> settings,
+      OperatorEventGateway coordinator) {
+    super(parameters);
+    this.settings = settings;
+    this.coordinator = coordinator;
+    // operator events reach the task as mails of the lowest priority: waiting for one must take
+    // those too
+    this.anyMail =
+        parameters
+            .getContainingTask()
+            .getMailboxExecutorFactory()
+            .createExecutor(TaskMailbox.MIN_PRIORITY);
   }
 
   @Override
-  public void open(OpenContext context) {
+  public void open() throws Exception {
+    super.open();
     subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
-    tables = new ArrayList<>(placements.size());
-    for (int i = 0; i < placements.size(); i++) {
-      tables.add(new TablePlacement(i, placements.get(i), mode == DistributionMode.RANGE));
+    boolean rangeMode = settings.mode() == DistributionMode.RANGE;
+    tables = new ArrayList<>(settings.placements().size());
+    for (int i = 0; i < settings.placements().size(); i++) {
+      tables.add(new TablePlacement(i, settings.placements().get(i), rangeMode));
     }
     out = new Tuple3<>();
+    outRecord = new StreamRecord<>(out);
     random = new SplittableRandom(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
-    ratio = seedRatio;
-    rangeCount = RangeCount.of(bounds, ratio, writers, maxOpenPartitions);
-    if (ratioSource != null && mode == DistributionMode.RANGE) {
+    ratio = settings.seedRatio();
+    rangeCount =
+        RangeCount.of(settings.bounds(), ratio, settings.writers(), settings.maxOpenPartitions());
+    copier = settings.inputType().createSerializer(getExecutionConfig().getSerializerConfig());
+    held = new ArrayList<>();
+    holding = rangeMode && tables.stream().anyMatch(t -> t.sample != null);
+    if (settings.ratioSource() != null && rangeMode) {
       ratioReader =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
@@ -142,17 +201,20 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
                 t.setDaemon(true);
                 return t;
               });
-      TableLoader loader = ratioSource.clone();
+      TableLoader loader = settings.ratioSource().clone();
       ratioReader.scheduleWithFixedDelay(
           () -> readRatio(loader), RATIO_REFRESH_SECONDS, RATIO_REFRESH_SECONDS, TimeUnit.SECONDS);
     }
+    // after a restart the coordinator may already have ranges: ask for them
+    coordinator.sendEventToCoordinator(new RangeEvents.Request(false));
   }
 
   @Override
-  public void close() {
+  public void close() throws Exception {
     if (ratioReader != null) {
       ratioReader.shutdownNow();
     }
+    super.close();
   }
 
   /**
@@ -177,33 +239,210 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
   }
 
   @Override
-  public Tuple3<Integer, Integer, T> map(T element) {
+  public void processElement(StreamRecord<T> record) throws Exception {
+    T element = record.getValue();
     if (rows == 0) {
-      windowStart =
-          System.nanoTime(); // the first window starts with the data, not when the operator opened
+      onFirstRow();
     }
-    TablePlacement table = tables.get(router.table(element));
-    RowData row = router.row(element);
-    PartitionLoad load = table.load(row);
-    int range = 0;
+    TablePlacement table = tables.get(settings.router().table(element));
+    RowData row = settings.router().row(element);
+    Partition partition = table.partition(row);
     if (table.sample != null) {
+      if (!announced) {
+        announce();
+      }
       long key = row.getLong(table.sortKeyField);
       table.sample.add(key);
-      range = KeySample.rangeOf(load.boundaries, key);
+      partition.reservoir.add(key, random);
       if (random.nextInt(SIZE_SAMPLING) == 0) {
-        load.add(table.measure(row) * SIZE_SAMPLING, table.layout.ingestMillis(row));
+        long bytes = table.measure(row) * SIZE_SAMPLING;
+        long ingest = table.layout.ingestMillis(row);
+        partition.local.add(bytes, ingest);
+        partition.reservoir.addBytes(bytes, ingest);
+        heldBytes += holding ? bytes : 0;
       }
     }
-    if ((++rows & 255) == 0) {
+    rows++;
+    if (!reported && rows >= EARLY_ROWS) {
+      report(0);
+    }
+    if (holding && table.sample != null) {
+      held.add(copier.copy(element));
+      if (held.size() >= HOLD_ROWS || heldBytes >= HOLD_BYTES) {
+        endHold("the hold limit");
+      }
+    } else {
+      emit(element, table, partition, row);
+    }
+    if ((rows & 255) == 0) {
       refreshIfDue();
     }
-    int finest = rangeCount.finest();
+  }
+
+  private void onFirstRow() {
+    windowStart = System.nanoTime();
+    reportWindowStart = windowStart;
+  }
+
+  /**
+   * At the first row of the ranged table after a start: tells the coordinator an early report
+   * follows, and bounds the hold.
+   */
+  private void announce() {
+    announced = true;
+    firstRowMillis = System.currentTimeMillis();
+    if (!holding) {
+      return;
+    }
+    coordinator.sendEventToCoordinator(new RangeEvents.Request(true));
+    long now = getProcessingTimeService().getCurrentProcessingTime();
+    getProcessingTimeService()
+        .registerTimer(
+            now + EARLY_MILLIS,
+            t -> {
+              if (!reported) {
+                report(0);
+              }
+            });
+    getProcessingTimeService().registerTimer(now + HOLD_MILLIS, t -> endHold("the hold time"));
+  }
+
+  private void emit(T element, TablePlacement table, Partition partition, RowData row) {
+    int range =
+        table.sample == null
+            ? 0
+            : KeySample.rangeOf(partition.boundaries, row.getLong(table.sortKeyField));
     // the buffer id: stable when the count halves or doubles
-    int bufferId = range * (finest / load.ranges);
-    out.f0 = load.base + (int) ((long) bufferId * writers / finest);
+    int bufferId = range * (partition.finest / partition.ranges);
+    out.f0 = partition.base + (int) ((long) bufferId * settings.writers() / partition.finest);
     out.f1 = bufferId;
     out.f2 = element;
-    return out;
+    output.collect(outRecord);
+  }
+
+  /** Ends the hold: the held rows and all after them are placed as they come. */
+  private void endHold(String why) {
+    if (!holding) {
+      return;
+    }
+    holding = false;
+    if (global == null && announced) {
+      LOG.info(
+          "{}: no global ranges after {} ({} rows held): placing by this subtask's own keys until"
+              + " they come",
+          getOperatorName(),
+          why,
+          held.size());
+    }
+    sendHeld();
+  }
+
+  /** Sends the held rows on, with the global ranges if they came, else with the fallback. */
+  private void sendHeld() {
+    if (held.isEmpty()) {
+      return;
+    }
+    if (global == null) {
+      refresh(Math.max(1e-3, (System.nanoTime() - windowStart) / 1e9));
+    }
+    for (T element : held) {
+      TablePlacement table = tables.get(settings.router().table(element));
+      RowData row = settings.router().row(element);
+      emit(element, table, table.partition(row), row);
+    }
+    held = new ArrayList<>();
+    heldBytes = 0;
+  }
+
+  /**
+   * Waits, taking mails so the coordinator's event can arrive, until the held rows have their
+   * ranges or the hold time is up.
+   */
+  private void awaitRanges() throws InterruptedException {
+    if (!holding || held.isEmpty()) {
+      return;
+    }
+    if (!reported) {
+      report(0);
+    }
+    long deadline = firstRowMillis + HOLD_MILLIS;
+    while (holding && global == null && System.currentTimeMillis() < deadline) {
+      if (!anyMail.tryYield()) {
+        Thread.sleep(5);
+      }
+    }
+  }
+
+  @Override
+  public void endInput() throws Exception {
+    awaitRanges();
+    endHold("the end of input");
+  }
+
+  @Override
+  public void finish() throws Exception {
+    endHold("finish");
+    super.finish();
+  }
+
+  @Override
+  public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
+    // held rows are not state: they leave before the barrier. The coordinator's checkpoint waits
+    // for the early merge, so its ranges are normally here by now; waiting here would not help
+    // (Flink holds back coordinator events between its checkpoint and this barrier)
+    sendHeld();
+    super.prepareSnapshotPreBarrier(checkpointId);
+  }
+
+  @Override
+  public void snapshotState(StateSnapshotContext context) throws Exception {
+    super.snapshotState(context);
+    report(context.getCheckpointId());
+  }
+
+  /** Sends the coordinator what this subtask routed since its last report. */
+  private void report(long round) {
+    long now = System.nanoTime();
+    double seconds = rows == 0 ? 0 : Math.max(1e-3, (now - reportWindowStart) / 1e9);
+    reportWindowStart = now;
+    reported |= round == 0;
+    List<List<SubtaskReport.PartitionSample>> perTable = new ArrayList<>(tables.size());
+    for (TablePlacement table : tables) {
+      List<SubtaskReport.PartitionSample> samples = new ArrayList<>();
+      if (table.sample != null) {
+        for (Partition p : table.partitions.values()) {
+          if (!p.reservoir.isEmpty()) {
+            samples.add(p.reservoir.drain(p.path));
+          }
+        }
+      }
+      perTable.add(samples);
+    }
+    try {
+      coordinator.sendEventToCoordinator(
+          new RangeEvents.Report(
+              SubtaskReportSerializer.VERSION,
+              reportSerializer.serialize(new SubtaskReport(round, seconds, ratio, perTable))));
+    } catch (IOException e) {
+      throw new UncheckedIOException("serializing a range report", e);
+    }
+  }
+
+  @Override
+  public void handleOperatorEvent(OperatorEvent event) {
+    if (!(event instanceof RangeEvents.Ranges ranges)) {
+      throw new IllegalArgumentException("unexpected operator event " + event);
+    }
+    try {
+      global = rangesSerializer.deserialize(ranges.version(), ranges.bytes());
+    } catch (IOException e) {
+      throw new UncheckedIOException("reading the coordinator's ranges", e);
+    }
+    for (TablePlacement table : tables) {
+      table.useGlobal(global);
+      table.partitions.values().forEach(p -> table.place(p, global, rangeCount));
+    }
+    endHold("the global ranges came");
   }
 
   /**
@@ -216,30 +455,65 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
     if (refreshed && now - windowStart < REFRESH_NANOS) {
       return;
     }
-    double seconds = (now - windowStart) / 1e9;
-    windowStart = now;
+    refresh((now - windowStart) / 1e9);
+  }
+
+  private void refresh(double seconds) {
+    windowStart = System.nanoTime();
     refreshed = true;
     if (ratio != rangeCount.encodedPerBufferedByte()) {
-      rangeCount = RangeCount.of(bounds, ratio, writers, maxOpenPartitions);
+      rangeCount =
+          RangeCount.of(settings.bounds(), ratio, settings.writers(), settings.maxOpenPartitions());
     }
     for (TablePlacement table : tables) {
-      table.refresh(seconds, subtasks, rangeCount);
+      table.refresh(seconds, subtasks, rangeCount, global);
     }
   }
 
-  /** The per-subtask state of one table: partition keys, loads and (if ranged) the key sample. */
-  private static final class TablePlacement {
+  /** What this subtask keeps of one partition. */
+  private static final class Partition {
+    final int base;
+    final String path;
+
+    /** this subtask's own rate and range count (the fallback's) */
+    final PartitionLoad local;
+
+    /** keys and bytes since the last report; null when the table is not ranged */
+    final KeyReservoir reservoir;
+
+    /** the coordinator's ranges for it, null until a merge has seen it */
+    GlobalRanges.PartitionRanges global;
+
+    int ranges = 1;
+    int finest = 1;
+    long[] boundaries = new long[0];
+
+    Partition(int base, String path, boolean ranged) {
+      this.base = base;
+      this.path = path;
+      this.local = new PartitionLoad(base);
+      this.reservoir = ranged ? new KeyReservoir() : null;
+    }
+  }
+
+  /** The per-subtask state of one table: partitions and (if ranged) the fallback key sample. */
+  private final class TablePlacement {
     final int index;
+    final PartitionSpec spec;
     final PartitionKey partitionKey;
     final RowDataWrapper wrapper;
     final int sortKeyField;
     final TableLayout layout;
     final KeySample sample;
     final BufferedRowSize size;
-    final Map<StructLike, PartitionLoad> loads = new HashMap<>();
+    final Map<StructLike, Partition> partitions = new HashMap<>();
+
+    /** the coordinator's ranges of this table, null until the first merge */
+    GlobalRanges.TableRanges globalTable;
 
     TablePlacement(int index, Placement p, boolean rangeMode) {
       this.index = index;
+      this.spec = p.spec();
       this.partitionKey = new PartitionKey(p.spec(), p.writeSchema());
       this.wrapper = new RowDataWrapper(p.layout().rowType(), p.writeSchema().asStruct());
       this.sortKeyField = p.layout().sortKeyField();
@@ -249,14 +523,53 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       this.size = ranged ? new BufferedRowSize(p.layout()) : null;
     }
 
-    PartitionLoad load(RowData row) {
+    Partition partition(RowData row) {
       partitionKey.partition(wrapper.wrap(row));
-      PartitionLoad load = loads.get(partitionKey);
-      if (load == null) {
-        load = new PartitionLoad(31 * index + partitionKey.hashCode());
-        loads.put(partitionKey.copy(), load);
+      Partition partition = partitions.get(partitionKey);
+      if (partition == null) {
+        partition =
+            new Partition(
+                31 * index + partitionKey.hashCode(),
+                spec.partitionToPath(partitionKey),
+                sample != null);
+        if (globalTable != null) {
+          partition.global = globalTable.partitions().get(partition.path);
+        }
+        place(partition, global, rangeCount);
+        partitions.put(partitionKey.copy(), partition);
       }
-      return load;
+      return partition;
+    }
+
+    void useGlobal(GlobalRanges ranges) {
+      globalTable = index < ranges.tables().size() ? ranges.tables().get(index) : null;
+      for (Partition p : partitions.values()) {
+        p.global = globalTable == null ? null : globalTable.partitions().get(p.path);
+      }
+    }
+
+    /**
+     * The count and boundaries {@code p}'s rows are placed by: the coordinator's for it; else its
+     * own count cut from the table's global quantiles; else (no merge yet) the fallback.
+     */
+    void place(Partition p, GlobalRanges ranges, RangeCount count) {
+      if (sample == null) {
+        p.ranges = 1;
+        p.finest = 1;
+        p.boundaries = new long[0];
+      } else if (p.global != null) {
+        p.finest = ranges.finest();
+        p.ranges = p.global.ranges();
+        p.boundaries = p.global.boundaries();
+      } else if (globalTable != null && globalTable.quantiles().length > 0) {
+        p.finest = ranges.finest();
+        p.ranges = Math.min(p.local.ranges, p.finest);
+        p.boundaries = Quantiles.cut(globalTable.quantiles(), p.ranges);
+      } else {
+        p.finest = count.finest();
+        p.ranges = p.local.ranges;
+        p.boundaries = sample.boundaries(p.ranges);
+      }
     }
 
     long measure(RowData row) {
@@ -267,20 +580,20 @@ public final class WriterAssigner<T> extends RichMapFunction<T, Tuple3<Integer, 
       }
     }
 
-    void refresh(double seconds, int subtasks, RangeCount rangeCount) {
+    void refresh(double seconds, int subtasks, RangeCount count, GlobalRanges ranges) {
       if (sample != null) {
         sample.refresh();
       }
       long now = System.currentTimeMillis();
-      for (Iterator<PartitionLoad> it = loads.values().iterator(); it.hasNext(); ) {
-        PartitionLoad load = it.next();
-        long newestAge = load.newestAgeMillis(now);
-        double bytesPerSecond = load.closeWindow(seconds) * subtasks;
-        if (load.idle()) {
+      for (Iterator<Partition> it = partitions.values().iterator(); it.hasNext(); ) {
+        Partition p = it.next();
+        long newestAge = p.local.newestAgeMillis(now);
+        double bytesPerSecond = p.local.closeWindow(seconds) * subtasks;
+        if (p.local.idle() && (p.reservoir == null || p.reservoir.isEmpty())) {
           it.remove();
         } else if (sample != null) {
-          load.propose(rangeCount.ranges(bytesPerSecond, newestAge));
-          load.boundaries = sample.boundaries(load.ranges);
+          p.local.propose(count.ranges(bytesPerSecond, newestAge));
+          place(p, ranges, count);
         }
       }
     }

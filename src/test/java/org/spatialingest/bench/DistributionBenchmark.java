@@ -8,11 +8,14 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
@@ -23,7 +26,11 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
+import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.distribution.ClusteredPoints;
+import org.spatialingest.distribution.KeyedAreas;
+import org.spatialingest.distribution.TableFiles;
 import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.sizing.Units;
 import org.spatialingest.table.Catalogs;
@@ -47,6 +54,16 @@ import org.spatialingest.table.Catalogs;
  * run a subset; the hot-spot runs come after the others unless {@code hotspot} is set); report on
  * stdout and in {@code target/bench/distribution.{md,json}}. A restart or a time-out of a run fails
  * the benchmark, as in {@link SinkBenchmark}.
+ *
+ * <p>{@code keyed=true} and/or {@code clustered=true} measure instead, in this JVM on a local
+ * cluster, the input shapes where each subtask sees another part of the map (range mode, the
+ * coordinator's global ranges): a Kafka topic of 8 partitions keyed by vehicle, each partition's
+ * vehicles in another area ({@code KeyedAreas}, 8 source and transform subtasks), and a bounded
+ * backfill of clustered points from 8 files ({@code ClusteredPoints}, 4 source and transform
+ * subtasks), at 1, 4 and 8 writers ({@code writers=} to change): files, files over those at 1
+ * writer, the files' Hilbert-key intervals summed over the key span, and the share of the files a
+ * 10° × 10° box around each area (the 8 areas; the 5 densest) keeps. Report on stdout and in {@code
+ * target/bench/distribution-shapes.md}.
  */
 public final class DistributionBenchmark {
   private static final String ALL_WRITERS = "1,2,4";
@@ -88,15 +105,30 @@ public final class DistributionBenchmark {
   private static void run(String[] args) throws Exception {
     String writersArg = ALL_WRITERS;
     String modesArg = ALL_MODES;
+    boolean keyed = false;
+    boolean clustered = false;
     List<String> rest = new ArrayList<>();
     for (String a : args) {
-      if (a.startsWith("writers=")) {
+      if (a.equals("keyed=true")) {
+        keyed = true;
+      } else if (a.equals("clustered=true")) {
+        clustered = true;
+      } else if (a.startsWith("writers=")) {
         writersArg = a.substring("writers=".length());
       } else if (a.startsWith("modes=")) {
         modesArg = a.substring("modes=".length());
       } else {
         rest.add(a);
       }
+    }
+    if (keyed || clustered) {
+      InputShapes.run(
+          keyed,
+          clustered,
+          writersArg.equals(ALL_WRITERS)
+              ? new int[] {1, 4, 8}
+              : Stream.of(writersArg.split(",")).mapToInt(Integer::parseInt).toArray());
+      return;
     }
     int[] writerCounts = Stream.of(writersArg.split(",")).mapToInt(Integer::parseInt).toArray();
     String[] modes = modesArg.split(",");
@@ -335,5 +367,152 @@ public final class DistributionBenchmark {
 
   private static void log(String message) {
     System.out.println("[bench] " + message);
+  }
+
+  /** The keyed and clustered input shapes, in this JVM on a local cluster. */
+  static final class InputShapes {
+    private static final int KEYED_ROWS_PER_PARTITION = 5_000;
+    private static final int CLUSTERED_POINTS = 40_000;
+
+    record ShapeRow(
+        String shape,
+        int writers,
+        long rows,
+        int files,
+        double filesOverOneWriter,
+        double summedSpans,
+        double meanKept,
+        double maxKept,
+        double seconds) {}
+
+    static void run(boolean keyed, boolean clustered, int[] writerCounts) throws Exception {
+      Path dir = Path.of("target", "bench").toAbsolutePath();
+      SinkBenchmark.deleteRecursively(dir);
+      Files.createDirectories(dir);
+      List<ShapeRow> rows = new ArrayList<>();
+      if (keyed) {
+        try (EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"))) {
+          for (int writers : writerCounts) {
+            String topic = "keyed-" + writers;
+            kafka.createTopic(topic, KeyedAreas.CENTRES.length);
+            KeyedAreas.produce(kafka.bootstrapServers(), topic, KEYED_ROWS_PER_PARTITION);
+            Map<String, String> keys = new LinkedHashMap<>();
+            keys.put("kafka.bootstrap-servers", kafka.bootstrapServers());
+            keys.put("kafka.topic", topic);
+            keys.put("kafka.starting-offsets", "earliest");
+            rows.add(
+                measure(
+                    "keyed",
+                    writers,
+                    8,
+                    keys,
+                    dir.resolve("keyed-w" + writers),
+                    List.of(KeyedAreas.CENTRES),
+                    rows));
+          }
+        }
+      }
+      if (clustered) {
+        Path input = Files.createDirectories(dir.resolve("clustered-input"));
+        ClusteredPoints points = ClusteredPoints.write(input, 28, CLUSTERED_POINTS, 8);
+        for (int writers : writerCounts) {
+          Map<String, String> keys = new LinkedHashMap<>();
+          keys.put("source", "file:" + input);
+          rows.add(
+              measure(
+                  "clustered",
+                  writers,
+                  4,
+                  keys,
+                  dir.resolve("clustered-w" + writers),
+                  points.densest(5),
+                  rows));
+        }
+      }
+      StringBuilder md = new StringBuilder();
+      md.append(
+          "| input | writers | rows | files | files / at 1 writer | key intervals summed / key span "
+              + "| 10°×10° box keeps (mean / max of files) | job s |\n");
+      md.append("|---|---|---|---|---|---|---|---|\n");
+      for (ShapeRow r : rows) {
+        md.append(
+            String.format(
+                Locale.ROOT,
+                "| %s | %d | %,d | %d | %.2f | %.3f | %.1f %% / %.1f %% | %.1f |%n",
+                r.shape(),
+                r.writers(),
+                r.rows(),
+                r.files(),
+                r.filesOverOneWriter(),
+                r.summedSpans(),
+                r.meanKept() * 100,
+                r.maxKept() * 100,
+                r.seconds()));
+      }
+      Files.writeString(dir.resolve("distribution-shapes.md"), md.toString());
+      System.out.println();
+      System.out.println(md);
+    }
+
+    private static ShapeRow measure(
+        String shape,
+        int writers,
+        int parallelism,
+        Map<String, String> input,
+        Path runDir,
+        List<double[]> boxCentres,
+        List<ShapeRow> earlier)
+        throws Exception {
+      Map<String, String> keys = new LinkedHashMap<>(input);
+      keys.put("kafka.group-id", "bench-" + shape + "-" + writers);
+      keys.put("catalog.type", "hadoop");
+      keys.put("catalog.warehouse", runDir.resolve("warehouse").toString());
+      keys.put("checkpoint.interval", "1s");
+      keys.put("sink.max-latency", "1h");
+      keys.put("sink.target-file-size", shape.equals("keyed") ? "4MB" : "16KB");
+      keys.put("sink.memory-budget", "64MB");
+      keys.put("sink.distribution", "range");
+      keys.put("parallelism.sink", Integer.toString(writers));
+      JobConfig config = JobConfig.fromMap(keys);
+      Configuration conf = new Configuration();
+      conf.setString("taskmanager.numberOfTaskSlots", Integer.toString(Math.max(8, writers)));
+      conf.setString(
+          "execution.checkpointing.dir", runDir.resolve("checkpoints").toUri().toString());
+      StreamExecutionEnvironment env =
+          StreamExecutionEnvironment.createLocalEnvironment(parallelism, conf);
+      SpatialIngestJob.build(env, config, true);
+      long start = System.nanoTime();
+      env.execute("distribution-" + shape + "-" + writers);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      Table table =
+          Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.tableIdentifier(config));
+      List<DataFile> files = TableFiles.files(table);
+      double sum = 0;
+      double max = 0;
+      for (double[] c : boxCentres) {
+        double kept = TableFiles.keptShare(table, files.size(), c[0], c[1], BOX_DEGREES);
+        sum += kept;
+        max = Math.max(max, kept);
+      }
+      int oneWriterFiles =
+          earlier.stream()
+              .filter(r -> r.shape().equals(shape) && r.writers() == 1)
+              .mapToInt(ShapeRow::files)
+              .findFirst()
+              .orElse(writers == 1 ? files.size() : 0);
+      ShapeRow row =
+          new ShapeRow(
+              shape,
+              writers,
+              files.stream().mapToLong(DataFile::recordCount).sum(),
+              files.size(),
+              oneWriterFiles == 0 ? Double.NaN : files.size() / (double) oneWriterFiles,
+              TableFiles.summedSpans(files),
+              sum / boxCentres.size(),
+              max,
+              seconds);
+      log(row.toString());
+      return row;
+    }
   }
 }

