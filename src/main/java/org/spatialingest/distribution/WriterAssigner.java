@@ -63,14 +63,14 @@ import org.spatialingest.table.TableLayout;
  *
  * <p><b>Before the first merge</b> (a start, with no ranges restored by the coordinator): the rows
  * of the ranged table are held, copied, until the boundaries arrive (normally within about a
- * second; a checkpoint waits for the early merge), for at most {@link #HOLD_MILLIS}, {@link
- * #HOLD_ROWS} rows or {@link #HOLD_BYTES} bytes. Held rows never cross a checkpoint barrier (there
- * they go out by the fallback, and the hold goes on) and at the end of input it waits for the merge
- * up to the same time. If no boundaries came, the held rows and those after them use the fallback:
- * this subtask's own statistics, as before global ranges existed — the last {@link KeySample#SIZE}
- * keys it saw, cut about once a second at the count its own rate times the subtask count asks for.
- * Nothing of this is in operator state: the coordinator's checkpoint holds the statistics, and a
- * range is only a file boundary (a writer accepts any row).
+ * second), for at most {@link #HOLD_MILLIS}, {@link #HOLD_ROWS} rows or {@link #HOLD_BYTES} bytes.
+ * Held rows never cross a checkpoint barrier (there they go out by the fallback, and the hold goes
+ * on) and at the end of input it waits for the merge up to the same time. If no boundaries came,
+ * the held rows and those after them use the fallback: this subtask's own statistics, as before
+ * global ranges existed — the last {@link KeySample#SIZE} keys it saw, cut about once a second at
+ * the count its own rate times the subtask count asks for. Nothing of this is in operator state:
+ * the coordinator's checkpoint holds the statistics, and a range is only a file boundary (a writer
+ * accepts any row).
  *
  * <p>Cost per row: a partition key computation and a hash lookup, a reservoir step, a binary search
  * over at most a few dozen boundaries, and one serialization in eight.
@@ -387,9 +387,9 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
 
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    // held rows are not state: they leave before the barrier. The coordinator's checkpoint waits
-    // for the early merge, so its ranges are normally here by now; waiting here would not help
-    // (Flink holds back coordinator events between its checkpoint and this barrier)
+    // held rows are not state: they leave before the barrier, by the fallback if the ranges are
+    // not here yet (waiting would not help: Flink holds back coordinator events between its
+    // checkpoint and this barrier)
     sendHeld();
     super.prepareSnapshotPreBarrier(checkpointId);
   }
