@@ -72,8 +72,8 @@ class OperatorUpgradeModesIT {
                     ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION.name(),
                     "restart-strategy.type",
                     "none",
-                    // six jobs of ours on one TaskManager: at the default 256m its metaspace ran
-                    // out at the fifth (each job's user-code class loader is only freed by GC)
+                    // six jobs of ours on one TaskManager: at the default 256m of metaspace it ran
+                    // out at the sixth and the TaskManager shut down
                     "taskmanager.memory.jvm-metaspace.size",
                     "768m",
                     "taskmanager.memory.process.size",
