@@ -6,10 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -27,8 +24,6 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.core.SinkFaults;
-import org.spatialingest.table.Catalogs;
-import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
@@ -237,28 +232,6 @@ class ResumeWithoutStateTest {
   }
 
   static void assertExactly(JobConfig config, MixedInput input) throws Exception {
-    Table table = TestKit.table(config);
-    List<Record> rows = TestKit.rows(table);
-    assertThat(TestKit.distinctIds(rows)).as("every row once").isEqualTo(input.rows());
-    assertThat(rows).hasSize(input.rows().size());
-    Table rejects =
-        Catalogs.catalogLoader(config)
-            .loadCatalog()
-            .loadTable(Catalogs.rejectsTableIdentifier(config));
-    List<Record> rejected = TestKit.rows(rejects);
-    Set<String> raw = new HashSet<>();
-    for (Record r : rejected) {
-      raw.add(new String(TestKit.bytes(r.getField("raw")), StandardCharsets.UTF_8));
-    }
-    assertThat(rejected).as("every reject once").hasSize(input.rejects().size());
-    assertThat(raw).isEqualTo(input.rejects());
-    assertThat(TablePositions.read(table).keySet())
-        .allSatisfy(
-            key ->
-                assertThat(key)
-                    .satisfiesAnyOf(
-                        k -> assertThat(SourceKeys.isFile(k)).isTrue(),
-                        k -> assertThat(k).contains("/")));
-    TestKit.assertNoOrphans(table);
+    input.assertExactlyOnceIn(config);
   }
 }
