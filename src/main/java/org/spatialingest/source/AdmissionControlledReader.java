@@ -1,12 +1,9 @@
 package org.spatialingest.source;
 
-import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
@@ -26,8 +23,7 @@ import org.apache.flink.metrics.MetricGroup;
  * events — so the wrapped reader behaves exactly as it would unwrapped.
  */
 final class AdmissionControlledReader<T, SplitT extends SourceSplit>
-    implements SourceReader<T, SplitT> {
-  private final SourceReader<T, SplitT> delegate;
+    extends ForwardingSourceReader<T, SplitT> {
   private final AdmissionBudget budget;
   private final RecordSizer<T> sizer;
   private final CountingOutput output = new CountingOutput();
@@ -40,7 +36,7 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit>
       AdmissionBudget budget,
       RecordSizer<T> sizer,
       MetricGroup metrics) {
-    this.delegate = delegate;
+    super(delegate);
     this.budget = budget;
     this.sizer = sizer;
     MetricGroup group = metrics.addGroup("admission");
@@ -53,11 +49,6 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit>
     group.gauge("overshoots", budget::overshoots);
     // 0 = no cap holds records back, 1 = records/s binds, 2 = bytes/s binds
     group.gauge("bindingCap", () -> budget.binding().ordinal());
-  }
-
-  @Override
-  public void start() {
-    delegate.start();
   }
 
   @Override
@@ -84,47 +75,6 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit>
           () -> {}, CompletableFuture.delayedExecutor(wait, TimeUnit.NANOSECONDS));
     }
     return delegate.isAvailable();
-  }
-
-  @Override
-  public List<SplitT> snapshotState(long checkpointId) {
-    return delegate.snapshotState(checkpointId);
-  }
-
-  @Override
-  public void addSplits(List<SplitT> splits) {
-    delegate.addSplits(splits);
-  }
-
-  @Override
-  public void notifyNoMoreSplits() {
-    delegate.notifyNoMoreSplits();
-  }
-
-  @Override
-  public void handleSourceEvents(SourceEvent sourceEvent) {
-    delegate.handleSourceEvents(sourceEvent);
-  }
-
-  @Override
-  public void notifyCheckpointComplete(long checkpointId) throws Exception {
-    delegate.notifyCheckpointComplete(checkpointId);
-  }
-
-  @Override
-  public void notifyCheckpointAborted(long checkpointId) throws Exception {
-    delegate.notifyCheckpointAborted(checkpointId);
-  }
-
-  @Override
-  public void pauseOrResumeSplits(
-      Collection<String> splitsToPause, Collection<String> splitsToResume) {
-    delegate.pauseOrResumeSplits(splitsToPause, splitsToResume);
-  }
-
-  @Override
-  public void close() throws Exception {
-    delegate.close();
   }
 
   /**

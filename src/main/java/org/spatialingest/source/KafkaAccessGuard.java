@@ -1,25 +1,19 @@
 package org.spatialingest.source;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
-import org.apache.flink.api.connector.source.ReaderInfo;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.api.connector.source.SplitsAssignment;
 import org.apache.flink.core.io.InputStatus;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,12 +119,11 @@ public final class KafkaAccessGuard<T, SplitT extends SourceSplit, EnumT>
 
   /** The enumerator's context; each asynchronous call's handler sees access failures first. */
   private static final class GuardedContext<SplitT extends SourceSplit>
-      implements SplitEnumeratorContext<SplitT> {
-    private final SplitEnumeratorContext<SplitT> delegate;
+      extends ForwardingEnumeratorContext<SplitT> {
     private final String key;
 
     GuardedContext(SplitEnumeratorContext<SplitT> delegate) {
-      this.delegate = delegate;
+      super(delegate);
       this.key = jobOf(delegate.metricGroup()) + "/enumerator";
     }
 
@@ -156,77 +149,16 @@ public final class KafkaAccessGuard<T, SplitT extends SourceSplit, EnumT>
         Callable<V> callable, BiConsumer<V, Throwable> handler, long initialDelay, long period) {
       delegate.callAsync(callable, guarded(handler), initialDelay, period);
     }
-
-    @Override
-    public SplitEnumeratorMetricGroup metricGroup() {
-      return delegate.metricGroup();
-    }
-
-    @Override
-    public void sendEventToSourceReader(int subtaskId, SourceEvent event) {
-      delegate.sendEventToSourceReader(subtaskId, event);
-    }
-
-    @Override
-    public void sendEventToSourceReader(int subtaskId, int attemptNumber, SourceEvent event) {
-      delegate.sendEventToSourceReader(subtaskId, attemptNumber, event);
-    }
-
-    @Override
-    public int currentParallelism() {
-      return delegate.currentParallelism();
-    }
-
-    @Override
-    public Map<Integer, ReaderInfo> registeredReaders() {
-      return delegate.registeredReaders();
-    }
-
-    @Override
-    public Map<Integer, Map<Integer, ReaderInfo>> registeredReadersOfAttempts() {
-      return delegate.registeredReadersOfAttempts();
-    }
-
-    @Override
-    public void assignSplits(SplitsAssignment<SplitT> newSplitAssignments) {
-      delegate.assignSplits(newSplitAssignments);
-    }
-
-    @Override
-    public void assignSplit(SplitT split, int subtask) {
-      delegate.assignSplit(split, subtask);
-    }
-
-    @Override
-    public void signalNoMoreSplits(int subtask) {
-      delegate.signalNoMoreSplits(subtask);
-    }
-
-    @Override
-    public void runInCoordinatorThread(Runnable runnable) {
-      delegate.runInCoordinatorThread(runnable);
-    }
-
-    @Override
-    public void setIsProcessingBacklog(boolean isProcessingBacklog) {
-      delegate.setIsProcessingBacklog(isProcessingBacklog);
-    }
   }
 
   /** A reader whose fetch failures are checked for access failures. */
   private static final class GuardedReader<T, SplitT extends SourceSplit>
-      implements SourceReader<T, SplitT> {
-    private final SourceReader<T, SplitT> delegate;
+      extends ForwardingSourceReader<T, SplitT> {
     private final String key;
 
     GuardedReader(SourceReader<T, SplitT> delegate, String key) {
-      this.delegate = delegate;
+      super(delegate);
       this.key = key;
-    }
-
-    @Override
-    public void start() {
-      delegate.start();
     }
 
     @Override
@@ -237,52 +169,6 @@ public final class KafkaAccessGuard<T, SplitT extends SourceSplit, EnumT>
         RuntimeException refused = accessFailure(key, e);
         throw refused != null ? refused : e;
       }
-    }
-
-    @Override
-    public CompletableFuture<Void> isAvailable() {
-      return delegate.isAvailable();
-    }
-
-    @Override
-    public List<SplitT> snapshotState(long checkpointId) {
-      return delegate.snapshotState(checkpointId);
-    }
-
-    @Override
-    public void addSplits(List<SplitT> splits) {
-      delegate.addSplits(splits);
-    }
-
-    @Override
-    public void notifyNoMoreSplits() {
-      delegate.notifyNoMoreSplits();
-    }
-
-    @Override
-    public void handleSourceEvents(SourceEvent sourceEvent) {
-      delegate.handleSourceEvents(sourceEvent);
-    }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) throws Exception {
-      delegate.notifyCheckpointComplete(checkpointId);
-    }
-
-    @Override
-    public void notifyCheckpointAborted(long checkpointId) throws Exception {
-      delegate.notifyCheckpointAborted(checkpointId);
-    }
-
-    @Override
-    public void pauseOrResumeSplits(
-        java.util.Collection<String> splitsToPause, java.util.Collection<String> splitsToResume) {
-      delegate.pauseOrResumeSplits(splitsToPause, splitsToResume);
-    }
-
-    @Override
-    public void close() throws Exception {
-      delegate.close();
     }
   }
 }

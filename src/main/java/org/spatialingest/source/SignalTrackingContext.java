@@ -1,16 +1,11 @@
 package org.spatialingest.source;
 
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.BiConsumer;
-import org.apache.flink.api.connector.source.ReaderInfo;
-import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
-import org.apache.flink.api.connector.source.SplitsAssignment;
-import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
 
 /**
  * The real enumerator context, passed through unchanged, that also observes two things for {@link
@@ -30,15 +25,14 @@ import org.apache.flink.metrics.groups.SplitEnumeratorMetricGroup;
  * like every enumerator and its handlers, so it needs no locking.
  */
 final class SignalTrackingContext<SplitT extends SourceSplit>
-    implements SplitEnumeratorContext<SplitT> {
-  private final SplitEnumeratorContext<SplitT> delegate;
+    extends ForwardingEnumeratorContext<SplitT> {
   private final Runnable onSettled;
   private final Set<Integer> signalled = new HashSet<>();
   private int inFlight;
   private boolean periodic;
 
   SignalTrackingContext(SplitEnumeratorContext<SplitT> delegate, Runnable onSettled) {
-    this.delegate = delegate;
+    super(delegate);
     this.onSettled = onSettled;
   }
 
@@ -92,55 +86,5 @@ final class SignalTrackingContext<SplitT extends SourceSplit>
       long periodMillis) {
     periodic = true;
     delegate.callAsync(callable, handler, initialDelayMillis, periodMillis);
-  }
-
-  @Override
-  public SplitEnumeratorMetricGroup metricGroup() {
-    return delegate.metricGroup();
-  }
-
-  @Override
-  public void sendEventToSourceReader(int subtaskId, SourceEvent event) {
-    delegate.sendEventToSourceReader(subtaskId, event);
-  }
-
-  @Override
-  public void sendEventToSourceReader(int subtaskId, int attemptNumber, SourceEvent event) {
-    delegate.sendEventToSourceReader(subtaskId, attemptNumber, event);
-  }
-
-  @Override
-  public int currentParallelism() {
-    return delegate.currentParallelism();
-  }
-
-  @Override
-  public Map<Integer, ReaderInfo> registeredReaders() {
-    return delegate.registeredReaders();
-  }
-
-  @Override
-  public Map<Integer, Map<Integer, ReaderInfo>> registeredReadersOfAttempts() {
-    return delegate.registeredReadersOfAttempts();
-  }
-
-  @Override
-  public void assignSplits(SplitsAssignment<SplitT> newSplitAssignments) {
-    delegate.assignSplits(newSplitAssignments);
-  }
-
-  @Override
-  public void assignSplit(SplitT split, int subtask) {
-    delegate.assignSplit(split, subtask);
-  }
-
-  @Override
-  public void runInCoordinatorThread(Runnable runnable) {
-    delegate.runInCoordinatorThread(runnable);
-  }
-
-  @Override
-  public void setIsProcessingBacklog(boolean isProcessingBacklog) {
-    delegate.setIsProcessingBacklog(isProcessingBacklog);
   }
 }
