@@ -58,6 +58,10 @@ final class RangeCoordinator implements OperatorCoordinator {
   private final Map<Integer, SubtaskReport> reports = new HashMap<>();
   private final Map<Integer, SubtaskReport> early = new HashMap<>();
   private RangeStatistics statistics;
+
+  /** Merges since this coordinator started (a restore starts a new coordinator). */
+  private long mergesSinceStart;
+
   private GlobalRanges current;
   private long round = -1;
   private boolean roundMerged;
@@ -246,12 +250,17 @@ final class RangeCoordinator implements OperatorCoordinator {
                         java.util.Arrays.toString(p.boundaries())));
       }
     }
-    LOG.info(
-        "range coordinator {}: round {} merged from {} of {} subtasks",
-        operatorName,
-        mergedRound,
-        reports.size(),
-        context.currentParallelism());
+    // one merge per checkpoint: only the first after a start is worth a line at INFO
+    boolean firstSinceStart = ++mergesSinceStart == 1;
+    String message = "range coordinator {}: round {} merged from {} of {} subtasks";
+    if (firstSinceStart || LOG.isDebugEnabled()) {
+      Object[] args = {operatorName, mergedRound, reports.size(), context.currentParallelism()};
+      if (firstSinceStart) {
+        LOG.info(message, args);
+      } else {
+        LOG.debug(message, args);
+      }
+    }
     for (SubtaskGateway gateway : gateways.values()) {
       send(gateway, current);
     }

@@ -15,11 +15,17 @@ import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.ManifestWriter;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.avro.Avro;
+import org.apache.iceberg.avro.AvroIterable;
 import org.apache.iceberg.inmemory.InMemoryInputFile;
 import org.apache.iceberg.inmemory.InMemoryOutputFile;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.apache.iceberg.io.OutputFile;
+import org.apache.iceberg.types.Types;
 
 /**
  * Binary form of {@link ClosedFile}s and string-to-long maps, shared by the sink's versioned
@@ -39,6 +45,10 @@ public final class ClosedFileManifests {
 
   /** A manifest must name a snapshot to be read back; the append assigns the real one. */
   private static final long UNCOMMITTED_SNAPSHOT_ID = 0L;
+
+  /** Any projection opens the file; only its header is read. */
+  private static final Schema HEADER_PROJECTION =
+      new Schema(Types.NestedField.required(0, "status", Types.IntegerType.get()));
 
   private ClosedFileManifests() {}
 
@@ -97,10 +107,10 @@ public final class ClosedFileManifests {
       ManifestFile manifest = ManifestFiles.decode(readBytes(in));
       byte[] bytes = readBytes(in);
       List<DataFile> dataFiles = new ArrayList<>();
-      PartitionSpec spec;
+      OneFileIO io = new OneFileIO(manifest.path(), bytes);
+      PartitionSpec spec = specOf(io.newInputFile(manifest.path()));
       try (ManifestReader<DataFile> reader =
-          ManifestFiles.read(manifest, new OneFileIO(manifest.path(), bytes))) {
-        spec = reader.spec();
+          ManifestFiles.read(manifest, io, Map.of(spec.specId(), spec))) {
         for (DataFile file : reader) {
           dataFiles.add(file.copy());
         }
@@ -144,6 +154,31 @@ public final class ClosedFileManifests {
       }
     }
     return files;
+  }
+
+  /**
+   * The partition spec a manifest was written with, from the key-value metadata the Iceberg spec
+   * requires of every manifest ({@code schema}, {@code partition-spec-id}, {@code partition-spec}).
+   * Read here and handed to {@link ManifestFiles#read(ManifestFile, FileIO, Map)}: Iceberg 1.11
+   * deprecates reading the spec from the metadata inside its reader (removed in 1.12), where its
+   * own sink passes the table's specs; a state has no table at hand.
+   */
+  private static PartitionSpec specOf(InputFile manifest) throws IOException {
+    Map<String, String> metadata;
+    try (AvroIterable<Object> header = Avro.read(manifest).project(HEADER_PROJECTION).build()) {
+      metadata = header.getMetadata();
+    }
+    String schemaJson = metadata.get("schema");
+    String specId = metadata.get("partition-spec-id");
+    String fields = metadata.get("partition-spec");
+    if (schemaJson == null || specId == null || fields == null) {
+      throw new IOException(
+          "a manifest in the sink's state lacks its schema or partition spec metadata: "
+              + metadata.keySet());
+    }
+    Schema schema = SchemaParser.fromJson(schemaJson);
+    return PartitionSpecParser.fromJson(
+        schema, "{\"spec-id\": " + Integer.parseInt(specId) + ", \"fields\": " + fields + "}");
   }
 
   public static void writePositions(Map<String, Long> positions, DataOutputView out)
