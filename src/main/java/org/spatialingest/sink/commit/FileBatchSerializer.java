@@ -2,9 +2,7 @@ package org.spatialingest.sink.commit;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -12,7 +10,6 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.DataFile;
-import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.ClosedFileManifests;
 
@@ -83,33 +80,7 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
       } catch (ClassNotFoundException e) {
         throw new IOException("cannot read a data file of the previous release's state", e);
       }
-      CloseReason reason = CloseReason.valueOf(in.readUTF());
-      long buffered = in.readLong();
-      long minIngest = in.readLong();
-      long maxIngest = in.readLong();
-      long closedAt = in.readLong();
-      int seconds = in.readInt();
-      Map<Long, Long> ingestSeconds = new HashMap<>();
-      for (int s = 0; s < seconds; s++) {
-        ingestSeconds.put(in.readLong(), in.readLong());
-      }
-      int staged = in.readInt();
-      List<String> consumed = new ArrayList<>(staged);
-      for (int s = 0; s < staged; s++) {
-        consumed.add(in.readUTF());
-      }
-      files.add(
-          new ClosedFile(
-              table,
-              file,
-              null,
-              reason,
-              buffered,
-              minIngest,
-              maxIngest,
-              closedAt,
-              ingestSeconds,
-              consumed));
+      files.add(ClosedFileManifests.readSinkFields(in, table, file, null));
     }
     return files;
   }

@@ -124,36 +124,46 @@ public final class ClosedFileManifests {
                 + count);
       }
       for (DataFile file : dataFiles) {
-        CloseReason reason = CloseReason.valueOf(in.readUTF());
-        long buffered = in.readLong();
-        long minIngest = in.readLong();
-        long maxIngest = in.readLong();
-        long closedAt = in.readLong();
-        int seconds = in.readInt();
-        Map<Long, Long> ingestSeconds = new HashMap<>();
-        for (int s = 0; s < seconds; s++) {
-          ingestSeconds.put(in.readLong(), in.readLong());
-        }
-        int staged = in.readInt();
-        List<String> consumed = new ArrayList<>(staged);
-        for (int s = 0; s < staged; s++) {
-          consumed.add(in.readUTF());
-        }
-        files.add(
-            new ClosedFile(
-                table,
-                file,
-                spec,
-                reason,
-                buffered,
-                minIngest,
-                maxIngest,
-                closedAt,
-                ingestSeconds,
-                consumed));
+        files.add(readSinkFields(in, table, file, spec));
       }
     }
     return files;
+  }
+
+  /**
+   * Reads what the sink adds to one data file (written by {@link #writeFiles} after the manifest,
+   * and in the same order by the version-2 batch format, whose files were Java-serialized).
+   *
+   * @param spec the file's partition spec, {@code null} where the format did not keep it
+   */
+  public static ClosedFile readSinkFields(
+      DataInputView in, int table, DataFile file, PartitionSpec spec) throws IOException {
+    CloseReason reason = CloseReason.valueOf(in.readUTF());
+    long buffered = in.readLong();
+    long minIngest = in.readLong();
+    long maxIngest = in.readLong();
+    long closedAt = in.readLong();
+    int seconds = in.readInt();
+    Map<Long, Long> ingestSeconds = new HashMap<>();
+    for (int s = 0; s < seconds; s++) {
+      ingestSeconds.put(in.readLong(), in.readLong());
+    }
+    int staged = in.readInt();
+    List<String> consumed = new ArrayList<>(staged);
+    for (int s = 0; s < staged; s++) {
+      consumed.add(in.readUTF());
+    }
+    return new ClosedFile(
+        table,
+        file,
+        spec,
+        reason,
+        buffered,
+        minIngest,
+        maxIngest,
+        closedAt,
+        ingestSeconds,
+        consumed);
   }
 
   /**
