@@ -123,17 +123,7 @@ class FlinkRunClusterIT {
       String jobId = submission.jobId();
 
       try {
-        ChildJvm.await(
-            "job " + jobId + " RUNNING in /jobs/overview",
-            Duration.ofSeconds(60),
-            () -> {
-              String state = cluster.jobState(jobId);
-              if ("FAILED".equals(state) || "CANCELED".equals(state)) {
-                throw new AssertionError(
-                    "job " + state + ":\n" + cluster.get("/jobs/" + jobId + "/exceptions"));
-              }
-              return "RUNNING".equals(state);
-            });
+        cluster.awaitRunning(jobId, Duration.ofSeconds(60));
 
         JobConfig config = JobConfig.fromMap(job);
         List<Record> rows = new ArrayList<>();

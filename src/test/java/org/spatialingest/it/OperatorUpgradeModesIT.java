@@ -106,7 +106,7 @@ class OperatorUpgradeModesIT {
     MixedInput before = MixedInput.of("a", 2_000, 30, 50);
     TestKit.produceValues(kafka.bootstrapServers(), topic, before.values());
     String first = submit(cluster, jobJar, keys, 2, null);
-    awaitRunning(cluster, first);
+    cluster.awaitRunning(first, Duration.ofSeconds(60));
     ChildJvm.await(
         "a first commit to the table of " + mode,
         Duration.ofSeconds(90),
@@ -157,7 +157,7 @@ class OperatorUpgradeModesIT {
     changed.put("input.typed-properties", "pad:string");
     int parallelism = mode == UpgradeMode.LAST_STATE ? 1 : 3;
     String second = submit(cluster, jobJar, changed, parallelism, restoreFrom);
-    awaitRunning(cluster, second);
+    cluster.awaitRunning(second, Duration.ofSeconds(60));
 
     Set<Integer> parallelisms = new TreeSet<>();
     for (JsonNode v : cluster.get("/jobs/" + second).path("vertices")) {
@@ -233,20 +233,6 @@ class OperatorUpgradeModesIT {
         .isZero();
     assertThat(submission.jobId()).as("JobID printed by flink run").isNotNull();
     return submission.jobId();
-  }
-
-  private static void awaitRunning(StandaloneFlinkCluster cluster, String jobId) throws Exception {
-    ChildJvm.await(
-        "job " + jobId + " RUNNING",
-        Duration.ofSeconds(60),
-        () -> {
-          String state = cluster.jobState(jobId);
-          if ("FAILED".equals(state) || "CANCELED".equals(state)) {
-            throw new AssertionError(
-                "job " + state + ":\n" + cluster.get("/jobs/" + jobId + "/exceptions"));
-          }
-          return "RUNNING".equals(state);
-        });
   }
 
   private static void assertRunning(StandaloneFlinkCluster cluster, String jobId) throws Exception {

@@ -429,6 +429,23 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     return null;
   }
 
+  /**
+   * Waits until the job is RUNNING; a job that FAILED or was CANCELED fails with its exceptions.
+   */
+  public void awaitRunning(String jobId, Duration timeout) throws Exception {
+    ChildJvm.await(
+        "job " + jobId + " RUNNING",
+        timeout,
+        () -> {
+          String state = jobState(jobId);
+          if ("FAILED".equals(state) || "CANCELED".equals(state)) {
+            throw new AssertionError(
+                "job " + state + ":\n" + get("/jobs/" + jobId + "/exceptions"));
+          }
+          return "RUNNING".equals(state);
+        });
+  }
+
   public void cancel(String jobId) throws IOException, InterruptedException {
     HttpResponse<String> response =
         http.send(
