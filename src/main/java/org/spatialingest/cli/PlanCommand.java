@@ -19,6 +19,8 @@ import java.util.concurrent.Callable;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sizing.BatchPlan;
+import org.spatialingest.sizing.ClusterPlan;
+import org.spatialingest.sizing.MeasuredCosts;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.sizing.Units;
 import picocli.CommandLine.ArgGroup;
@@ -195,6 +197,28 @@ public final class PlanCommand implements Callable<Integer> {
       description = "Table partitions each writer writes per commit. Default: ${DEFAULT-VALUE}.")
   int partitionsPerCommit;
 
+  @Option(
+      names = "--workload",
+      paramLabel = "KIND",
+      defaultValue = "points",
+      description =
+          "Measured CPU cost per record the cluster is sized with: points or mix (see scale.md)."
+              + " Default: ${DEFAULT-VALUE}.")
+  String workload;
+
+  @Option(
+      names = "--slots-per-taskmanager",
+      paramLabel = "N",
+      defaultValue = "4",
+      description = "taskmanager.numberOfTaskSlots of the cluster. Default: ${DEFAULT-VALUE}.")
+  int slotsPerTaskManager;
+
+  @Option(
+      names = "--kafka-partitions",
+      paramLabel = "N",
+      description = "The topic's partitions (they cap the source); --topic reads them.")
+  Integer kafkaPartitions;
+
   @Option(names = "--json", description = "Print JSON instead of text.")
   boolean json;
 
@@ -243,12 +267,34 @@ public final class PlanCommand implements Callable<Integer> {
       throw usage(e.getMessage());
     }
 
+    ClusterPlan cluster = cluster(in);
+    int writersAsked = writers;
+    if (cluster != null && cluster.writerParallelism() > writers) {
+      // the batches follow the writers the rate needs, not fewer
+      writers = cluster.writerParallelism();
+      plan = cluster.batches();
+    }
     ObjectNode result = toJson(plan, in);
+    if (cluster != null) {
+      result.set("cluster", clusterJson(cluster));
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       out.println(mapper().writeValueAsString(result));
     } else {
+      if (writers != writersAsked) {
+        out.printf(
+            Locale.ROOT,
+            "writers                 %d (the CPU at this rate needs %d; --writers was %d)%n",
+            writers,
+            writers,
+            writersAsked);
+      }
       printText(out, plan, in);
+      if (cluster != null) {
+        out.println();
+        cluster.lines().forEach(out::println);
+      }
     }
     if (derivationDir != null) {
       writeDerivation(plan, in, result);
@@ -338,6 +384,65 @@ public final class PlanCommand implements Callable<Integer> {
         r,
         rateSource,
         m);
+  }
+
+  /** The cluster for the rate, or null at rate 0 (nothing to size). */
+  private ClusterPlan cluster(Inputs in) {
+    MeasuredCosts costs;
+    try {
+      costs = MeasuredCosts.of(workload);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+    if (in.rate == 0) {
+      return null;
+    }
+    Integer partitions = kafkaPartitions;
+    if (partitions == null && in.measured != null && in.measured.topic() != null) {
+      partitions = in.measured.topic().partitions();
+    }
+    try {
+      return ClusterPlan.derive(
+          costs,
+          in.buffered,
+          in.encoded,
+          in.rate,
+          bounds(),
+          writers,
+          partitionsPerCommit,
+          slotsPerTaskManager,
+          partitions);
+    } catch (IllegalArgumentException e) {
+      throw usage(e.getMessage());
+    }
+  }
+
+  private static ObjectNode clusterJson(ClusterPlan c) {
+    ObjectNode o = mapper().createObjectNode();
+    o.put("workload", c.costs().cliName());
+    o.put("sourceChainMicrosPerRecord", round3(c.costs().transformMicrosPerRecord()));
+    o.put("sinkMicrosPerRecord", round3(c.costs().sinkMicrosPerRecord()));
+    o.put("sourceParallelism", c.sourceParallelism());
+    o.put("writerParallelism", c.writerParallelism());
+    o.put("slots", c.slots());
+    o.put("slotsPerTaskManager", c.slotsPerTaskManager());
+    o.put("taskManagers", c.taskManagers());
+    o.put("cores", round3(c.cores()));
+    o.put("memoryPerWriterBytes", c.batches().bounds().memoryBytes());
+    o.put("commitsPerHour", round3(c.commitsPerHour()));
+    o.put("filesPerHour", round3(c.filesPerHour()));
+    o.put("expectedFileMb", round3(c.batches().expectedFileMb()));
+    o.put("stagingObjectsPerSecond", round3(c.stagingObjectsPerSecond()));
+    o.put("metadataBytesPerDay", Math.round(c.metadataBytesPerDay()));
+    var limits = o.putArray("limits");
+    for (ClusterPlan.Limit l : c.limits()) {
+      ObjectNode n = limits.addObject();
+      n.put("name", l.name());
+      n.put("used", round3(l.used()));
+      n.put("cap", round3(l.cap()));
+      n.put("share", round3(l.share()));
+    }
+    return o;
   }
 
   private SizingBounds bounds() {

@@ -12,6 +12,8 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.config.ConfigLoader;
+import org.spatialingest.sizing.ClusterPlan;
+import org.spatialingest.sizing.MeasuredCosts;
 
 class PlanCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -168,6 +170,57 @@ class PlanCommandTest {
         .containsEntry("sink.max-latency", "120s");
     assertThat(Files.readString(out.resolve("flink-conf-sizing.yaml")))
         .contains("execution.checkpointing.interval: 10s");
+  }
+
+  @Test
+  void aTargetRateGetsTheClusterItNeedsFromTheMeasuredCosts() throws Exception {
+    CliRun r =
+        CliRun.of(
+            "plan",
+            "--bytes-per-record",
+            "180",
+            "--encoded-bytes-per-record",
+            "40",
+            "--rate",
+            "1000000",
+            "--workload",
+            "points",
+            "--kafka-partitions",
+            "8",
+            "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    JsonNode c = JSON.readTree(r.out()).get("cluster");
+    MeasuredCosts points = MeasuredCosts.POINTS;
+    int source =
+        (int) Math.ceil(points.transformMicrosPerRecord() / ClusterPlan.TARGET_UTILIZATION);
+    int writers = (int) Math.ceil(points.sinkMicrosPerRecord() / ClusterPlan.TARGET_UTILIZATION);
+    assertThat(c.get("sourceParallelism").asInt()).isEqualTo(source);
+    assertThat(c.get("writerParallelism").asInt()).isEqualTo(writers);
+    assertThat(c.get("slots").asInt()).isEqualTo(Math.max(source, writers));
+    assertThat(c.get("taskManagers").asInt())
+        .isEqualTo((Math.max(source, writers) + 3) / 4); // 4 slots each by default
+    // 8 partitions cannot feed the source subtasks 1 M records/s of points need
+    assertThat(c.get("limits").get(0).get("name").asText()).isEqualTo("kafka partitions");
+    assertThat(c.get("limits").get(0).get("share").asDouble()).isGreaterThan(1.0);
+    // the batch figures follow the writers the rate needs, not --writers' default of 1
+    JsonNode j = JSON.readTree(r.out());
+    assertThat(j.get("filesPerDay").asDouble())
+        .isCloseTo(24 * c.get("filesPerHour").asDouble(), within(1.0));
+    assertThat(j.get("rowsByTime").asLong())
+        .isEqualTo((long) Math.floor(1_000_000.0 / writers * 120));
+
+    CliRun text = CliRun.of("plan", "--bytes-per-record", "180", "--rate", "100000");
+    assertThat(text.out()).contains("cluster for 100,000 records/s").contains("limits first");
+
+    CliRun workload =
+        CliRun.of("plan", "--bytes-per-record", "180", "--rate", "1", "--workload", "lines");
+    assertThat(workload.exitCode()).isEqualTo(2);
+    assertThat(workload.err()).contains("--workload").contains("points, mix");
+    CliRun slots =
+        CliRun.of(
+            "plan", "--bytes-per-record", "180", "--rate", "1", "--slots-per-taskmanager", "0");
+    assertThat(slots.exitCode()).isEqualTo(2);
+    assertThat(slots.err()).contains("--slots-per-taskmanager");
   }
 
   @Test
