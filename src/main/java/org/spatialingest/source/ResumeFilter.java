@@ -34,7 +34,7 @@ import org.spatialingest.table.PositionRanges;
  * finished.) With no position in the table there is no state at all.
  *
  * <p>Cost per record: one hash lookup by source key (the same string instance per partition or
- * file).
+ * file); for a file, then a binary search over its committed line ranges (one for a whole file).
  */
 public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction {

@@ -79,11 +79,11 @@ public record CommittedRecords(
   }
 
   /**
-   * Reads the positions of {@code telemetry} as of its snapshot {@code snapshotId}, and the records
-   * committed above them in the telemetry table at that snapshot and in the rejects table at {@code
-   * rejectsSnapshotId} (-1: none; it is committed before the telemetry table, so its snapshot can
-   * be newer). Deterministic for the two ids, so every subtask and every restore gets the same
-   * answer.
+   * Reads the positions of {@code telemetry} as of its snapshot {@code snapshotId}, the records
+   * committed above them and every committed line of a file source, in the telemetry table at that
+   * snapshot and in the rejects table at {@code rejectsSnapshotId} (-1: none; it is committed
+   * before the telemetry table, so its snapshot can be newer). Deterministic for the two ids, so
+   * every subtask and every restore gets the same answer.
    */
   public static CommittedRecords read(
       Table telemetry, long snapshotId, Table rejects, long rejectsSnapshotId) {
