@@ -18,6 +18,7 @@ import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.table.CommittedRecords;
+import org.spatialingest.table.PositionRanges;
 
 /**
  * Right after the source: on a start without state, drops the records the tables already hold
@@ -33,7 +34,7 @@ import org.spatialingest.table.CommittedRecords;
  * finished.) With no position in the table there is no state at all.
  *
  * <p>Cost per record: one hash lookup by source key (the same string instance per partition or
- * file).
+ * file); for a file, then a binary search over its committed line ranges (one for a whole file).
  */
 public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction {
@@ -110,10 +111,12 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
     } else if (!context.isRestored()) {
       long above = committed.above().values().stream().mapToLong(a -> a.length).sum();
       LOG.info(
-          "Start without state: the tables record positions for {} sources and hold {} records above them; "
-              + "those are skipped",
+          "Start without state: the tables record positions for {} partitions and hold {} records above them, "
+              + "and {} lines of {} files; those are skipped",
           committed.positions().size(),
-          above);
+          above,
+          committed.files().values().stream().mapToLong(PositionRanges::count).sum(),
+          committed.files().size());
     }
   }
 

@@ -16,19 +16,32 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 
 /**
- * Which source records the tables already hold above the positions the primary table records: a
- * closed file of one time partition can commit records while lower ones of the same source still
- * wait in another partition's buffer, so a start without state must skip exactly those. Read once,
- * at such a start, from the telemetry table's {@code source}/{@code source_offset} columns and the
- * rejects table's origin columns; the amount is bounded by what the sink buffered (≈ L of data).
+ * Which source records the tables already hold, so a start without state skips exactly those.
  *
- * @param positions per source key, the position below which everything is committed
- * @param above per source key, the sorted positions at or above it that are committed too
+ * <p>Kafka: below the positions the primary table records ({@link TablePositions}) everything is
+ * committed; above them, a closed file of one time partition can commit records while lower ones of
+ * the same partition still wait in another partition's buffer, so those are read too, from the
+ * telemetry table's {@code source}/{@code source_offset} columns and the rejects table's origin
+ * columns; their number is bounded by what the sink buffered (≈ L of data).
+ *
+ * <p>Files: every committed line, read from the same columns (rows whose {@code source} starts with
+ * {@code file:}, rejects with a {@code file}), kept per file as line ranges ({@link
+ * PositionRanges}): a file read to its end is one range. Exact whether or not the file was
+ * finished, which the sink cannot tell. Cost at such a start: one pass over those two columns of
+ * the committed file rows (less than reading the input files again, which the re-run does anyway),
+ * and in memory about 16 bytes per line range plus the file's key.
+ *
+ * <p>Read once per subtask at such a start; deterministic for the two snapshot ids.
+ *
+ * @param positions per Kafka source key, the position below which everything is committed
+ * @param above per Kafka source key, the sorted positions at or above it that are committed too
+ * @param files per file source key, the committed lines
  */
-public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> above) {
+public record CommittedRecords(
+    Map<String, Long> positions, Map<String, long[]> above, Map<String, PositionRanges> files) {
   /**
-   * Above this many sources the scan reads every row's two columns instead of one filter term per
-   * source.
+   * Above this many partitions the scans filter by topic and its lowest position instead of one
+   * term per partition.
    */
   private static final int MAX_FILTER_TERMS = 256;
 
@@ -38,12 +51,18 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
    */
   private static final long REJECTS_SLACK_MS = 10 * 60_000L;
 
+  private static final String FILE_KEY_PREFIX = SourceKeys.file("");
+
   public static CommittedRecords none() {
-    return new CommittedRecords(Map.of(), Map.of());
+    return new CommittedRecords(Map.of(), Map.of(), Map.of());
   }
 
   /** Whether the record at {@code position} of {@code source} is in the tables. */
   public boolean contains(String source, long position) {
+    if (SourceKeys.isFile(source)) {
+      PositionRanges lines = files.get(source);
+      return lines != null && lines.contains(position);
+    }
     Long below = positions.get(source);
     if (below == null) {
       return false;
@@ -56,15 +75,15 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
   }
 
   public boolean isEmpty() {
-    return positions.isEmpty();
+    return positions.isEmpty() && files.isEmpty();
   }
 
   /**
-   * Reads the positions of {@code telemetry} as of its snapshot {@code snapshotId}, and the records
-   * committed above them in the telemetry table at that snapshot and in the rejects table at {@code
-   * rejectsSnapshotId} (-1: none; it is committed before the telemetry table, so its snapshot can
-   * be newer). Deterministic for the two ids, so every subtask and every restore gets the same
-   * answer.
+   * Reads the positions of {@code telemetry} as of its snapshot {@code snapshotId}, the records
+   * committed above them and every committed line of a file source, in the telemetry table at that
+   * snapshot and in the rejects table at {@code rejectsSnapshotId} (-1: none; it is committed
+   * before the telemetry table, so its snapshot can be newer). Deterministic for the two ids, so
+   * every subtask and every restore gets the same answer.
    */
   public static CommittedRecords read(
       Table telemetry, long snapshotId, Table rejects, long rejectsSnapshotId) {
@@ -85,14 +104,16 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
     Map<String, Long> positions =
         new HashMap<>(snapshot == null ? Map.of() : TablePositions.readAsOf(telemetry, snapshot));
     Map<String, LongList> found = new HashMap<>();
-    if (!positions.isEmpty()) {
+    Map<String, PositionRanges> files = new HashMap<>();
+    if (snapshot != null) {
       scan(
           IcebergGenerics.read(telemetry).useSnapshot(snapshotId),
-          telemetryFilter(positions),
-          "source",
-          "source_offset",
+          Expressions.or(
+              kafkaFilter(positions, "source", "source_offset"),
+              Expressions.startsWith("source", FILE_KEY_PREFIX)),
           positions,
-          found);
+          found,
+          files);
     }
     if (rejectsSnapshotId >= 0) {
       // rejects are committed before the telemetry table: those of a batch whose telemetry commit
@@ -103,9 +124,13 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
               ? Long.MIN_VALUE
               : (snapshot.timestampMillis() - REJECTS_SLACK_MS) * 1000;
       scanRejects(
-          IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId), positions, horizon, found);
+          IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId),
+          positions,
+          horizon,
+          found,
+          files);
     }
-    if (found.isEmpty() && positions.isEmpty()) {
+    if (found.isEmpty() && positions.isEmpty() && files.isEmpty()) {
       return none();
     }
     Map<String, long[]> above = new HashMap<>();
@@ -113,37 +138,57 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
     // a source with committed rejects but no position yet: nothing is complete below, its rejects
     // are skipped one by one
     found.keySet().forEach(key -> positions.putIfAbsent(key, 0L));
-    return new CommittedRecords(Map.copyOf(positions), above);
+    files.values().forEach(PositionRanges::done);
+    return new CommittedRecords(Map.copyOf(positions), above, Map.copyOf(files));
   }
 
-  private static Expression telemetryFilter(Map<String, Long> positions) {
-    if (positions.size() > MAX_FILTER_TERMS) {
-      return Expressions.alwaysTrue();
-    }
+  /**
+   * Rows at or above their partition's position: one term per partition, or above {@link
+   * #MAX_FILTER_TERMS} one per topic at its lowest position (the rows are checked one by one
+   * anyway); none when there are no positions.
+   */
+  private static Expression kafkaFilter(
+      Map<String, Long> positions, String keyColumn, String positionColumn) {
     List<Expression> terms = new ArrayList<>();
-    positions.forEach(
-        (key, pos) ->
-            terms.add(
-                Expressions.and(
-                    Expressions.equal("source", key),
-                    Expressions.greaterThanOrEqual("source_offset", pos))));
-    return anyOf(terms);
+    if (positions.size() <= MAX_FILTER_TERMS) {
+      positions.forEach(
+          (key, pos) ->
+              terms.add(
+                  Expressions.and(
+                      Expressions.equal(keyColumn, key),
+                      Expressions.greaterThanOrEqual(positionColumn, pos))));
+    } else {
+      Map<String, Long> lowest = new HashMap<>();
+      positions.forEach((key, pos) -> lowest.merge(SourceKeys.topic(key), pos, Math::min));
+      lowest.forEach(
+          (topic, pos) ->
+              terms.add(
+                  Expressions.and(
+                      Expressions.startsWith(keyColumn, SourceKeys.kafkaPrefix(topic)),
+                      Expressions.greaterThanOrEqual(positionColumn, pos))));
+    }
+    return terms.isEmpty() ? Expressions.alwaysFalse() : anyOf(terms);
   }
 
   private static void scan(
       IcebergGenerics.ScanBuilder scan,
       Expression filter,
-      String keyColumn,
-      String positionColumn,
       Map<String, Long> positions,
-      Map<String, LongList> found) {
+      Map<String, LongList> found,
+      Map<String, PositionRanges> files) {
     try (CloseableIterable<Record> rows =
-        scan.select(keyColumn, positionColumn).where(filter).build()) {
+        scan.select("source", "source_offset").where(filter).build()) {
       for (Record r : rows) {
-        Object key = r.getField(keyColumn);
-        Object pos = r.getField(positionColumn);
-        if (key != null && pos != null) {
-          add(key.toString(), (Long) pos, positions, found);
+        Object key = r.getField("source");
+        Object pos = r.getField("source_offset");
+        if (key == null || pos == null) {
+          continue;
+        }
+        String source = key.toString();
+        if (SourceKeys.isFile(source)) {
+          files.computeIfAbsent(source, k -> new PositionRanges()).add((Long) pos);
+        } else {
+          add(source, (Long) pos, positions, found);
         }
       }
     } catch (IOException e) {
@@ -159,43 +204,47 @@ public record CommittedRecords(Map<String, Long> positions, Map<String, long[]> 
       IcebergGenerics.ScanBuilder scan,
       Map<String, Long> positions,
       long horizonMicros,
-      Map<String, LongList> found) {
+      Map<String, LongList> found,
+      Map<String, PositionRanges> files) {
     List<Expression> terms = new ArrayList<>();
     terms.add(Expressions.greaterThanOrEqual("rejected_at", horizonMicros));
+    terms.add(Expressions.notNull("file"));
     if (positions.size() <= MAX_FILTER_TERMS) {
       positions.forEach(
           (key, pos) ->
               terms.add(
-                  SourceKeys.isFile(key)
-                      ? Expressions.and(
-                          Expressions.equal("file", key.substring("file:".length())),
-                          Expressions.greaterThanOrEqual("line", pos))
-                      : Expressions.and(
-                          Expressions.and(
-                              Expressions.equal("topic", SourceKeys.topic(key)),
-                              Expressions.equal("partition", SourceKeys.partition(key))),
-                          Expressions.greaterThanOrEqual("offset", pos))));
+                  Expressions.and(
+                      Expressions.and(
+                          Expressions.equal("topic", SourceKeys.topic(key)),
+                          Expressions.equal("partition", SourceKeys.partition(key))),
+                      Expressions.greaterThanOrEqual("offset", pos))));
+    } else {
+      Map<String, Long> lowest = new HashMap<>();
+      positions.forEach((key, pos) -> lowest.merge(SourceKeys.topic(key), pos, Math::min));
+      lowest.forEach(
+          (topic, pos) ->
+              terms.add(
+                  Expressions.and(
+                      Expressions.equal("topic", topic),
+                      Expressions.greaterThanOrEqual("offset", pos))));
     }
-    Expression filter =
-        positions.size() <= MAX_FILTER_TERMS ? anyOf(terms) : Expressions.alwaysTrue();
     try (CloseableIterable<Record> rows =
-        scan.select("topic", "partition", "offset", "file", "line").where(filter).build()) {
+        scan.select("topic", "partition", "offset", "file", "line").where(anyOf(terms)).build()) {
       for (Record r : rows) {
-        String key;
-        long pos;
         if (r.getField("topic") != null) {
-          key = SourceKeys.kafka(r.getField("topic").toString(), (Integer) r.getField("partition"));
-          pos = (Long) r.getField("offset");
+          String key =
+              SourceKeys.kafka(r.getField("topic").toString(), (Integer) r.getField("partition"));
+          long pos = (Long) r.getField("offset");
+          if (positions.containsKey(key)) {
+            add(key, pos, positions, found);
+          } else {
+            found.computeIfAbsent(key, k -> new LongList()).add(pos);
+          }
         } else if (r.getField("file") != null) {
-          key = SourceKeys.file(r.getField("file").toString());
-          pos = (Long) r.getField("line");
-        } else {
-          continue;
-        }
-        if (positions.containsKey(key)) {
-          add(key, pos, positions, found);
-        } else {
-          found.computeIfAbsent(key, k -> new LongList()).add(pos);
+          files
+              .computeIfAbsent(
+                  SourceKeys.file(r.getField("file").toString()), k -> new PositionRanges())
+              .add((Long) r.getField("line"));
         }
       }
     } catch (IOException e) {

@@ -31,11 +31,14 @@ public final class SnapshotSummaryKeys {
   public static final String MAX_INGEST_MS = PREFIX + "max-ingest-ms";
 
   /**
-   * on the primary table: JSON object, source key ({@link SourceKeys}) to the position below which
-   * every record of that source is committed in the table or its rejects table ({@link
-   * TablePositions})
+   * on the primary table: per Kafka partition, the offset below which every record of it is
+   * committed in the table or its rejects table, in the format {@link #POSITIONS_FORMAT} names
+   * ({@link TablePositions} owns it)
    */
   public static final String POSITIONS = PREFIX + "positions";
+
+  /** the format of {@link #POSITIONS}; absent: format 1 (see {@link TablePositions}) */
+  public static final String POSITIONS_FORMAT = PREFIX + "positions-format";
 
   /** followed by a close reason code: how many files of the snapshot closed for that reason */
   public static final String CLOSED_PREFIX = PREFIX + "closed.";

@@ -11,7 +11,12 @@ public final class SourceKeys {
   private SourceKeys() {}
 
   public static String kafka(String topic, int partition) {
-    return topic + "/" + partition;
+    return kafkaPrefix(topic) + partition;
+  }
+
+  /** What every key of {@code topic}'s partitions starts with. */
+  public static String kafkaPrefix(String topic) {
+    return topic + "/";
   }
 
   public static String file(String path) {

@@ -2,11 +2,14 @@ package org.spatialingest.sink;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -15,6 +18,10 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,14 +31,20 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.SourceKeys;
+import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TablePositions;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * Every way to start a job without its Flink state — {@code flink cancel} then {@code flink run}, a
  * crash between the Iceberg commit and the checkpoint notification, another parallelism, a re-run
  * of the same files — resumes from the positions the table records and skips what is committed
- * above them: 0 rows lost, 0 duplicated, in the telemetry table and in the rejects table. Real
- * broker, MiniCluster and Iceberg catalog.
+ * above them: 0 rows lost, 0 duplicated, in the telemetry table and in the rejects table; also when
+ * an older release wrote the table's positions (format 1 of {@link TablePositions}). Real broker,
+ * MiniCluster and Iceberg catalog.
  */
 class ResumeWithoutStateTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(6);
@@ -163,6 +176,128 @@ class ResumeWithoutStateTest {
     assertThat(table.currentSnapshot().sequenceNumber())
         .as("the repeated run had nothing to commit")
         .isEqualTo(snapshots);
+  }
+
+  /**
+   * A Kafka table whose newest positions an older release wrote (format 1, with a file key too): a
+   * start without state begins every partition exactly there. The first half of the topic stands
+   * for what that release committed, so the table must end with the second half only, once.
+   */
+  @Test
+  void kafkaPositionsOfFormatOneAreResumedExactly(@TempDir Path dir) throws Exception {
+    String topic = "resume-" + TOPICS.incrementAndGet();
+    kafka.createTopic(topic, 3);
+    MixedInput committedBefore = MixedInput.of("a", 300, 40, 30);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, committedBefore.values());
+    Map<String, Long> formatOne = new TreeMap<>(endOffsets(topic, 3));
+    formatOne.put(SourceKeys.file("/gone/part-1.ndjson"), 11L);
+    MixedInput next = MixedInput.of("b", 300, 40, 30);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, next.values());
+    JobConfig config =
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir.resolve("warehouse"),
+            Map.of("kafka.starting-offsets", "table", "sink.max-latency", "1s"));
+    Table table = newTable(config);
+    rewriteAsFormatOne(table, formatOne);
+
+    runToEnd(config, 2);
+    next.assertExactlyOnceIn(config);
+    table.refresh();
+    assertThat(table.currentSnapshot().summary())
+        .containsEntry(
+            SnapshotSummaryKeys.POSITIONS_FORMAT, Integer.toString(TablePositions.FORMAT));
+    Map<String, Long> expected = endOffsets(topic, 3);
+    assertThat(TablePositions.read(table)).isEqualTo(expected);
+  }
+
+  private static Map<String, Long> endOffsets(String topic, int partitions) throws Exception {
+    Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+    for (int p = 0; p < partitions; p++) {
+      latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+    }
+    Map<String, Long> offsets = new HashMap<>();
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+      admin
+          .listOffsets(latest)
+          .all()
+          .get()
+          .forEach(
+              (tp, info) ->
+                  offsets.put(SourceKeys.kafka(tp.topic(), tp.partition()), info.offset()));
+    }
+    return offsets;
+  }
+
+  /**
+   * A file backfill whose table has format-1 positions (one entry per file), run again with one
+   * more file: the files already read are skipped line by line, the new one is read, nothing twice.
+   */
+  @Test
+  void fileBackfillOfFormatOneIsRerunExactly(@TempDir Path dir) throws Exception {
+    Path in = Files.createDirectories(dir.resolve("in"));
+    MixedInput a = MixedInput.of("a", 800, 40, 30);
+    MixedInput b = MixedInput.of("b", 800, 40, 30);
+    MixedInput c = MixedInput.of("c", 800, 40, 30);
+    write(in.resolve("part-a.ndjson"), a);
+    write(in.resolve("part-b.ndjson"), b);
+    JobConfig config =
+        TestKit.config(
+            "localhost:1",
+            "unused",
+            dir.resolve("warehouse"),
+            Map.of("source", "file:" + in, "sink.max-latency", "1s"));
+    runToEnd(config, 2);
+    Table table = TestKit.table(config);
+    // what an older release recorded: one entry per file, the line after its last record
+    Map<String, Long> formatOne = new TreeMap<>();
+    formatOne.put(SourceKeys.file(in.resolve("part-a.ndjson").toUri().toString()), 801L);
+    formatOne.put(SourceKeys.file(in.resolve("part-b.ndjson").toUri().toString()), 801L);
+    rewriteAsFormatOne(table, formatOne);
+    long snapshots = table.currentSnapshot().sequenceNumber();
+
+    runToEnd(config, 2);
+    a.plus(b).assertExactlyOnceIn(config);
+    table.refresh();
+    assertThat(table.currentSnapshot().sequenceNumber())
+        .as("a re-run of the same files commits nothing")
+        .isEqualTo(snapshots);
+
+    write(in.resolve("part-c.ndjson"), c);
+    runToEnd(config, 1);
+    a.plus(b).plus(c).assertExactlyOnceIn(config);
+  }
+
+  /** Commits an empty snapshot whose positions are in format 1, as releases before format 2. */
+  private static void rewriteAsFormatOne(Table table, Map<String, Long> positions)
+      throws Exception {
+    table.refresh();
+    table
+        .newFastAppend()
+        .set(
+            SnapshotSummaryKeys.POSITIONS,
+            new ObjectMapper().writeValueAsString(new TreeMap<>(positions)))
+        .commit();
+    table.refresh();
+    assertThat(table.currentSnapshot().summary())
+        .doesNotContainKey(SnapshotSummaryKeys.POSITIONS_FORMAT);
+  }
+
+  private static Table newTable(JobConfig config) {
+    return TableBootstrap.ensureTable(
+        Catalogs.catalogLoader(config).loadCatalog(),
+        Catalogs.tableIdentifier(config),
+        TelemetryTable.LAYOUT,
+        config.partitioning());
+  }
+
+  private static void write(Path file, MixedInput input) throws Exception {
+    List<String> lines =
+        input.values().stream().map(v -> new String(v, StandardCharsets.UTF_8)).toList();
+    Files.write(file, String.join("\n", lines).getBytes(StandardCharsets.UTF_8));
   }
 
   /**

@@ -171,7 +171,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     byReason.forEach(
         (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
     if (primary) {
-      s.put(SnapshotSummaryKeys.POSITIONS, TablePositions.encode(batch.positions()));
+      s.putAll(TablePositions.summary(batch.positions()));
     }
     return s;
   }

@@ -193,7 +193,7 @@ public final class RestoreReconciler {
           oldest.parentId() == null
               ? Map.of()
               : TablePositions.readAsOf(table, table.snapshot(oldest.parentId()));
-      delete.set(SnapshotSummaryKeys.POSITIONS, TablePositions.encode(kept));
+      TablePositions.summary(kept).forEach(delete::set);
     }
     delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
     delete.commit();
