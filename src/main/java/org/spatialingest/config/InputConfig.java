@@ -37,12 +37,29 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
     FEATURE
   }
 
-  /** Column types a property can be declared as. */
+  /**
+   * Column types a property can be declared as. {@code int} and {@code float} can later be
+   * re-declared {@code long} and {@code double}: the table widens them in place (Iceberg's type
+   * promotion), old rows keep their values.
+   */
   public enum PropertyType {
     STRING,
     LONG,
     DOUBLE,
-    BOOLEAN
+    BOOLEAN,
+    INT,
+    FLOAT;
+
+    /** The declared spelling: {@code long}, {@code double}, ... */
+    public String spelling() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Every spelling, comma separated, for messages and docs. */
+    public static String spellings() {
+      return String.join(
+          ", ", java.util.Arrays.stream(values()).map(PropertyType::spelling).toList());
+    }
   }
 
   /**
@@ -135,7 +152,8 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
                 + parts[1].trim()
                 + "' of '"
                 + name
-                + "' is not one of string, long, double, boolean");
+                + "' is not one of "
+                + PropertyType.spellings());
       }
       out.add(new TypedProperty(name, type));
     }
@@ -149,7 +167,7 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
   static String typedSpec(List<TypedProperty> typedProperties) {
     List<String> parts = new ArrayList<>();
     for (TypedProperty p : typedProperties) {
-      parts.add(p.name() + ":" + p.type().name().toLowerCase(Locale.ROOT));
+      parts.add(p.name() + ":" + p.type().spelling());
     }
     return String.join(",", parts);
   }

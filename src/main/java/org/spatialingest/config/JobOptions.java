@@ -314,12 +314,15 @@ public final class JobOptions {
           "input.typed-properties",
           "",
           parsed(
-              "name:type list (types string, long, double, boolean), e.g. speed:double,vehicle:string",
+              "name:type list (types "
+                  + InputConfig.PropertyType.spellings()
+                  + "), e.g. speed:double,vehicle:string",
               InputConfig::parseTyped,
               InputConfig::typedSpec),
           c -> c.input().typedProperties(),
-          "`name:type,...` with types `string`, `long`, `double`, `boolean`, e.g. `speed:double,vehicle:string`; "
-              + "lower-case identifiers, not a base column name; appended to the schema in declared order");
+          "`name:type,...` with types `string`, `long`, `double`, `boolean`, `int`, `float`, e.g. `speed:double,vehicle:string`; "
+              + "lower-case identifiers, not a base column name; appended to the schema in declared order; "
+              + "a restart may add names and widen `int`→`long`, `float`→`double` ([schema.md](src/site/markdown/schema.md))");
 
   /** The EPSG code, null when the input is CRS84 already. */
   public static final JobOption<String> TRANSFORM_REPROJECT_FROM =

@@ -10,6 +10,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.spatialingest.config.InputConfig.PropertyType;
 import org.spatialingest.config.InputConfig.TypedProperty;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.config.JobConfig.TimePartitioning;
@@ -137,18 +138,23 @@ public final class TelemetryTable {
     List<Types.NestedField> columns = new ArrayList<>(SCHEMA.columns());
     int id = SCHEMA.highestFieldId() + 1;
     for (TypedProperty p : typed) {
-      Type type =
-          switch (p.type()) {
-            case STRING -> Types.StringType.get();
-            case LONG -> Types.LongType.get();
-            case DOUBLE -> Types.DoubleType.get();
-            case BOOLEAN -> Types.BooleanType.get();
-          };
       columns.add(
           Types.NestedField.optional(
-              id++, p.name(), type, "typed property (input.typed-properties)"));
+              id++, p.name(), columnType(p.type()), "typed property (input.typed-properties)"));
     }
     return new Schema(columns);
+  }
+
+  /** The Iceberg type of a property's column. */
+  public static Type.PrimitiveType columnType(PropertyType type) {
+    return switch (type) {
+      case STRING -> Types.StringType.get();
+      case INT -> Types.IntegerType.get();
+      case LONG -> Types.LongType.get();
+      case FLOAT -> Types.FloatType.get();
+      case DOUBLE -> Types.DoubleType.get();
+      case BOOLEAN -> Types.BooleanType.get();
+    };
   }
 
   /** The layout for the configured typed properties ({@link #LAYOUT} when there are none). */
