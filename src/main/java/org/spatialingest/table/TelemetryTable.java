@@ -10,6 +10,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.spatialingest.config.InputConfig.AutoColumns;
 import org.spatialingest.config.InputConfig.PropertyType;
 import org.spatialingest.config.InputConfig.TypedProperty;
 import org.spatialingest.config.JobConfig;
@@ -115,7 +116,14 @@ public final class TelemetryTable {
    */
   public static final TableLayout LAYOUT =
       new TableLayout(
-          SCHEMA, "event_time", INGEST_TIME, "hilbert", null, new ColumnPositions(), geoParquet());
+          SCHEMA,
+          "event_time",
+          INGEST_TIME,
+          "hilbert",
+          null,
+          new ColumnPositions(),
+          geoParquet(),
+          null);
 
   private TelemetryTable() {}
 
@@ -167,22 +175,33 @@ public final class TelemetryTable {
    * time.
    */
   public static TableLayout layout(List<TypedProperty> typed, boolean partitionByRegion) {
-    if (typed.isEmpty() && !partitionByRegion) {
+    return layout(typed, partitionByRegion, null);
+  }
+
+  /** ... and, with {@code auto}, columns added from the properties each file's rows send. */
+  private static TableLayout layout(
+      List<TypedProperty> typed, boolean partitionByRegion, AutoColumns auto) {
+    if (typed.isEmpty() && !partitionByRegion && auto == null) {
       return LAYOUT;
     }
+    Schema schema = schema(typed);
     return new TableLayout(
-        schema(typed),
+        schema,
         "event_time",
         INGEST_TIME,
         "hilbert",
         partitionByRegion ? "region" : null,
         new ColumnPositions(),
-        geoParquet());
+        geoParquet(),
+        auto == null ? null : new PropertyColumns(auto, schema, PROPERTIES));
   }
 
   /** The layout the job writes with {@code config}. */
   public static TableLayout layout(JobConfig config) {
-    return layout(config.input().typedProperties(), config.regions().partition());
+    return layout(
+        config.input().typedProperties(),
+        config.regions().partition(),
+        config.input().autoColumns());
   }
 
   /** A row's source position is in its {@code source} and {@code source_offset} columns. */
