@@ -10,16 +10,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.types.Types;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.sink.core.SinkFaults;
 
 /**
  * {@code input.typed-properties: auto}: properties that start arriving while the job runs become
@@ -31,6 +34,15 @@ class AutoColumnsTest {
 
   @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
 
+  @AfterEach
+  void noFaults() {
+    SinkFaults.install(null);
+  }
+
+  /**
+   * ... also through a failure right after the schema commit that added {@code battery}, before the
+   * file that needs it exists: the replay fills the column, no row is lost or doubled.
+   */
   @Test
   void propertiesArrivingMidStreamBecomeColumns(@TempDir Path dir) throws Exception {
     String topic = "auto";
@@ -43,7 +55,8 @@ class AutoColumnsTest {
             Map.of("input.typed-properties", "auto", "sink.max-latency", "1s"));
     // before the job: vehicle and count only
     produce(topic, "a", 200, i -> "\"vehicle\":\"v" + (i % 5) + "\",\"count\":" + i);
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    StreamExecutionEnvironment env =
+        StreamExecutionEnvironment.getExecutionEnvironment(TestKit.fixedDelayRestarts(3));
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, false);
     JobClient job = env.executeAsync("auto");
@@ -51,6 +64,13 @@ class AutoColumnsTest {
     awaitRows(table, 200);
     table.refresh();
     assertThat(table.schema().findField("battery")).isNull();
+    AtomicInteger failures = new AtomicInteger();
+    SinkFaults.install(
+        p -> {
+          if (p == SinkFaults.Point.AFTER_SCHEMA_CHANGE && failures.getAndIncrement() == 0) {
+            throw new IllegalStateException("injected failure after the schema commit");
+          }
+        });
 
     // while it runs: a new double, a mixed-type count, a nested object, a base column name, a name
     // to clean up
@@ -72,6 +92,7 @@ class AutoColumnsTest {
     Thread.sleep(1_000); // a late duplicate would show up in the next commits
     rows = TestKit.rows(table);
     TestKit.cancelAndWait(job);
+    assertThat(failures).as("the fault was reached").hasPositiveValue();
 
     table.refresh();
     assertThat(table.schema().findField("vehicle").type()).isEqualTo(Types.StringType.get());

@@ -217,6 +217,7 @@ public final class PropertyColumns implements Serializable {
      * is); returns how to write the file.
      */
     public FileColumns commitColumns(Table table, Schema baseWriteSchema) {
+      boolean added = false;
       for (int attempt = 0; ; attempt++) {
         Schema schema = table.schema();
         List<Map.Entry<String, Type.PrimitiveType>> missing = new ArrayList<>();
@@ -227,7 +228,7 @@ public final class PropertyColumns implements Serializable {
           }
         }
         if (missing.isEmpty()) {
-          return new FileColumns(baseWriteSchema, propertyColumns(schema));
+          return new FileColumns(baseWriteSchema, propertyColumns(schema), added);
         }
         if (attempt == 0) {
           table.refresh(); // another writer may have added them already
@@ -239,6 +240,7 @@ public final class PropertyColumns implements Serializable {
         }
         try {
           update.commit();
+          added = true;
           LOG.info(
               "Added property columns to table {}: {}",
               table.name(),
@@ -261,8 +263,10 @@ public final class PropertyColumns implements Serializable {
     private final RowData.FieldGetter[] base;
     private final Map<String, Integer> positions = new HashMap<>();
     private final Type[] types;
+    private final boolean added;
 
-    FileColumns(Schema baseWriteSchema, List<Types.NestedField> columns) {
+    FileColumns(Schema baseWriteSchema, List<Types.NestedField> columns, boolean added) {
+      this.added = added;
       List<Types.NestedField> all = new ArrayList<>(baseWriteSchema.columns());
       all.addAll(columns);
       this.schema = new Schema(all);
@@ -282,6 +286,11 @@ public final class PropertyColumns implements Serializable {
 
     public Schema schema() {
       return schema;
+    }
+
+    /** Whether this file's scan added columns to the table. */
+    public boolean addedColumns() {
+      return added;
     }
 
     public RowType rowType() {

@@ -20,6 +20,7 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.table.FileMetadata;
 import org.spatialingest.table.PropertyColumns;
 import org.spatialingest.table.TableLayout;
@@ -93,6 +94,9 @@ final class SortedFileWriter {
     // the columns this file needs are in the table before the file exists: one schema per file
     PropertyColumns.FileColumns columns =
         scan == null ? null : scan.commitColumns(table, writeSchema);
+    if (columns != null && columns.addedColumns()) {
+      SinkFaults.reach(SinkFaults.Point.AFTER_SCHEMA_CHANGE);
+    }
     EncryptedOutputFile out = files.newOutputFile(spec, partition);
     DataWriter<RowData> writer =
         FormatModelRegistry.<RowData, Object>dataWriteBuilder(
