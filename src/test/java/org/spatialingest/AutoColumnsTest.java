@@ -16,6 +16,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -64,6 +65,19 @@ class AutoColumnsTest {
     awaitRows(table, 200);
     table.refresh();
     assertThat(table.schema().findField("battery")).isNull();
+    // a concurrent writer adds two columns; the job must keep them and fill the one it is sent
+    for (int attempt = 0; table.schema().findField("heading") == null; attempt++) {
+      try {
+        table
+            .updateSchema()
+            .addColumn("heading", Types.DoubleType.get())
+            .addColumn("owner_note", Types.StringType.get())
+            .commit();
+      } catch (CommitFailedException raced) {
+        assertThat(attempt).as("schema commit attempts").isLessThan(10);
+      }
+      table.refresh();
+    }
     AtomicInteger failures = new AtomicInteger();
     SinkFaults.install(
         p -> {
@@ -85,6 +99,8 @@ class AutoColumnsTest {
                 + (i % 2 == 0 ? Integer.toString(i) : i + ".5")
                 + ",\"Battery\":"
                 + (i + 0.25)
+                + ",\"heading\":"
+                + i
                 + ",\"meta\":{\"x\":1},\"event_time\":\"oops\",\"Firmware Ver\":\"1."
                 + i
                 + "\"");
@@ -100,6 +116,8 @@ class AutoColumnsTest {
     assertThat(table.schema().findField("battery").type()).isEqualTo(Types.DoubleType.get());
     assertThat(table.schema().findField("firmware_ver").type()).isEqualTo(Types.StringType.get());
     assertThat(table.schema().findField("meta")).isNull();
+    assertThat(table.schema().findField("heading").type()).isEqualTo(Types.DoubleType.get());
+    assertThat(table.schema().findField("owner_note").type()).isEqualTo(Types.StringType.get());
     Map<String, Record> byId = new HashMap<>();
     for (Record r : rows) {
       assertThat(byId.put((String) r.getField("id"), r)).as("a duplicate").isNull();
@@ -115,6 +133,8 @@ class AutoColumnsTest {
       assertThat(b.getField("vehicle")).isEqualTo("v" + (i % 5));
       assertThat(b.getField("battery")).isEqualTo(i + 0.25);
       assertThat(b.getField("firmware_ver")).isEqualTo("1." + i);
+      assertThat(b.getField("heading")).as("an integer fits a double column").isEqualTo((double) i);
+      assertThat(b.getField("owner_note")).isNull();
       String props = (String) b.getField("properties");
       assertThat(props).contains("\"meta\":{\"x\":1}", "\"event_time\":\"oops\"");
       if (i % 2 == 0) {

@@ -29,6 +29,7 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TelemetryTable;
+import org.spatialingest.tools.TableInspection;
 
 /**
  * Declared schema evolution across restarts: {@code int -> long} and {@code float -> double} widen
@@ -115,6 +116,13 @@ class SchemaEvolutionTest {
     runBounded(narrow.with(Map.of("input.typed-properties", WIDE)));
 
     assertWidened(table, TestKit.rows(table), 500);
+    List<TableInspection.SchemaRow> history = TableInspection.schemaHistory(table);
+    assertThat(history.get(0).changes()).containsExactly("created with 13 columns");
+    assertThat(history.stream().flatMap(h -> h.changes().stream()).toList())
+        .as("inspect's schema history")
+        .contains(
+            "changed count: int -> long", "changed level: float -> double", "added note: string");
+    assertThat(history.get(history.size() - 1).firstCommit()).isNotNull();
   }
 
   @Test
