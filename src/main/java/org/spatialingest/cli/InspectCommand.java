@@ -152,6 +152,16 @@ final class InspectCommand implements Callable<Integer> {
     r.closedByReason().forEach((k, v) -> out.print(k + "=" + v + " "));
     out.println();
     out.println();
+    out.printf(Locale.ROOT, "%-8s %-24s %s%n", "schema", "first commit", "changes");
+    for (TableInspection.SchemaRow s : r.schemaHistory()) {
+      out.printf(
+          Locale.ROOT,
+          "%-8d %-24s %s%n",
+          s.schemaId(),
+          str(s.firstCommit()),
+          String.join("; ", s.changes()));
+    }
+    out.println();
     out.printf(
         Locale.ROOT,
         "%-20s %-24s %-9s %10s %6s %12s %8s %10s %10s  %s%n",

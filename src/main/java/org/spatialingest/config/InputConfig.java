@@ -13,9 +13,38 @@ import java.util.regex.Pattern;
  * and which {@code properties} become typed columns ({@code input.typed-properties}).
  *
  * @param filePath null for Kafka, the file or directory for {@code source: file:<path>}
+ * @param typedProperties the declared typed properties (none under {@code auto})
+ * @param autoColumns {@code input.typed-properties: auto}: the properties the stream sends become
+ *     columns as they arrive; null when declared
  */
-public record InputConfig(String filePath, InputFormat format, List<TypedProperty> typedProperties)
+public record InputConfig(
+    String filePath,
+    InputFormat format,
+    List<TypedProperty> typedProperties,
+    AutoColumns autoColumns)
     implements Serializable {
+
+  /** The value of {@code input.typed-properties}: {@code auto}, or the declared list. */
+  public record TypedProperties(boolean auto, List<TypedProperty> declared)
+      implements Serializable {}
+
+  /**
+   * Automatic property columns ({@code input.typed-properties: auto}).
+   *
+   * @param allow the property names (lower-cased) that may become columns; empty: any
+   * @param maxColumns how many property columns the table may have; names past it stay in {@code
+   *     properties}
+   */
+  public record AutoColumns(List<String> allow, int maxColumns) implements Serializable {
+    public boolean allows(String column) {
+      return allow.isEmpty() || allow.contains(column);
+    }
+  }
+
+  public static final String AUTO = "auto";
+
+  /** The largest {@code input.auto-columns.max}: a wide schema costs every file and reader. */
+  public static final int MAX_AUTO_COLUMNS = 1000;
 
   /** The encoding of a record's geometry. */
   public enum InputFormat {
@@ -37,12 +66,29 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
     FEATURE
   }
 
-  /** Column types a property can be declared as. */
+  /**
+   * Column types a property can be declared as. {@code int} and {@code float} can later be
+   * re-declared {@code long} and {@code double}: the table widens them in place (Iceberg's type
+   * promotion), old rows keep their values.
+   */
   public enum PropertyType {
     STRING,
     LONG,
     DOUBLE,
-    BOOLEAN
+    BOOLEAN,
+    INT,
+    FLOAT;
+
+    /** The declared spelling: {@code long}, {@code double}, ... */
+    public String spelling() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Every spelling, comma separated, for messages and docs. */
+    public static String spellings() {
+      return String.join(
+          ", ", java.util.Arrays.stream(values()).map(PropertyType::spelling).toList());
+    }
   }
 
   /**
@@ -105,7 +151,14 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
    * Parses {@code speed:double,vehicle:string}; names are lower-case identifiers, unique, not a
    * base column.
    */
-  static List<TypedProperty> parseTyped(String value) {
+  static TypedProperties parseTyped(String value) {
+    if (value.trim().equalsIgnoreCase(AUTO)) {
+      return new TypedProperties(true, List.of());
+    }
+    return new TypedProperties(false, parseDeclared(value));
+  }
+
+  private static List<TypedProperty> parseDeclared(String value) {
     List<TypedProperty> out = new ArrayList<>();
     if (value.isBlank()) {
       return List.of();
@@ -135,7 +188,8 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
                 + parts[1].trim()
                 + "' of '"
                 + name
-                + "' is not one of string, long, double, boolean");
+                + "' is not one of "
+                + PropertyType.spellings());
       }
       out.add(new TypedProperty(name, type));
     }
@@ -146,11 +200,32 @@ public record InputConfig(String filePath, InputFormat format, List<TypedPropert
    * The {@code input.typed-properties} value {@link #parseTyped} reads back as {@code
    * typedProperties}.
    */
-  static String typedSpec(List<TypedProperty> typedProperties) {
+  static String typedSpec(TypedProperties typed) {
+    if (typed.auto()) {
+      return AUTO;
+    }
     List<String> parts = new ArrayList<>();
-    for (TypedProperty p : typedProperties) {
-      parts.add(p.name() + ":" + p.type().name().toLowerCase(Locale.ROOT));
+    for (TypedProperty p : typed.declared()) {
+      parts.add(p.name() + ":" + p.type().spelling());
     }
     return String.join(",", parts);
+  }
+
+  /** Parses {@code input.auto-columns.allow}: lower-case identifiers, comma separated. */
+  static List<String> parseNames(String value) {
+    List<String> out = new ArrayList<>();
+    for (String item : value.split(",")) {
+      String name = item.trim();
+      if (name.isEmpty()) {
+        continue;
+      }
+      if (!NAME.matcher(name).matches()) {
+        throw new IllegalArgumentException("'" + name + "' is not a lower-case identifier");
+      }
+      if (!out.contains(name)) {
+        out.add(name);
+      }
+    }
+    return List.copyOf(out);
   }
 }

@@ -8,6 +8,8 @@ import static org.spatialingest.config.JobOptions.CATALOG_TYPE;
 import static org.spatialingest.config.JobOptions.CATALOG_URI;
 import static org.spatialingest.config.JobOptions.CATALOG_WAREHOUSE;
 import static org.spatialingest.config.JobOptions.CHECKPOINT_INTERVAL;
+import static org.spatialingest.config.JobOptions.INPUT_AUTO_COLUMNS_ALLOW;
+import static org.spatialingest.config.JobOptions.INPUT_AUTO_COLUMNS_MAX;
 import static org.spatialingest.config.JobOptions.INPUT_FORMAT;
 import static org.spatialingest.config.JobOptions.INPUT_TYPED_PROPERTIES;
 import static org.spatialingest.config.JobOptions.KAFKA_BOOTSTRAP_SERVERS;
@@ -61,6 +63,7 @@ import java.io.Serializable;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -216,13 +219,24 @@ public record JobConfig(
         r.get(SINK_MAX_OPEN_PARTITIONS),
         r.get(ADMISSION_MAX_RECORDS_PER_SECOND),
         r.get(ADMISSION_MAX_BYTES_PER_SECOND),
-        new InputConfig(r.get(SOURCE), r.get(INPUT_FORMAT), r.get(INPUT_TYPED_PROPERTIES)),
+        input(r),
         transform(r),
         regions(r),
         r.get(REJECTS_DEAD_LETTER_TOPIC),
         r.get(SOURCE_SKIP_COMMITTED),
         r.get(SINK_DISTRIBUTION),
         maintenance(r, catalogType, catalogUri));
+  }
+
+  private static InputConfig input(Reader r) {
+    InputConfig.TypedProperties typed = r.get(INPUT_TYPED_PROPERTIES);
+    int max = r.get(INPUT_AUTO_COLUMNS_MAX);
+    List<String> allow = r.get(INPUT_AUTO_COLUMNS_ALLOW);
+    return new InputConfig(
+        r.get(SOURCE),
+        r.get(INPUT_FORMAT),
+        typed.declared(),
+        typed.auto() ? new InputConfig.AutoColumns(allow, max) : null);
   }
 
   private static MaintenanceConfig maintenance(

@@ -309,17 +309,47 @@ public final class JobOptions {
           oneOf(InputConfig.InputFormat.class),
           c -> c.input().format(),
           "`geojson`, `wkt`, `wkb-hex`, `wkb-base64`, `feature`");
-  public static final JobOption<List<InputConfig.TypedProperty>> INPUT_TYPED_PROPERTIES =
+  public static final JobOption<InputConfig.TypedProperties> INPUT_TYPED_PROPERTIES =
       option(
           "input.typed-properties",
           "",
           parsed(
-              "name:type list (types string, long, double, boolean), e.g. speed:double,vehicle:string",
+              "auto, or a name:type list (types "
+                  + InputConfig.PropertyType.spellings()
+                  + "), e.g. speed:double,vehicle:string",
               InputConfig::parseTyped,
               InputConfig::typedSpec),
-          c -> c.input().typedProperties(),
-          "`name:type,...` with types `string`, `long`, `double`, `boolean`, e.g. `speed:double,vehicle:string`; "
-              + "lower-case identifiers, not a base column name; appended to the schema in declared order");
+          c ->
+              new InputConfig.TypedProperties(
+                  c.input().autoColumns() != null, c.input().typedProperties()),
+          "`name:type,...` with types `string`, `long`, `double`, `boolean`, `int`, `float`, e.g. `speed:double,vehicle:string`; "
+              + "lower-case identifiers, not a base column name; appended to the schema in declared order; "
+              + "a restart may add names and widen `int`→`long`, `float`→`double`. Or `auto`: each top-level property "
+              + "the stream sends becomes a column as it arrives ([schema.md](src/site/markdown/schema.md))");
+  public static final JobOption<List<String>> INPUT_AUTO_COLUMNS_ALLOW =
+      option(
+          "input.auto-columns.allow",
+          "",
+          parsed(
+              "empty (any name), or lower-case property names, comma separated",
+              InputConfig::parseNames,
+              names -> String.join(",", names)),
+          c -> c.input().autoColumns() == null ? List.of() : c.input().autoColumns().allow(),
+          "with `input.typed-properties: auto`: the property names (lower-cased) that may become columns, "
+              + "comma separated; empty = any");
+  public static final JobOption<Integer> INPUT_AUTO_COLUMNS_MAX =
+      option(
+          "input.auto-columns.max",
+          "64",
+          JobOption.Type.checked(
+              "integer 1.." + InputConfig.MAX_AUTO_COLUMNS,
+              Integer::parseInt,
+              v -> v >= 1 && v <= InputConfig.MAX_AUTO_COLUMNS,
+              null,
+              v -> Integer.toString(v)),
+          c -> c.input().autoColumns() == null ? 64 : c.input().autoColumns().maxColumns(),
+          "with `input.typed-properties: auto`: the most property columns the table may have; "
+              + "properties past it stay in `properties`");
 
   /** The EPSG code, null when the input is CRS84 already. */
   public static final JobOption<String> TRANSFORM_REPROJECT_FROM =

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
-import java.util.Locale;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
@@ -117,7 +116,9 @@ final class RowAssembler {
       out[i] =
           switch (p.type()) {
             case STRING -> v.isTextual() ? StringData.fromString(v.asText()) : null;
+            case INT -> v.isIntegralNumber() && v.canConvertToInt() ? (Object) v.asInt() : null;
             case LONG -> v.isIntegralNumber() && v.canConvertToLong() ? (Object) v.asLong() : null;
+            case FLOAT -> v.isNumber() ? (Object) v.floatValue() : null;
             case DOUBLE -> v.isNumber() ? (Object) v.asDouble() : null;
             case BOOLEAN -> v.isBoolean() ? (Object) v.asBoolean() : null;
           };
@@ -127,7 +128,7 @@ final class RowAssembler {
             "property '"
                 + p.name()
                 + "' must be "
-                + p.type().name().toLowerCase(Locale.ROOT)
+                + p.type().spelling()
                 + ", got "
                 + v.getNodeType());
       }

@@ -53,6 +53,9 @@ public final class LocalStack {
   private static final String TOPIC = "telemetry";
   private static final long PROGRESS_EVERY_MS = 5_000;
 
+  /** When the generated points start sending a new property (the demo of schema evolution). */
+  private static final int BATTERY_AFTER_SECONDS = 20;
+
   private LocalStack() {}
 
   /**
@@ -157,7 +160,11 @@ public final class LocalStack {
               + "-vertex polygon. "
               + (o.duration().isZero()
                   ? "Ctrl-C stops."
-                  : "Stops after " + o.duration().toSeconds() + " s."));
+                  : "Stops after " + o.duration().toSeconds() + " s.")
+              + " After "
+              + BATTERY_AFTER_SECONDS
+              + " s the points gain a property battery_pct (a column under"
+              + " --set input.typed-properties=auto).");
 
       CountDownLatch finished = new CountDownLatch(1);
       AtomicBoolean exiting = new AtomicBoolean();
@@ -336,7 +343,8 @@ public final class LocalStack {
     p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(8 << 20));
     TelemetryGenerator gen =
         new TelemetryGenerator(
-            System.nanoTime(), o.vehicles(), o.polygonEvery(), o.polygonVertices());
+                System.nanoTime(), o.vehicles(), o.polygonEvery(), o.polygonVertices())
+            .batteryFrom((long) (o.rate() * BATTERY_AFTER_SECONDS));
     long start = System.nanoTime();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {

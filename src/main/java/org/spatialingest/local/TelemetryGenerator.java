@@ -18,6 +18,7 @@ public final class TelemetryGenerator {
   private final double[] lon;
   private final double[] lat;
   private long sequence;
+  private long batteryFrom = Long.MAX_VALUE;
 
   /**
    * Where the vehicles start: uniformly in a lon/lat box, except a share of them within 0.1 degrees
@@ -74,6 +75,15 @@ public final class TelemetryGenerator {
     }
   }
 
+  /**
+   * From record {@code n} on, point records also carry {@code battery_pct} (an integer): a property
+   * that appears mid-run, for the demo of {@code input.typed-properties: auto}. Off by default.
+   */
+  public TelemetryGenerator batteryFrom(long n) {
+    this.batteryFrom = n;
+    return this;
+  }
+
   /** One generated record. */
   public record Record(String id, byte[] json, boolean polygon, double x, double y) {}
 
@@ -102,13 +112,14 @@ public final class TelemetryGenerator {
         String.format(
             Locale.ROOT,
             "{\"id\":\"%s\",\"event_time\":\"%s\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[%.7f,%.7f]},"
-                + "\"properties\":{\"vehicle\":\"v%d\",\"speed_kmh\":%.1f}}",
+                + "\"properties\":{\"vehicle\":\"v%d\",\"speed_kmh\":%.1f%s}}",
             id,
             time,
             lon[v],
             lat[v],
             v,
-            random.nextDouble() * 120);
+            random.nextDouble() * 120,
+            n >= batteryFrom ? ",\"battery_pct\":" + (100 - (n / vehicles) % 100) : "");
     return new Record(id, json.getBytes(StandardCharsets.UTF_8), false, lon[v], lat[v]);
   }
 

@@ -63,7 +63,8 @@ public final class RejectsTable {
    * field.
    */
   public static final TableLayout LAYOUT =
-      new TableLayout(SCHEMA, "ingest_time", INGEST_TIME, null, null, new OriginPositions(), null);
+      new TableLayout(
+          SCHEMA, "ingest_time", INGEST_TIME, null, null, new OriginPositions(), null, null);
 
   /** A reject's source position is its Kafka topic, partition and offset, or its file and line. */
   private static final class OriginPositions implements SourcePositionReader {

@@ -15,6 +15,7 @@ import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.exceptions.AlreadyExistsException;
 import org.apache.iceberg.types.Type;
+import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -133,6 +134,67 @@ public final class TableBootstrap {
   }
 
   /**
+   * A column the job writes with a wider type than the table holds (a typed property declared
+   * {@code int} then {@code long}, {@code float} then {@code double}) is widened in place:
+   * Iceberg's own promotion rule ({@link TypeUtil#isPromotionAllowed}) decides what is wider, and
+   * files written before read as the new type. Any other change of a column's type is refused,
+   * naming the column, both types and the ways out: rewriting the old rows is a migration, not a
+   * start.
+   */
+  static void widenColumns(TableIdentifier id, Table table, Schema expected) {
+    Schema actual = table.schema();
+    List<String> widened = new ArrayList<>();
+    UpdateSchema update = table.updateSchema();
+    for (Types.NestedField want : expected.columns()) {
+      Types.NestedField have = actual.findField(want.name());
+      if (have == null
+          || !have.type().isPrimitiveType()
+          || !want.type().isPrimitiveType()
+          || have.type().equals(want.type())) {
+        continue; // added, or a struct (left to checkColumns), or unchanged
+      }
+      Type.PrimitiveType to = want.type().asPrimitiveType();
+      if (!TypeUtil.isPromotionAllowed(have.type(), to)) {
+        throw new IllegalStateException(typeChangeRefused(id, want.name(), have.type(), to));
+      }
+      update.updateColumn(want.name(), to);
+      widened.add(want.name() + ": " + have.type() + " -> " + to);
+    }
+    if (widened.isEmpty()) {
+      return;
+    }
+    update.commit();
+    table.refresh();
+    LOG.info("Widened columns of table {} in place: {}", id, widened);
+  }
+
+  static String typeChangeRefused(
+      TableIdentifier id, String column, Type tableType, Type wantedType) {
+    return "column "
+        + column
+        + " of table "
+        + id
+        + " is "
+        + tableType
+        + " but the job writes it as "
+        + wantedType
+        + ": Iceberg changes a column's type in place only to a wider one (int -> long, float -> double,"
+        + " decimal precision up), so old rows keep their values; "
+        + tableType
+        + " -> "
+        + wantedType
+        + " is not one. Keep "
+        + column
+        + " as "
+        + tableType
+        + ", or declare the new values under a new name (e.g. "
+        + column
+        + "_"
+        + wantedType
+        + ", old rows read null there), or copy the table into a new table.name with the new type";
+  }
+
+  /**
    * A table created by an earlier build lacks columns added since (e.g. {@code source}, {@code
    * source_offset}): when every existing column is still expected and every missing one is
    * optional, they are added in place — old rows read them as null. Anything else is left to {@link
@@ -182,6 +244,7 @@ public final class TableBootstrap {
     if (catalog.tableExists(id)) {
       Table existing = catalog.loadTable(id);
       migrateBboxStruct(id, existing, layout.schema());
+      widenColumns(id, existing, layout.schema());
       addMissingOptionalColumns(id, existing, layout.schema());
       checkColumns(id, existing.schema(), layout.schema());
       return existing;

@@ -29,6 +29,8 @@ import org.spatialingest.config.JobConfig.TimePartitioning;
  *     the sink records no positions for this table)
  * @param fileMetadata the footer metadata each data file gets from its rows (e.g. GeoParquet's
  *     {@code geo}), or {@code null} for plain files
+ * @param propertyColumns the columns each data file adds from its rows' properties ({@code
+ *     input.typed-properties: auto}), or {@code null}
  */
 public record TableLayout(
     Schema schema,
@@ -37,13 +39,14 @@ public record TableLayout(
     String sortKeyColumn,
     String identityPartitionColumn,
     SourcePositionReader sourcePositions,
-    FileMetadata fileMetadata)
+    FileMetadata fileMetadata,
+    PropertyColumns propertyColumns)
     implements Serializable {
 
   /** Time-only partitioning, no source positions. */
   public TableLayout(
       Schema schema, String partitionTimeColumn, int ingestTimeField, String sortKeyColumn) {
-    this(schema, partitionTimeColumn, ingestTimeField, sortKeyColumn, null, null, null);
+    this(schema, partitionTimeColumn, ingestTimeField, sortKeyColumn, null, null, null, null);
   }
 
   /**

@@ -10,6 +10,8 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.spatialingest.config.InputConfig.AutoColumns;
+import org.spatialingest.config.InputConfig.PropertyType;
 import org.spatialingest.config.InputConfig.TypedProperty;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.config.JobConfig.TimePartitioning;
@@ -114,7 +116,14 @@ public final class TelemetryTable {
    */
   public static final TableLayout LAYOUT =
       new TableLayout(
-          SCHEMA, "event_time", INGEST_TIME, "hilbert", null, new ColumnPositions(), geoParquet());
+          SCHEMA,
+          "event_time",
+          INGEST_TIME,
+          "hilbert",
+          null,
+          new ColumnPositions(),
+          geoParquet(),
+          null);
 
   private TelemetryTable() {}
 
@@ -137,18 +146,23 @@ public final class TelemetryTable {
     List<Types.NestedField> columns = new ArrayList<>(SCHEMA.columns());
     int id = SCHEMA.highestFieldId() + 1;
     for (TypedProperty p : typed) {
-      Type type =
-          switch (p.type()) {
-            case STRING -> Types.StringType.get();
-            case LONG -> Types.LongType.get();
-            case DOUBLE -> Types.DoubleType.get();
-            case BOOLEAN -> Types.BooleanType.get();
-          };
       columns.add(
           Types.NestedField.optional(
-              id++, p.name(), type, "typed property (input.typed-properties)"));
+              id++, p.name(), columnType(p.type()), "typed property (input.typed-properties)"));
     }
     return new Schema(columns);
+  }
+
+  /** The Iceberg type of a property's column. */
+  public static Type.PrimitiveType columnType(PropertyType type) {
+    return switch (type) {
+      case STRING -> Types.StringType.get();
+      case INT -> Types.IntegerType.get();
+      case LONG -> Types.LongType.get();
+      case FLOAT -> Types.FloatType.get();
+      case DOUBLE -> Types.DoubleType.get();
+      case BOOLEAN -> Types.BooleanType.get();
+    };
   }
 
   /** The layout for the configured typed properties ({@link #LAYOUT} when there are none). */
@@ -161,22 +175,33 @@ public final class TelemetryTable {
    * time.
    */
   public static TableLayout layout(List<TypedProperty> typed, boolean partitionByRegion) {
-    if (typed.isEmpty() && !partitionByRegion) {
+    return layout(typed, partitionByRegion, null);
+  }
+
+  /** ... and, with {@code auto}, columns added from the properties each file's rows send. */
+  private static TableLayout layout(
+      List<TypedProperty> typed, boolean partitionByRegion, AutoColumns auto) {
+    if (typed.isEmpty() && !partitionByRegion && auto == null) {
       return LAYOUT;
     }
+    Schema schema = schema(typed);
     return new TableLayout(
-        schema(typed),
+        schema,
         "event_time",
         INGEST_TIME,
         "hilbert",
         partitionByRegion ? "region" : null,
         new ColumnPositions(),
-        geoParquet());
+        geoParquet(),
+        auto == null ? null : new PropertyColumns(auto, schema, PROPERTIES));
   }
 
   /** The layout the job writes with {@code config}. */
   public static TableLayout layout(JobConfig config) {
-    return layout(config.input().typedProperties(), config.regions().partition());
+    return layout(
+        config.input().typedProperties(),
+        config.regions().partition(),
+        config.input().autoColumns());
   }
 
   /** A row's source position is in its {@code source} and {@code source_offset} columns. */

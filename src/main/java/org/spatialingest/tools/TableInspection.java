@@ -13,10 +13,12 @@ import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.types.Types;
 
 /**
  * {@code inspect}: a summary of the table as the sink left it. Snapshot fields come from the sink's
@@ -50,7 +52,65 @@ public final class TableInspection {
       Double encodedPerBufferedRatio,
       List<SnapshotRow> snapshotList,
       List<PartitionRow> newestPartitions,
+      List<SchemaRow> schemaHistory,
       @JsonIgnore long[] fileSizeList) {}
+
+  /**
+   * One schema of the table, oldest first: what changed from the one before (top-level columns,
+   * matched by field id) and when the first snapshot written with it was committed (null if none
+   * was: Iceberg records no time for a schema change itself).
+   */
+  public record SchemaRow(int schemaId, String firstCommit, List<String> changes) {}
+
+  public static List<SchemaRow> schemaHistory(Table table) {
+    Map<Integer, Long> first = new HashMap<>();
+    for (Snapshot s : table.snapshots()) {
+      if (s.schemaId() != null) {
+        first.merge(s.schemaId(), s.timestampMillis(), Math::min);
+      }
+    }
+    List<SchemaRow> out = new ArrayList<>();
+    Schema before = null;
+    for (int id : new java.util.TreeSet<>(table.schemas().keySet())) {
+      Schema schema = table.schemas().get(id);
+      Long at = first.get(id);
+      out.add(
+          new SchemaRow(
+              id,
+              at == null ? null : Instant.ofEpochMilli(at).toString(),
+              before == null
+                  ? List.of("created with " + schema.columns().size() + " columns")
+                  : changes(before, schema)));
+      before = schema;
+    }
+    return out;
+  }
+
+  static List<String> changes(Schema before, Schema after) {
+    List<String> out = new ArrayList<>();
+    for (Types.NestedField f : after.columns()) {
+      Types.NestedField old = before.findField(f.fieldId());
+      if (old == null) {
+        out.add("added " + f.name() + ": " + f.type());
+        continue;
+      }
+      if (!old.name().equals(f.name())) {
+        out.add("renamed " + old.name() + " -> " + f.name());
+      }
+      if (!old.type().equals(f.type())) {
+        out.add("changed " + f.name() + ": " + old.type() + " -> " + f.type());
+      }
+      if (old.isRequired() && f.isOptional()) {
+        out.add("made " + f.name() + " optional");
+      }
+    }
+    for (Types.NestedField old : before.columns()) {
+      if (after.findField(old.fieldId()) == null) {
+        out.add("dropped " + old.name());
+      }
+    }
+    return out;
+  }
 
   /** File sizes in bytes; percentiles interpolate between closest ranks. All 0 without files. */
   public record SizeDistribution(long min, long p10, long p50, long p90, long max, long mean) {
@@ -195,6 +255,7 @@ public final class TableInspection {
         bufferedBytes > 0 ? Math.round(fileBytes * 1000.0 / bufferedBytes) / 1000.0 : null,
         rows,
         partitions.subList(0, Math.min(limit, partitions.size())),
+        schemaHistory(table),
         all);
   }
 

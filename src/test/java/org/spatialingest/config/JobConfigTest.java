@@ -98,9 +98,34 @@ class JobConfigTest {
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.format", "kml")))
         .hasMessageContaining("input.format")
         .hasMessageContaining("wkb-hex");
-    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "speed:float")))
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "speed:decimal")))
         .hasMessageContaining("input.typed-properties")
-        .hasMessageContaining("float");
+        .hasMessageContaining("decimal")
+        .hasMessageContaining("string, long, double, boolean, int, float");
+    JobConfig auto =
+        JobConfig.fromMap(
+            Map.of(
+                "input.typed-properties",
+                "AUTO",
+                "input.auto-columns.allow",
+                "battery, heading",
+                "input.auto-columns.max",
+                "3"));
+    assertThat(auto.input().typedProperties()).isEmpty();
+    assertThat(auto.input().autoColumns())
+        .isEqualTo(new InputConfig.AutoColumns(List.of("battery", "heading"), 3));
+    assertThat(JobConfig.fromMap(Map.of()).input().autoColumns()).isNull();
+    assertThat(JobConfig.fromMap(Map.of("input.typed-properties", "auto")).input().autoColumns())
+        .isEqualTo(new InputConfig.AutoColumns(List.of(), 64));
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.auto-columns.max", "0")))
+        .hasMessageContaining("input.auto-columns.max")
+        .hasMessageContaining("1..1000");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.auto-columns.max", "many")))
+        .hasMessageContaining("input.auto-columns.max")
+        .hasMessageContaining("1..1000");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.auto-columns.allow", "Speed!")))
+        .hasMessageContaining("input.auto-columns.allow")
+        .hasMessageContaining("lower-case");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("input.typed-properties", "region:string")))
         .hasMessageContaining("input.typed-properties")
         .hasMessageContaining("already a column");

@@ -24,6 +24,11 @@ public final class SinkFaults {
   public enum Point {
     /** a writer just wrote a file because its memory budget was full, before the next checkpoint */
     AFTER_MEMORY_FLUSH,
+    /**
+     * a writer added property columns to the table ({@code input.typed-properties: auto}), before
+     * writing the file that needs them
+     */
+    AFTER_SCHEMA_CHANGE,
     /** a writer wrote a data file (any close reason), before it is reported downstream */
     AFTER_FILE_WRITTEN,
     /** a writer wrote this barrier's staging runs, before the checkpoint completes */

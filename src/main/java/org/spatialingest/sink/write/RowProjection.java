@@ -10,12 +10,14 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.flink.FlinkSchemaUtil;
+import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
 
 /**
  * Turns a staged row written with an earlier schema into the current schema's serialized form, by
- * field id: a current column takes the value of the written field with its id (same type required),
- * or null if the run has no such field (the column must then be optional).
+ * field id: a current column takes the value of the written field with its id (same type, or one
+ * the table has since widened it from: int to long, float to double), or null if the run has no
+ * such field (the column must then be optional).
  */
 final class RowProjection {
   private final RowDataSerializer writtenSerializer;
@@ -49,6 +51,15 @@ final class RowProjection {
         continue;
       }
       Types.NestedField have = written.columns().get(from);
+      RowData.FieldGetter read = RowData.createFieldGetter(writtenType.getTypeAt(from), from);
+      if (have.type().typeId() == Type.TypeID.INTEGER && want.type().typeId() == Type.TypeID.LONG) {
+        getters[i] = row -> widen(read.getFieldOrNull(row), v -> ((Integer) v).longValue());
+        continue;
+      }
+      if (have.type().typeId() == Type.TypeID.FLOAT && want.type().typeId() == Type.TypeID.DOUBLE) {
+        getters[i] = row -> widen(read.getFieldOrNull(row), v -> (double) (Float) v);
+        continue;
+      }
       if (!have.type().equals(want.type())) {
         throw new IOException(
             "staging run "
@@ -61,8 +72,12 @@ final class RowProjection {
                 + want.type()
                 + "; start the job without state");
       }
-      getters[i] = RowData.createFieldGetter(writtenType.getTypeAt(from), from);
+      getters[i] = read;
     }
+  }
+
+  private static Object widen(Object value, java.util.function.UnaryOperator<Object> to) {
+    return value == null ? null : to.apply(value);
   }
 
   byte[] apply(byte[] written) throws IOException {

@@ -20,7 +20,9 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.table.FileMetadata;
+import org.spatialingest.table.PropertyColumns;
 import org.spatialingest.table.TableLayout;
 
 /**
@@ -86,22 +88,30 @@ final class SortedFileWriter {
   /** Writes {@code buffers}, all of one partition, as one file. */
   DataFile write(List<PartitionBuffer> buffers) throws IOException {
     StructLike partition = buffers.get(0).partition();
-    Map<String, String> footer = footerMetadata(buffers);
+    PropertyColumns.FileScan scan =
+        layout.propertyColumns() == null ? null : layout.propertyColumns().newScan();
+    Map<String, String> footer = firstPass(buffers, scan);
+    // the columns this file needs are in the table before the file exists: one schema per file
+    PropertyColumns.FileColumns columns =
+        scan == null ? null : scan.commitColumns(table, writeSchema);
+    if (columns != null && columns.addedColumns()) {
+      SinkFaults.reach(SinkFaults.Point.AFTER_SCHEMA_CHANGE);
+    }
     EncryptedOutputFile out = files.newOutputFile(spec, partition);
     DataWriter<RowData> writer =
         FormatModelRegistry.<RowData, Object>dataWriteBuilder(
                 FileFormat.PARQUET, RowData.class, out)
             .setAll(writerProperties(table.properties()))
             .meta(footer)
-            .schema(writeSchema)
-            .engineSchema(layout.rowType())
+            .schema(columns == null ? writeSchema : columns.schema())
+            .engineSchema(columns == null ? layout.rowType() : columns.rowType())
             .spec(spec)
             .partition(partition)
             .sortOrder(sortOrder)
             .metricsConfig(metricsConfig)
             .build();
     try (writer) {
-      writeMerged(buffers, writer);
+      writeMerged(buffers, writer, columns);
     }
     return writer.toDataFile();
   }
@@ -112,7 +122,10 @@ final class SortedFileWriter {
    * finds the lowest, rows are taken from that buffer for as long as they stay below every other
    * head — one comparison per row instead of a scan of all the packed buffers.
    */
-  private void writeMerged(List<PartitionBuffer> buffers, DataWriter<RowData> writer)
+  private void writeMerged(
+      List<PartitionBuffer> buffers,
+      DataWriter<RowData> writer,
+      PropertyColumns.FileColumns columns)
       throws IOException {
     int n = buffers.size();
     int[][] orders = new int[n][];
@@ -148,26 +161,33 @@ final class SortedFileWriter {
       do {
         buffer.read(order[i++], in);
         reuse = serializer.deserialize(reuse, in);
-        writer.write(reuse);
+        writer.write(columns == null ? reuse : columns.expand(reuse));
       } while (i < order.length && buffer.key(order[i]) < otherLowest);
       next[pick] = i;
     }
   }
 
-  private Map<String, String> footerMetadata(List<PartitionBuffer> buffers) throws IOException {
+  /** The footer metadata from a pass over the rows, which also feeds {@code scan} (if any). */
+  private Map<String, String> firstPass(
+      List<PartitionBuffer> buffers, PropertyColumns.FileScan scan) throws IOException {
     FileMetadata metadata = layout.fileMetadata();
-    if (metadata == null) {
+    if (metadata == null && scan == null) {
       return Map.of();
     }
-    FileMetadata.Summary summary = metadata.summary();
+    FileMetadata.Summary summary = metadata == null ? null : metadata.summary();
     RowData reuse = new BinaryRowData(layout.fieldCount());
     for (PartitionBuffer buffer : buffers) {
       for (int index = 0; index < buffer.size(); index++) {
         buffer.read(index, in);
         reuse = serializer.deserialize(reuse, in);
-        summary.add(reuse);
+        if (summary != null) {
+          summary.add(reuse);
+        }
+        if (scan != null) {
+          scan.add(reuse);
+        }
       }
     }
-    return summary.metadata();
+    return summary == null ? Map.of() : summary.metadata();
   }
 }

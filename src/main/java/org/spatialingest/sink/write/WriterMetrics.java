@@ -3,13 +3,16 @@ package org.spatialingest.sink.write;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.table.PropertyColumns;
 
 /**
  * A writer subtask's metrics, in group {@code spatialSink}: what it buffers (gauges read from its
- * tables when reported), the files it closed per reason, and its staging.
+ * tables when reported), the files it closed per reason, its staging and, under {@code
+ * input.typed-properties: auto}, the properties kept in {@code properties} per reason.
  */
 final class WriterMetrics {
   private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
@@ -38,6 +41,18 @@ final class WriterMetrics {
     stagedRuns = group.counter("stagedRuns");
     for (CloseReason reason : CloseReason.values()) {
       filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
+    }
+    if (tables.stream().anyMatch(t -> t.layout.propertyColumns() != null)) {
+      for (PropertyColumns.Reason reason : PropertyColumns.Reason.values()) {
+        group.gauge(
+            "propertiesKept_" + reason.code(),
+            () ->
+                tables.stream()
+                    .map(t -> t.layout.propertyColumns())
+                    .filter(Objects::nonNull)
+                    .mapToLong(p -> p.keptCounts().getOrDefault(reason, 0L))
+                    .sum());
+      }
     }
   }
 
