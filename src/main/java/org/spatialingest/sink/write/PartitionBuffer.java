@@ -58,11 +58,17 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
     this.range = range;
   }
 
-  /**
-   * Copies a serialized row ({@code length} bytes of {@code src}) into the buffer; returns the
-   * bytes it accounts for.
-   */
+  /** As {@link #add(byte[], int, int, long, long, long)} from the start of {@code src}. */
   long add(byte[] src, int length, long hilbertKey, long ingestMillis, long writeSequence) {
+    return add(src, 0, length, hilbertKey, ingestMillis, writeSequence);
+  }
+
+  /**
+   * Copies a serialized row ({@code length} bytes of {@code src} from {@code offset}) into the
+   * buffer; returns the bytes it accounts for.
+   */
+  long add(
+      byte[] src, int offset, int length, long hilbertKey, long ingestMillis, long writeSequence) {
     if (size == positions.length) {
       positions = Arrays.copyOf(positions, size * 2);
       lengths = Arrays.copyOf(lengths, size * 2);
@@ -75,7 +81,7 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
       chunks.add(chunk);
       chunkUsed = 0;
     }
-    System.arraycopy(src, 0, chunk, chunkUsed, length);
+    System.arraycopy(src, offset, chunk, chunkUsed, length);
     positions[size] = ((long) (chunks.size() - 1) << 32) | chunkUsed;
     lengths[size] = length;
     keys[size] = hilbertKey;
