@@ -39,6 +39,7 @@ final class TableWriter implements AutoCloseable {
 
   /** points at each row of a batch in turn while it is buffered */
   final BinaryRowData batchRow;
+
   private final TableLoader loader;
   private final PartitionSpec spec;
   private final SortedFileWriter fileWriter;
@@ -79,7 +80,7 @@ final class TableWriter implements AutoCloseable {
             .format(FileFormat.PARQUET)
             .operationId(SinkFileNames.operationId(uid, token))
             .build();
-    this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
+    this.fileWriter = new SortedFileWriter(table, layout, files);
     seedEncodedRatio(table.currentSnapshot());
   }
 
