@@ -438,6 +438,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     awaitRanges();
     endHold("the end of input");
     sendAll();
+    coordinator.sendEventToCoordinator(new RangeEvents.Finished());
   }
 
   @Override
