@@ -2,7 +2,6 @@ package org.spatialingest;
 
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
@@ -30,6 +29,7 @@ import org.spatialingest.geometry.RegionEnrichment;
 import org.spatialingest.geometry.RegionRefresh;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.source.KafkaAccessCheck;
 import org.spatialingest.source.KafkaClients;
@@ -316,13 +316,12 @@ public final class SpatialIngestJob {
             .bounds(config.sizingBounds(), config.maxOpenPartitions())
             .writers(writers)
             .uid(SINK_UID + "-distribution");
-    BoundedIcebergSink.Builder<Tuple3<Integer, Integer, T>> sink =
-        BoundedIcebergSink.builder(TableRouter.ranged(router));
+    BoundedIcebergSink.Builder<RowBatch> sink = BoundedIcebergSink.builder(TableRouter.batched());
     for (SinkTarget target : tables) {
       distribution.table(target.loader(), target.layout(), target.ranged());
       sink.table(target.loader(), target.layout());
     }
-    DataStream<Tuple3<Integer, Integer, T>> placed = distribution.build().apply(inputs);
+    DataStream<RowBatch> placed = distribution.build().apply(inputs);
     withParallelism(
         placed.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
         config.sinkParallelism());

@@ -6,16 +6,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.flink.api.common.functions.Partitioner;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.functions.KeySelector;
-import org.apache.flink.api.java.tuple.Tuple3;
-import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.config.JobOptions;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.SnapshotSummaryKeys;
@@ -30,7 +28,7 @@ import org.spatialingest.table.TableLayout;
  * partition only; {@code none} adds no exchange (each writer writes every partition it is sent).
  *
  * <p>Use: {@code builder(router).table(...)...build().apply(stream)}, then give the sink {@link
- * TableRouter#ranged} and {@link #writers()} as its parallelism.
+ * TableRouter#batched} and {@link #writers()} as its parallelism.
  *
  * @param <T> the sink's input elements
  */
@@ -54,7 +52,7 @@ public final class Distribution<T> {
    * The placement step (same parallelism as {@code input}, chained to it) and the exchange by the
    * slot it chose; the sink that reads the result must run with {@link #writers()} subtasks.
    */
-  public DataStream<Tuple3<Integer, Integer, T>> apply(DataStream<T> input) {
+  public DataStream<RowBatch> apply(DataStream<T> input) {
     return apply(List.of(input));
   }
 
@@ -64,12 +62,10 @@ public final class Distribution<T> {
    * step would cost a network hop), uid {@code <uid>} for the first and {@code <uid>-<i>} for the
    * others.
    */
-  public DataStream<Tuple3<Integer, Integer, T>> apply(List<DataStream<T>> inputs) {
-    DataStream<Tuple3<Integer, Integer, T>> placed = null;
+  public DataStream<RowBatch> apply(List<DataStream<T>> inputs) {
+    DataStream<RowBatch> placed = null;
     for (int i = 0; i < inputs.size(); i++) {
       DataStream<T> input = inputs.get(i);
-      TupleTypeInfo<Tuple3<Integer, Integer, T>> type =
-          new TupleTypeInfo<>(Types.INT, Types.INT, input.getType());
       WriterAssigner.Settings<T> assigner =
           new WriterAssigner.Settings<>(
               settings.router,
@@ -81,17 +77,17 @@ public final class Distribution<T> {
               settings.encodedPerBufferedByte,
               settings.rangedTable,
               input.getType());
-      SingleOutputStreamOperator<Tuple3<Integer, Integer, T>> step =
+      SingleOutputStreamOperator<RowBatch> step =
           input
               .transform(
                   "distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")",
-                  type,
+                  RowBatch.TYPE,
                   new WriterAssignerFactory<>(assigner))
               .uid(i == 0 ? settings.uid : settings.uid + "-" + i)
               .setParallelism(input.getParallelism());
       placed = placed == null ? step : placed.union(step);
     }
-    return placed.partitionCustom(new SlotPartitioner(), new AssignedSlot<>());
+    return placed.partitionCustom(new SlotPartitioner(), new AssignedSlot());
   }
 
   /** Writer = slot modulo the writer count. */
@@ -103,10 +99,10 @@ public final class Distribution<T> {
   }
 
   /** The slot {@link WriterAssigner} chose. */
-  static final class AssignedSlot<T> implements KeySelector<Tuple3<Integer, Integer, T>, Integer> {
+  static final class AssignedSlot implements KeySelector<RowBatch, Integer> {
     @Override
-    public Integer getKey(Tuple3<Integer, Integer, T> placed) {
-      return placed.f0;
+    public Integer getKey(RowBatch placed) {
+      return placed.slot();
     }
   }
 

@@ -137,6 +137,11 @@ final class RangeCoordinator implements OperatorCoordinator {
             }
           } else if (event instanceof RangeEvents.Report report) {
             accept(subtask, reportSerializer.deserialize(report.version(), report.bytes()));
+          } else if (event instanceof RangeEvents.Finished) {
+            SubtaskGateway gateway = gateways.get(subtask);
+            if (gateway != null && gateway.getExecution().getAttemptNumber() == attemptNumber) {
+              gateways.remove(subtask);
+            }
           } else {
             throw new IllegalArgumentException("unexpected event " + event);
           }

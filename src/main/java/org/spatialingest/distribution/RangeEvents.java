@@ -19,6 +19,12 @@ final class RangeEvents {
    */
   record Request(boolean firstRows) implements OperatorEvent {}
 
+  /**
+   * Subtask → coordinator: my input has ended, send me nothing more (an event to a subtask that has
+   * finished fails it over, restarting a bounded job at its very end).
+   */
+  record Finished() implements OperatorEvent {}
+
   /** Coordinator → subtask: {@link GlobalRanges}. */
   record Ranges(int version, byte[] bytes) implements OperatorEvent {}
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.operators.MailboxExecutor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.java.tuple.Tuple3;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
@@ -27,6 +27,7 @@ import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Schema;
@@ -38,6 +39,7 @@ import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig.DistributionMode;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.write.BufferedRowSize;
 import org.spatialingest.sizing.SizingBounds;
@@ -45,13 +47,16 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
 /**
- * Places each element on a writer: {@code f0} a writer slot (the exchange takes it modulo the
- * writer count), {@code f1} the key range of its partition (its buffer id, see {@link
- * RangeCount#finest}), {@code f2} the element. The finest split of a partition's keys is cut into
- * one block of neighbouring ranges per writer, starting at writer {@code hash(partition)}: every
- * subtask sends a range to the same writer, a partition's ranges spread over the writers, and the
- * ranges a writer holds are adjacent in Hilbert order, so its latency close can pack their
- * remainders into one file that still covers one compact area.
+ * Places each element on a writer: a writer slot (the exchange takes it modulo the writer count)
+ * and the key range of its partition (its buffer id, see {@link RangeCount#finest}). Rows go out
+ * serialized, in a {@link RowBatch} per slot, table, partition and key range, sent when it holds
+ * {@link #BATCH_BYTES}, when this subtask holds {@link #PENDING_BYTES} in all its batches, before
+ * each checkpoint barrier and at the end of input (so no row crosses a barrier in a batch: nothing
+ * here is state, and a writer's commit covers every row sent before the barrier). The finest split
+ * of a partition's keys is cut into one block of neighbouring ranges per writer, starting at writer
+ * {@code hash(partition)}: every subtask sends a range to the same writer, a partition's ranges
+ * spread over the writers, and the ranges a writer holds are adjacent in Hilbert order, so its
+ * latency close can pack their remainders into one file that still covers one compact area.
  *
  * <p><b>Global ranges.</b> Every subtask samples the sort keys it routes into each partition of the
  * ranged table ({@link KeyReservoir}) and the bytes they bring (the sink's own {@link
@@ -77,11 +82,18 @@ import org.spatialingest.table.TableLayout;
  *
  * @param <T> the sink's input elements
  */
-public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integer, Integer, T>>
-    implements OneInputStreamOperator<T, Tuple3<Integer, Integer, T>>,
-        OperatorEventHandler,
-        BoundedOneInput {
+public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
+    implements OneInputStreamOperator<T, RowBatch>, OperatorEventHandler, BoundedOneInput {
   private static final Logger LOG = LoggerFactory.getLogger(WriterAssigner.class);
+
+  /**
+   * A batch is sent once it holds this many bytes: per-record costs of the exchange are paid once
+   * per ~60 point rows, and a batch stays within one network buffer (32 KB).
+   */
+  static final int BATCH_BYTES = 16 << 10;
+
+  /** All batches are sent once this subtask's batches hold this many bytes together. */
+  static final int PENDING_BYTES = 1 << 20;
 
   /** One row in this many is serialized to measure bytes. */
   private static final int SIZE_SAMPLING = 8;
@@ -137,8 +149,13 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
   private final transient MailboxExecutor anyMail;
 
   private transient List<TablePlacement> tables;
-  private transient Tuple3<Integer, Integer, T> out;
-  private transient StreamRecord<Tuple3<Integer, Integer, T>> outRecord;
+  private transient RowBatch out;
+  private transient StreamRecord<RowBatch> outRecord;
+
+  /** batches holding rows (and some emptied since), in the order they were first filled */
+  private transient List<Batch> pending;
+
+  private transient long pendingBytes;
   private transient SplittableRandom random;
   private transient int subtasks;
   private transient long rows;
@@ -160,7 +177,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
   private final transient GlobalRangesSerializer rangesSerializer = new GlobalRangesSerializer();
 
   WriterAssigner(
-      StreamOperatorParameters<Tuple3<Integer, Integer, T>> parameters,
+      StreamOperatorParameters<RowBatch> parameters,
       Settings<T> settings,
       OperatorEventGateway coordinator) {
     super(parameters);
@@ -184,8 +201,9 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
     for (int i = 0; i < settings.placements().size(); i++) {
       tables.add(new TablePlacement(i, settings.placements().get(i), rangeMode));
     }
-    out = new Tuple3<>();
+    out = new RowBatch();
     outRecord = new StreamRecord<>(out);
+    pending = new ArrayList<>();
     random = new SplittableRandom(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
     ratio = settings.seedRatio();
     rangeCount =
@@ -314,10 +332,52 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
             : KeySample.rangeOf(partition.boundaries, row.getLong(table.sortKeyField));
     // the buffer id: stable when the count halves or doubles
     int bufferId = range * (partition.finest / partition.ranges);
-    out.f0 = partition.base + (int) ((long) bufferId * settings.writers() / partition.finest);
-    out.f1 = bufferId;
-    out.f2 = element;
+    int slot = partition.base + (int) ((long) bufferId * settings.writers() / partition.finest);
+    Batch batch = partition.batch(bufferId);
+    if (batch.rows.length() > 0 && batch.slot != slot) {
+      send(batch);
+    }
+    batch.slot = slot;
+    if (!batch.queued) {
+      batch.queued = true;
+      pending.add(batch);
+    }
+    int before = batch.rows.length();
+    try {
+      table.serializer.serialize(row, batch.rows);
+    } catch (IOException e) {
+      throw new UncheckedIOException("serializing a row for its writer", e);
+    }
+    pendingBytes += batch.rows.length() - before;
+    if (batch.rows.length() >= BATCH_BYTES) {
+      send(batch);
+    }
+    if (pendingBytes >= PENDING_BYTES) {
+      sendAll();
+    }
+  }
+
+  private void send(Batch batch) {
+    if (batch.rows.length() == 0) {
+      return;
+    }
+    out.f0 = batch.slot;
+    out.f1 = batch.table;
+    out.f2 = batch.specId;
+    out.f3 = batch.range;
+    out.f4 = batch.rows.getCopyOfBuffer();
     output.collect(outRecord);
+    pendingBytes -= batch.rows.length();
+    batch.rows.clear();
+  }
+
+  /** Sends every batch that holds rows. */
+  private void sendAll() {
+    for (Batch batch : pending) {
+      send(batch);
+      batch.queued = false;
+    }
+    pending.clear();
   }
 
   /** Ends the hold: the held rows and all after them are placed as they come. */
@@ -377,11 +437,14 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
   public void endInput() throws Exception {
     awaitRanges();
     endHold("the end of input");
+    sendAll();
+    coordinator.sendEventToCoordinator(new RangeEvents.Finished());
   }
 
   @Override
   public void finish() throws Exception {
     endHold("finish");
+    sendAll();
     super.finish();
   }
 
@@ -391,6 +454,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
     // not here yet (waiting would not help: Flink holds back coordinator events between its
     // checkpoint and this barrier)
     sendHeld();
+    sendAll();
     super.prepareSnapshotPreBarrier(checkpointId);
   }
 
@@ -488,11 +552,49 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
     int finest = 1;
     long[] boundaries = new long[0];
 
-    Partition(int base, String path, boolean ranged) {
+    /** the rows on their way to the writers, by buffer id */
+    private Batch[] batches = new Batch[0];
+
+    private final int table;
+    private final int specId;
+
+    Partition(int base, String path, boolean ranged, int table, int specId) {
       this.base = base;
       this.path = path;
       this.local = new PartitionLoad(base);
       this.reservoir = ranged ? new KeyReservoir() : null;
+      this.table = table;
+      this.specId = specId;
+    }
+
+    Batch batch(int bufferId) {
+      if (bufferId >= batches.length) {
+        batches = java.util.Arrays.copyOf(batches, bufferId + 1);
+      }
+      Batch batch = batches[bufferId];
+      if (batch == null) {
+        batch = new Batch(table, specId, bufferId);
+        batches[bufferId] = batch;
+      }
+      return batch;
+    }
+  }
+
+  /** The rows of one partition and buffer id not yet sent, as their writer buffers them. */
+  private static final class Batch {
+    final DataOutputSerializer rows = new DataOutputSerializer(BATCH_BYTES + 1024);
+    final int table;
+    final int specId;
+    final int range;
+    int slot;
+
+    /** in {@link #pending} */
+    boolean queued;
+
+    Batch(int table, int specId, int range) {
+      this.table = table;
+      this.specId = specId;
+      this.range = range;
     }
   }
 
@@ -506,6 +608,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
     final TableLayout layout;
     final KeySample sample;
     final BufferedRowSize size;
+    final RowDataSerializer serializer;
     final Map<StructLike, Partition> partitions = new HashMap<>();
 
     /** the coordinator's ranges of this table, null until the first merge */
@@ -521,6 +624,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
       boolean ranged = rangeMode && p.ranged() && sortKeyField >= 0;
       this.sample = ranged ? new KeySample() : null;
       this.size = ranged ? new BufferedRowSize(p.layout()) : null;
+      this.serializer = new RowDataSerializer(p.layout().rowType());
     }
 
     Partition partition(RowData row) {
@@ -531,7 +635,9 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
             new Partition(
                 31 * index + partitionKey.hashCode(),
                 spec.partitionToPath(partitionKey),
-                sample != null);
+                sample != null,
+                index,
+                spec.specId());
         if (globalTable != null) {
           partition.global = globalTable.partitions().get(partition.path);
         }
@@ -590,6 +696,11 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<Tuple3<Integ
         long newestAge = p.local.newestAgeMillis(now);
         double bytesPerSecond = p.local.closeWindow(seconds) * subtasks;
         if (p.local.idle() && (p.reservoir == null || p.reservoir.isEmpty())) {
+          for (Batch batch : p.batches) {
+            if (batch != null) {
+              send(batch);
+            }
+          }
           it.remove();
         } else if (sample != null) {
           p.local.propose(count.ranges(bytesPerSecond, newestAge));

@@ -1,6 +1,5 @@
 package org.spatialingest.distribution;
 
-import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperatorFactory;
@@ -9,16 +8,15 @@ import org.apache.flink.streaming.api.operators.CoordinatedOperatorFactory;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperatorFactory;
 import org.apache.flink.streaming.api.operators.StreamOperator;
 import org.apache.flink.streaming.api.operators.StreamOperatorParameters;
+import org.spatialingest.sink.core.RowBatch;
 
 /**
  * Creates the {@link WriterAssigner} subtasks, wired to their {@link RangeCoordinator}. Chained to
  * the operator in front of it: a coordinated operator chains like any other (Flink collects the
  * coordinators of every operator in a chain), so placing a row costs no network hop.
  */
-final class WriterAssignerFactory<T>
-    extends AbstractStreamOperatorFactory<Tuple3<Integer, Integer, T>>
-    implements CoordinatedOperatorFactory<Tuple3<Integer, Integer, T>>,
-        OneInputStreamOperatorFactory<T, Tuple3<Integer, Integer, T>> {
+final class WriterAssignerFactory<T> extends AbstractStreamOperatorFactory<RowBatch>
+    implements CoordinatedOperatorFactory<RowBatch>, OneInputStreamOperatorFactory<T, RowBatch> {
   private static final long serialVersionUID = 1L;
   private final WriterAssigner.Settings<T> settings;
 
@@ -29,8 +27,8 @@ final class WriterAssignerFactory<T>
 
   @Override
   @SuppressWarnings("unchecked")
-  public <S extends StreamOperator<Tuple3<Integer, Integer, T>>> S createStreamOperator(
-      StreamOperatorParameters<Tuple3<Integer, Integer, T>> parameters) {
+  public <S extends StreamOperator<RowBatch>> S createStreamOperator(
+      StreamOperatorParameters<RowBatch> parameters) {
     OperatorID id = parameters.getStreamConfig().getOperatorID();
     WriterAssigner<T> operator =
         new WriterAssigner<>(

@@ -102,6 +102,9 @@ final class ChildJvm implements AutoCloseable {
     cmd.add("-XX:-UseDynamicNumberOfCompilerThreads");
     cmd.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log").toAbsolutePath());
     if (jfr) {
+      // without it, samples in inlined frames are charged to the wrong method
+      cmd.add("-XX:+UnlockDiagnosticVMOptions");
+      cmd.add("-XX:+DebugNonSafepoints");
       cmd.add(
           "-XX:StartFlightRecording=settings=profile,filename="
               + dir.resolve(name + ".jfr").toAbsolutePath());

@@ -36,7 +36,9 @@ import java.util.stream.Stream;
  *       commit to make its table query-ready ({@link QueryReady}); not getting there is reported;
  *   <li>{@code suite=query-ready}: a preset of all the knobs above and of {@link BenchSettings}'
  *       (see {@link #SUITES}); arguments given with it override its values;
- *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile}).
+ *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile});
+ *   <li>{@code no-queries}: no query set after the throughput runs (their query fields are null):
+ *       for measuring CPU ratios only, where reading a round's tables back takes minutes.
  * </ul>
  *
  * <p>Variants BR (IcebergSink with its range shuffle on the table's hilbert sort order) and BRC (BR
@@ -57,6 +59,7 @@ record RoundSettings(
     int pointsBacklog,
     int warmups,
     boolean jfr,
+    boolean queries,
     String[] rest) {
 
   static final List<String> KNOWN_VARIANTS =
@@ -112,6 +115,7 @@ record RoundSettings(
     Map<String, String> knobs = new HashMap<>();
     DEFAULTS.forEach((k, d) -> knobs.put(k, System.getProperty("bench." + k, d)));
     boolean jfr = false;
+    boolean queries = true;
     List<String> rest = new ArrayList<>();
     for (String arg : expandSuites(args)) {
       String a = arg.startsWith("--") ? arg.substring(2) : arg;
@@ -119,6 +123,8 @@ record RoundSettings(
       String key = eq > 0 ? a.substring(0, eq) : a;
       if (a.equals("jfr")) {
         jfr = true;
+      } else if (a.equals("no-queries")) {
+        queries = false;
       } else if (eq > 0 && DEFAULTS.containsKey(key)) {
         knobs.put(key, a.substring(eq + 1));
       } else {
@@ -199,6 +205,7 @@ record RoundSettings(
         Integer.parseInt(pointsBacklog),
         warmups,
         jfr,
+        queries,
         rest.toArray(String[]::new));
   }
 

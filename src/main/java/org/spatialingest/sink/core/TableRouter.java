@@ -2,7 +2,6 @@ package org.spatialingest.sink.core;
 
 import java.io.Serializable;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Either;
 
@@ -40,34 +39,40 @@ public interface TableRouter<T> extends Serializable {
   }
 
   /**
-   * Elements a distribution step has placed: {@code f0} the writer subtask it chose, {@code f1} the
-   * key range, {@code f2} the element {@code inner} routes.
+   * The batches a distribution step sends ({@link RowBatch}): each holds serialized rows of one
+   * table, partition and key range, which the writer buffers as they are ({@link #batch}).
    */
-  static <T> TableRouter<Tuple3<Integer, Integer, T>> ranged(TableRouter<T> inner) {
-    return new Ranged<>(inner);
+  static TableRouter<RowBatch> batched() {
+    return new Batched();
   }
 
-  /** See {@link #ranged}. */
-  final class Ranged<T> implements TableRouter<Tuple3<Integer, Integer, T>> {
-    private final TableRouter<T> inner;
+  /**
+   * The element as a batch of serialized rows, or {@code null} when it is one row ({@link #row}).
+   */
+  default RowBatch batch(T element) {
+    return null;
+  }
 
-    private Ranged(TableRouter<T> inner) {
-      this.inner = inner;
+  /** See {@link #batched()}. */
+  final class Batched implements TableRouter<RowBatch> {
+    @Override
+    public int table(RowBatch element) {
+      return element.table();
     }
 
     @Override
-    public int table(Tuple3<Integer, Integer, T> element) {
-      return inner.table(element.f2);
+    public RowData row(RowBatch element) {
+      throw new UnsupportedOperationException("a batch holds serialized rows: see batch()");
     }
 
     @Override
-    public RowData row(Tuple3<Integer, Integer, T> element) {
-      return inner.row(element.f2);
+    public int range(RowBatch element) {
+      return element.range();
     }
 
     @Override
-    public int range(Tuple3<Integer, Integer, T> element) {
-      return element.f1;
+    public RowBatch batch(RowBatch element) {
+      return element;
     }
   }
 

@@ -11,6 +11,8 @@ import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.iceberg.DataFile;
@@ -18,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkTable;
@@ -84,8 +87,36 @@ public final class BufferingWriter<T>
 
   @Override
   public void write(T element, Context context) throws IOException {
+    RowBatch batch = router.batch(element);
+    if (batch != null) {
+      write(batch);
+      return;
+    }
     TableWriter table = tables.get(router.table(element));
-    PartitionBuffer buffer = table.add(router.row(element), router.range(element));
+    added(table, table.add(router.row(element), router.range(element)));
+  }
+
+  /**
+   * Buffers a batch's rows as they were serialized; the partition key is computed for its first row
+   * only when the batch was grouped by this writer's partition spec.
+   */
+  private void write(RowBatch batch) throws IOException {
+    TableWriter table = tables.get(batch.table());
+    byte[] rows = batch.rows();
+    MemorySegment segment = MemorySegmentFactory.wrap(rows);
+    BinaryRowData row = table.batchRow;
+    boolean samePartition = false;
+    for (int offset = 0; offset < rows.length; ) {
+      int length = Integer.BYTES + RowBatch.rowLength(rows, offset);
+      row.pointTo(segment, offset + Integer.BYTES, length - Integer.BYTES);
+      added(table, table.buffers.add(row, batch.range(), rows, offset, length, samePartition));
+      samePartition = batch.specId() == table.spec().specId();
+      offset += length;
+    }
+  }
+
+  /** The close decisions after each buffered row. */
+  private void added(TableWriter table, PartitionBuffer buffer) throws IOException {
     if (policy.partitionLimitExceeded(table.buffers.size())) {
       // the new row's buffer is the most recently written, so never the one closed here
       PartitionBuffer oldest = table.buffers.leastRecentlyWritten();

@@ -6,7 +6,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.iceberg.StructLike;
 
 /**
@@ -31,6 +34,10 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
   private final StructLike partition;
   private final int range;
   private final List<byte[]> chunks = new ArrayList<>();
+
+  /** the chunks as memory segments, so a row can be read where it lies */
+  private final List<MemorySegment> segments = new ArrayList<>();
+
   private int chunkUsed;
   private long[] positions = new long[64]; // chunk index << 32 | offset in chunk
   private int[] lengths = new int[64];
@@ -58,11 +65,17 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
     this.range = range;
   }
 
-  /**
-   * Copies a serialized row ({@code length} bytes of {@code src}) into the buffer; returns the
-   * bytes it accounts for.
-   */
+  /** As {@link #add(byte[], int, int, long, long, long)} from the start of {@code src}. */
   long add(byte[] src, int length, long hilbertKey, long ingestMillis, long writeSequence) {
+    return add(src, 0, length, hilbertKey, ingestMillis, writeSequence);
+  }
+
+  /**
+   * Copies a serialized row ({@code length} bytes of {@code src} from {@code offset}) into the
+   * buffer; returns the bytes it accounts for.
+   */
+  long add(
+      byte[] src, int offset, int length, long hilbertKey, long ingestMillis, long writeSequence) {
     if (size == positions.length) {
       positions = Arrays.copyOf(positions, size * 2);
       lengths = Arrays.copyOf(lengths, size * 2);
@@ -73,9 +86,10 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
       int next = chunk == null ? FIRST_CHUNK_BYTES : Math.min(MAX_CHUNK_BYTES, chunk.length * 2);
       chunk = new byte[Math.max(next, length)];
       chunks.add(chunk);
+      segments.add(MemorySegmentFactory.wrap(chunk));
       chunkUsed = 0;
     }
-    System.arraycopy(src, 0, chunk, chunkUsed, length);
+    System.arraycopy(src, offset, chunk, chunkUsed, length);
     positions[size] = ((long) (chunks.size() - 1) << 32) | chunkUsed;
     lengths[size] = length;
     keys[size] = hilbertKey;
@@ -134,6 +148,15 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
   byte[] copyOfRow(int i) {
     int offset = (int) positions[i];
     return Arrays.copyOfRange(chunks.get((int) (positions[i] >>> 32)), offset, offset + lengths[i]);
+  }
+
+  /**
+   * Points {@code row} at row {@code i}'s binary row where it lies in the buffer, without copying
+   * (it stays valid while the buffer is).
+   */
+  void pointTo(int i, BinaryRowData row) {
+    int offset = (int) positions[i] + Integer.BYTES; // after the serializer's length
+    row.pointTo(segments.get((int) (positions[i] >>> 32)), offset, lengths[i] - Integer.BYTES);
   }
 
   /** Points {@code in} at row {@code i}, without copying. */

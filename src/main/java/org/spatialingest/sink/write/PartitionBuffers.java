@@ -57,7 +57,7 @@ final class PartitionBuffers {
 
   /** Adds a row (and its serialized form) to the buffer of its partition, opening one if needed. */
   PartitionBuffer add(RowData row, byte[] serialized) {
-    return add(row, 0, serialized, serialized.length);
+    return add(row, 0, serialized, 0, serialized.length, false);
   }
 
   /**
@@ -65,7 +65,19 @@ final class PartitionBuffers {
    * for the first {@code length} bytes of {@code serialized}.
    */
   PartitionBuffer add(RowData row, int range, byte[] serialized, int length) {
-    partitionKey.partition(wrapper.wrap(row));
+    return add(row, range, serialized, 0, length, false);
+  }
+
+  /**
+   * As {@link #add(RowData, int, byte[], int)}, for {@code length} bytes of {@code serialized} from
+   * {@code offset}. {@code samePartition}: the row is of the partition of the previous row added
+   * (rows of one batch), so its partition key is not computed again.
+   */
+  PartitionBuffer add(
+      RowData row, int range, byte[] serialized, int offset, int length, boolean samePartition) {
+    if (!samePartition) {
+      partitionKey.partition(wrapper.wrap(row));
+    }
     PartitionBuffer[] ranges = buffers.get(partitionKey);
     if (ranges == null || ranges.length <= range) {
       StructLike partition = ranges == null ? partitionKey.copy() : firstNonNull(ranges);
@@ -80,7 +92,8 @@ final class PartitionBuffers {
       open++;
     }
     long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
-    bytes += buffer.add(serialized, length, sortKey, layout.ingestMillis(row), ++writeSequence);
+    bytes +=
+        buffer.add(serialized, offset, length, sortKey, layout.ingestMillis(row), ++writeSequence);
     rows++;
     if (sourcePositions != null) {
       StringData key = sourcePositions.key(row);

@@ -84,7 +84,7 @@ public final class SinkFiles {
             .format(FileFormat.PARQUET)
             .operationId(UUID.randomUUID().toString())
             .build();
-    SortedFileWriter writer = new SortedFileWriter(table, layout, fileFactory, serializer);
+    SortedFileWriter writer = new SortedFileWriter(table, layout, fileFactory);
     List<DataFile> files = new ArrayList<>(buffers.size());
     for (PartitionBuffer buffer : buffers.all()) {
       files.add(writer.write(buffer));

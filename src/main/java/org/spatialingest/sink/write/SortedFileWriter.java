@@ -4,10 +4,8 @@ import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
-import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.MetricsConfig;
@@ -27,10 +25,11 @@ import org.spatialingest.table.TableLayout;
 
 /**
  * Writes the buffers of one partition as one Parquet data file, rows in sort-key (Hilbert) order
- * (the buffers' sorted rows merged: neighbouring key ranges packed into one file), through
- * Iceberg's own Flink Parquet writer (so column metrics, bounds and split offsets are Iceberg's). A
- * table whose layout names {@link FileMetadata} (the telemetry table: GeoParquet's {@code geo})
- * gets it in each file's footer, from a first pass over the buffer.
+ * (the buffers' sorted rows merged: neighbouring key ranges packed into one file; each row read
+ * where it lies in its buffer, not copied), through Iceberg's own Flink Parquet writer (so column
+ * metrics, bounds and split offsets are Iceberg's). A table whose layout names {@link FileMetadata}
+ * (the telemetry table: GeoParquet's {@code geo}) gets it in each file's footer, from a first pass
+ * over the buffer.
  */
 final class SortedFileWriter {
   private final Table table;
@@ -40,11 +39,8 @@ final class SortedFileWriter {
   private final MetricsConfig metricsConfig;
   private final Schema writeSchema;
   private final OutputFileFactory files;
-  private final RowDataSerializer serializer;
-  private final DataInputDeserializer in = new DataInputDeserializer();
 
-  SortedFileWriter(
-      Table table, TableLayout layout, OutputFileFactory files, RowDataSerializer serializer) {
+  SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files) {
     this.table = table;
     this.layout = layout;
     this.spec = table.spec();
@@ -52,7 +48,6 @@ final class SortedFileWriter {
     this.metricsConfig = MetricsConfig.forTable(table);
     this.writeSchema = layout.writeSchema(table.schema());
     this.files = files;
-    this.serializer = serializer;
   }
 
   /**
@@ -133,7 +128,7 @@ final class SortedFileWriter {
     for (int b = 0; b < n; b++) {
       orders[b] = buffers.get(b).sortedOrder();
     }
-    RowData reuse = new BinaryRowData(layout.fieldCount());
+    BinaryRowData row = new BinaryRowData(layout.fieldCount());
     while (true) {
       int pick = -1;
       long lowest = 0;
@@ -159,9 +154,8 @@ final class SortedFileWriter {
       int[] order = orders[pick];
       int i = next[pick];
       do {
-        buffer.read(order[i++], in);
-        reuse = serializer.deserialize(reuse, in);
-        writer.write(columns == null ? reuse : columns.expand(reuse));
+        buffer.pointTo(order[i++], row);
+        writer.write(columns == null ? row : columns.expand(row));
       } while (i < order.length && buffer.key(order[i]) < otherLowest);
       next[pick] = i;
     }
@@ -175,16 +169,15 @@ final class SortedFileWriter {
       return Map.of();
     }
     FileMetadata.Summary summary = metadata == null ? null : metadata.summary();
-    RowData reuse = new BinaryRowData(layout.fieldCount());
+    BinaryRowData row = new BinaryRowData(layout.fieldCount());
     for (PartitionBuffer buffer : buffers) {
       for (int index = 0; index < buffer.size(); index++) {
-        buffer.read(index, in);
-        reuse = serializer.deserialize(reuse, in);
+        buffer.pointTo(index, row);
         if (summary != null) {
-          summary.add(reuse);
+          summary.add(row);
         }
         if (scan != null) {
-          scan.add(reuse);
+          scan.add(row);
         }
       }
     }

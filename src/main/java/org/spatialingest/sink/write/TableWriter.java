@@ -3,6 +3,7 @@ package org.spatialingest.sink.write;
 import java.io.IOException;
 import java.util.List;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
@@ -35,6 +36,10 @@ final class TableWriter implements AutoCloseable {
   final BufferedRowSize rowSize;
   final PartitionBuffers buffers;
   final StagingArea staging;
+
+  /** points at each row of a batch in turn while it is buffered */
+  final BinaryRowData batchRow;
+
   private final TableLoader loader;
   private final PartitionSpec spec;
   private final SortedFileWriter fileWriter;
@@ -65,6 +70,7 @@ final class TableWriter implements AutoCloseable {
     this.spec = table.spec();
     this.serializer = new RowDataSerializer(layout.rowType());
     this.rowSize = new BufferedRowSize(serializer);
+    this.batchRow = new BinaryRowData(layout.fieldCount());
     this.buffers = new PartitionBuffers(table, layout, received);
     this.staging =
         new StagingArea(
@@ -74,7 +80,7 @@ final class TableWriter implements AutoCloseable {
             .format(FileFormat.PARQUET)
             .operationId(SinkFileNames.operationId(uid, token))
             .build();
-    this.fileWriter = new SortedFileWriter(table, layout, files, serializer);
+    this.fileWriter = new SortedFileWriter(table, layout, files);
     seedEncodedRatio(table.currentSnapshot());
   }
 
