@@ -47,7 +47,8 @@ final class ChaosCheck {
       long sinkSnapshots,
       long maxRowAgeMillis,
       long freshnessViolations,
-      List<String> freshnessExamples) {
+      List<String> freshnessExamples,
+      List<String> newColumnProblems) {
     boolean ok() {
       return lost == 0
           && duplicated == 0
@@ -55,7 +56,8 @@ final class ChaosCheck {
           && rejectsDuplicated == 0
           && orphans.isEmpty()
           && incoherentSnapshots.isEmpty()
-          && freshnessViolations == 0;
+          && freshnessViolations == 0
+          && newColumnProblems.isEmpty();
     }
   }
 
@@ -67,7 +69,8 @@ final class ChaosCheck {
       Set<String> malformed,
       List<String> externalIds,
       List<Outage> outages,
-      long latencyPlusInterval)
+      long latencyPlusInterval,
+      BitSet withNewProperty)
       throws Exception {
     table.refresh();
     rejects.refresh();
@@ -213,7 +216,41 @@ final class ChaosCheck {
         sinkSnapshots,
         maxAge,
         violations,
-        examples);
+        examples,
+        withNewProperty == null ? List.of() : newColumnProblems(table, withNewProperty));
+  }
+
+  /**
+   * Under {@code input.typed-properties: auto}: the property that appeared mid-run is a column of
+   * the table, filled on exactly the rows whose records carried it (null on the others).
+   *
+   * @param withProperty record numbers that carried it (ids {@code rec-<n>})
+   */
+  static List<String> newColumnProblems(Table table, BitSet withProperty) throws Exception {
+    String column = ChaosProducer.NEW_PROPERTY;
+    if (table.schema().findField(column) == null) {
+      return List.of("no column " + column + " in " + table.schema().columns().size() + " columns");
+    }
+    List<String> problems = new ArrayList<>();
+    int filled = 0;
+    try (CloseableIterable<Record> it = IcebergGenerics.read(table).select("id", column).build()) {
+      for (Record r : it) {
+        int n = recordNumber((String) r.getField("id"), withProperty.length() + 1_000_000);
+        boolean carried = n >= 0 && withProperty.get(n);
+        boolean hasValue = r.getField(column) != null;
+        if (hasValue) {
+          filled++;
+        }
+        if (carried != hasValue && problems.size() < 5) {
+          problems.add(
+              r.getField("id") + ": " + (carried ? "carried it, column null" : "column filled"));
+        }
+      }
+    }
+    if (filled == 0) {
+      problems.add("no row has a value in " + column);
+    }
+    return problems;
   }
 
   /** n for an id {@code rec-<n>} of the generator within range, else -1. */

@@ -47,6 +47,7 @@ class ChaosIT {
         .as("rejects lost or duplicated")
         .isZero();
     assertThat(check.orphans()).as("orphan files").isEmpty();
+    assertThat(check.newColumnProblems()).as("the column of a property that appeared").isEmpty();
     assertThat(check.incoherentSnapshots()).as("incoherent snapshot summaries").isEmpty();
     assertThat(check.freshnessExamples()).as("commits older than L + C + recovery").isEmpty();
   }

@@ -36,6 +36,15 @@ final class ChaosProducer implements AutoCloseable {
   private final BitSet acknowledged = new BitSet();
 
   private final BitSet malformedNumbers = new BitSet();
+
+  /** numbers of acknowledged records that carried {@link #NEW_PROPERTY} (set like acknowledged) */
+  private final BitSet withProperty = new BitSet();
+
+  private volatile boolean propertyRequested;
+
+  /** record number from which point records carry {@link #NEW_PROPERTY}; MAX_VALUE before */
+  private volatile long propertyFrom = Long.MAX_VALUE;
+
   private final Set<String> malformed = java.util.Collections.synchronizedSet(new HashSet<>());
   private final AtomicLong acks = new AtomicLong();
   private final AtomicReference<Exception> failure = new AtomicReference<>();
@@ -83,9 +92,14 @@ final class ChaosProducer implements AutoCloseable {
         if (wait > 0) {
           Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
         }
+        if (propertyRequested && propertyFrom == Long.MAX_VALUE) {
+          generator.batteryFrom(n);
+          propertyFrom = n;
+        }
         TelemetryGenerator.Record r = generator.next(System.currentTimeMillis());
         byte[] value = r.json();
         boolean bad = malformedEvery > 0 && n % malformedEvery == malformedEvery - 1;
+        boolean carries = !r.polygon() && n >= propertyFrom;
         if (bad) {
           value = Arrays.copyOf(value, value.length / 2); // a record cut short: malformed_json
         }
@@ -101,6 +115,8 @@ final class ChaosProducer implements AutoCloseable {
               if (bad) {
                 malformed.add(new String(sent, StandardCharsets.UTF_8));
                 malformedNumbers.set(number);
+              } else if (carries) {
+                withProperty.set(number);
               }
               acknowledged.set(number);
               acks.incrementAndGet();
@@ -110,6 +126,19 @@ final class ChaosProducer implements AutoCloseable {
     } catch (Exception e) {
       failure.compareAndSet(null, e);
     }
+  }
+
+  /** The property point records carry from {@link #startProperty()} on. */
+  static final String NEW_PROPERTY = "battery_pct";
+
+  /** From the next record on, point records carry {@link #NEW_PROPERTY}. */
+  void startProperty() {
+    propertyRequested = true;
+  }
+
+  /** numbers of the acknowledged, well-formed records that carried {@link #NEW_PROPERTY} */
+  BitSet withProperty() {
+    return withProperty;
   }
 
   /** Lets the producer stop once it has produced its minimum. */

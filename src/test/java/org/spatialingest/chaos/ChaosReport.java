@@ -96,6 +96,9 @@ record ChaosReport(
     s.put("rejects lost / duplicated", check.rejectsLost() + " / " + check.rejectsDuplicated());
     s.put("orphan files", check.orphans().size());
     s.put(
+        "rows where the mid-run column disagrees with the record",
+        check.newColumnProblems().size());
+    s.put(
         "sink snapshots (incoherent)",
         check.sinkSnapshots() + " (" + check.incoherentSnapshots().size() + ")");
     s.put(

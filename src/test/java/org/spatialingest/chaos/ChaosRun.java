@@ -55,6 +55,7 @@ final class ChaosRun {
   private final Random random;
   private final List<FaultRecord> faults = new ArrayList<>();
   private final List<String> externalIds = new ArrayList<>();
+  private ChaosProducer producer;
 
   /**
    * the faults' and the first start's: rows that lived through one may be older at commit by its
@@ -125,7 +126,7 @@ final class ChaosRun {
       submit(jar, null, parallelism);
       awaitRunning(Duration.ofMinutes(3));
 
-      ChaosProducer producer =
+      producer =
           new ChaosProducer(
               kafka.bootstrapServers(),
               TOPIC,
@@ -178,7 +179,10 @@ final class ChaosRun {
               producer.malformed(),
               externalIds,
               outages,
-              MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis());
+              MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis(),
+              settings.faults().contains(FaultKind.PROPERTY_APPEARS)
+                  ? producer.withProperty()
+                  : null);
       cancelJob();
       return new ChaosReport(settings, faults, check, System.currentTimeMillis() - wallStart);
     }
@@ -249,6 +253,10 @@ final class ChaosRun {
           awaitTriggered(trigger, Duration.ofSeconds(30));
           note = "the drain failed at the writers' end of input; the job failed over";
         }
+      }
+      case PROPERTY_APPEARS -> {
+        producer.startProperty();
+        note = "point records carry " + ChaosProducer.NEW_PROPERTY + " from now on";
       }
       case BROKER_RESTART -> {
         kafka.stopBroker();
@@ -400,6 +408,9 @@ final class ChaosRun {
             32, (long) (settings.ratePerSecond() / 3 * MAX_LATENCY.toSeconds() * 300 / 3 / 1000));
     m.put("sink.memory-budget", memoryKb + "KB");
     m.put("sink.target-file-size", "8MB");
+    if (settings.faults().contains(FaultKind.PROPERTY_APPEARS)) {
+      m.put("input.typed-properties", "auto");
+    }
     return m;
   }
 

@@ -30,7 +30,12 @@ enum FaultKind {
   /** stop with a savepoint, restore it at another parallelism */
   SAVEPOINT_RESCALE,
   /** cancel without savepoint, start again without state on the same consumer group */
-  STATELESS_RESTART;
+  STATELESS_RESTART,
+  /**
+   * point records start to carry a property the table has no column for ({@code battery_pct}); the
+   * run is then under {@code input.typed-properties: auto}, and the column must arrive
+   */
+  PROPERTY_APPEARS;
 
   /**
    * the short variant inside {@code mvn verify}: one of each kind of part (process, sink, broker,
