@@ -19,6 +19,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.FailOnceAfterCheckpoint;
@@ -30,6 +31,7 @@ import org.spatialingest.source.SourceRecord;
  * clearly and cancels the job, and the checkpoint summary combines the REST history, the arrival
  * probe and a {@code spatialSink.stagedBytes} counter.
  */
+@Tag("extended") // guards the benchmark harness, which runs in -Pbench only
 class BenchGuardTest {
   private static final int RECORD_BYTES = 100;
   private ChildCluster cluster;

@@ -26,7 +26,7 @@ record ChaosSettings(
     int malformedEvery) {
 
   static ChaosSettings fromSystemProperties() {
-    int rows = Integer.getInteger("chaos.rows", 100_000);
+    int rows = Integer.getInteger("chaos.rows", 60_000);
     long seed = Long.getLong("chaos.seed", 20261130L);
     String spec = System.getProperty("chaos.faults", "short");
     List<FaultKind> faults = new ArrayList<>();

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * failed a checkpoint (checkpoints in the folder given with a Flink option), and the lab shows what
  * it is meant to show.
  */
+@Tag(
+    "extended") // three scenarios, ~30 s; `lab` is a tool, the job's freshness is BoundedSinkTest's
 class LagLabTest {
   @Test
   void shortLabRunIsCompleteAndExact(@TempDir Path out) throws Exception {

@@ -18,6 +18,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,6 +73,7 @@ class BoundedKafkaFailoverTest {
    * no-more-splits after a restore by itself, and {@link RestoredBoundedSource} can go.
    */
   @Test
+  @Tag("extended") // watches an upstream bug; not a property of this job
   void theConnectorAloneStillHangs(@TempDir Path dir) throws Exception {
     JobConfig config = produce("failover-raw", dir);
     StreamExecutionEnvironment env = environment(dir);
