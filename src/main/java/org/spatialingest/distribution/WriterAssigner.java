@@ -78,7 +78,8 @@ import org.spatialingest.table.TableLayout;
  * accepts any row).
  *
  * <p>Cost per row: a partition key computation and a hash lookup, a reservoir step, a binary search
- * over at most a few dozen boundaries, and one serialization in eight.
+ * over at most a few dozen boundaries, the row's serialization into its batch, and one more in
+ * eight (the size sample).
  *
  * @param <T> the sink's input elements
  */
@@ -88,7 +89,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
 
   /**
    * A batch is sent once it holds this many bytes: per-record costs of the exchange are paid once
-   * per ~60 point rows, and a batch stays within one network buffer (32 KB).
+   * per tens of point rows, and a batch of small rows fits one network buffer (32 KB).
    */
   static final int BATCH_BYTES = 16 << 10;
 
