@@ -13,6 +13,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.iceberg.DataFile;
@@ -62,6 +63,9 @@ public final class BufferingWriter<T>
   private int stagingSequence;
   private final WriterMetrics metrics;
 
+  /** Flink's count of records in, kept in rows: a batch is counted once by Flink */
+  private final Counter rowsReceived;
+
   public BufferingWriter(
       List<SinkTable> sinkTables,
       TableRouter<T> router,
@@ -82,6 +86,7 @@ public final class BufferingWriter<T>
               i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
     }
     this.metrics = new WriterMetrics(context.metricGroup(), tables);
+    this.rowsReceived = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();
     restore(restored);
   }
 
@@ -106,13 +111,16 @@ public final class BufferingWriter<T>
     MemorySegment segment = MemorySegmentFactory.wrap(rows);
     BinaryRowData row = table.batchRow;
     boolean samePartition = false;
+    int count = 0;
     for (int offset = 0; offset < rows.length; ) {
       int length = Integer.BYTES + RowBatch.rowLength(rows, offset);
       row.pointTo(segment, offset + Integer.BYTES, length - Integer.BYTES);
       added(table, table.buffers.add(row, batch.range(), rows, offset, length, samePartition));
       samePartition = batch.specId() == table.spec().specId();
       offset += length;
+      count++;
     }
+    rowsReceived.inc(count - 1);
   }
 
   /** The close decisions after each buffered row. */
