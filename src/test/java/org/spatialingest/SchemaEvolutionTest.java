@@ -85,7 +85,7 @@ class SchemaEvolutionTest {
     Configuration conf = new Configuration();
     conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
     StreamExecutionEnvironment env2 = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env2.setParallelism(2);
+    env2.setParallelism(3); // a rescale too: the staging runs of 2 writers go to 3
     SpatialIngestJob.build(env2, wide, false);
     JobClient run2 = env2.executeAsync("evolve-2");
     List<Record> rows = awaitRows(table, 500);
