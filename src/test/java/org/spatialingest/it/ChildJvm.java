@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -118,16 +119,23 @@ public final class ChildJvm implements AutoCloseable {
   }
 
   /**
-   * A TCP port free on loopback right now (the usual small race between closing and the child
-   * binding it).
+   * A TCP port free on loopback right now, below Linux's ephemeral range (32768–60999): a port
+   * picked by the kernel from that range (port 0) can be taken by any outgoing connection (a Kafka
+   * or HTTP client) before the child binds it, which once failed a JobManager's REST endpoint with
+   * a BindException. The race left is with another test picking the same port at random.
    */
   public static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      socket.setReuseAddress(true);
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    ThreadLocalRandom random = ThreadLocalRandom.current();
+    for (int attempt = 0; attempt < 200; attempt++) {
+      int port = random.nextInt(20_000, 32_768);
+      try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+        socket.setReuseAddress(true);
+        return port;
+      } catch (IOException taken) {
+        // another one
+      }
     }
+    throw new UncheckedIOException(new IOException("no free port in 20000-32767 after 200 tries"));
   }
 
   /**
