@@ -20,6 +20,7 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,6 +44,7 @@ import org.spatialingest.table.TablePositions;
  * expiry the sink's lookups (batch ids before a recommit, positions for a start without state)
  * still answer, or refuse loudly when the history they need is gone.
  */
+@Tag("extended") // maintenance.enabled is opt-in (off by default); ~26 s
 class TableMaintenanceTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 

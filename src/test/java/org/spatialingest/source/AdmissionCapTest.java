@@ -12,6 +12,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +26,7 @@ import org.spatialingest.local.TelemetryGenerator;
  * The admission cap on a real broker and MiniCluster: the admitted rate holds the cap and offsets
  * still commit.
  */
+@Tag("extended") // admission.* is opt-in (off by default); ~17 s
 class AdmissionCapTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
 
