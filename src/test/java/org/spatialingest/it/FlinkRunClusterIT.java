@@ -131,16 +131,7 @@ class FlinkRunClusterIT {
             n + " rows committed to the Iceberg table",
             Duration.ofSeconds(120),
             () -> {
-              String state = cluster.jobState(jobId);
-              if (!"RUNNING".equals(state)) {
-                throw new AssertionError(
-                    "job left RUNNING: "
-                        + state
-                        + "\n"
-                        + cluster.get("/jobs/" + jobId + "/exceptions")
-                        + "\n"
-                        + cluster.logTail("taskmanager", 80));
-              }
+              cluster.assertRunning(jobId);
               if (!Files.exists(warehouse)) {
                 return false;
               }

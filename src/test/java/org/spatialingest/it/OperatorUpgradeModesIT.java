@@ -111,7 +111,7 @@ class OperatorUpgradeModesIT {
         "a first commit to the table of " + mode,
         Duration.ofSeconds(90),
         () -> {
-          assertRunning(cluster, first);
+          cluster.assertRunning(first);
           return !TestKit.rows(TestKit.table(config)).isEmpty();
         });
     // more input while the job runs: the stop finds rows in flight and waiting in the sink
@@ -184,7 +184,7 @@ class OperatorUpgradeModesIT {
         all.rows().size() + " rows and " + all.rejects().size() + " rejects of " + mode,
         Duration.ofSeconds(120),
         () -> {
-          assertRunning(cluster, second);
+          cluster.assertRunning(second);
           rejects.refresh();
           return TestKit.rows(TestKit.table(upgraded)).size() >= all.rows().size()
               && TestKit.rows(rejects).size() >= all.rejects().size();
@@ -233,19 +233,6 @@ class OperatorUpgradeModesIT {
         .isZero();
     assertThat(submission.jobId()).as("JobID printed by flink run").isNotNull();
     return submission.jobId();
-  }
-
-  private static void assertRunning(StandaloneFlinkCluster cluster, String jobId) throws Exception {
-    String state = cluster.jobState(jobId);
-    if (!"RUNNING".equals(state)) {
-      throw new AssertionError(
-          "job left RUNNING: "
-              + state
-              + "\n"
-              + cluster.get("/jobs/" + jobId + "/exceptions")
-              + "\n"
-              + cluster.logTail("taskmanager", 60));
-    }
   }
 
   private static void cancel(StandaloneFlinkCluster cluster, String jobId) throws Exception {

@@ -429,6 +429,20 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     return null;
   }
 
+  /** Fails with the job's exceptions and the TaskManager's log tail unless the job is RUNNING. */
+  public void assertRunning(String jobId) throws IOException, InterruptedException {
+    String state = jobState(jobId);
+    if (!"RUNNING".equals(state)) {
+      throw new AssertionError(
+          "job left RUNNING: "
+              + state
+              + "\n"
+              + get("/jobs/" + jobId + "/exceptions")
+              + "\n"
+              + logTail("taskmanager", 80));
+    }
+  }
+
   /**
    * Waits until the job is RUNNING; a job that FAILED or was CANCELED fails with its exceptions.
    */
