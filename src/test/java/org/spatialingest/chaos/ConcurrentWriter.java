@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionKey;
@@ -15,6 +16,7 @@ import org.apache.iceberg.data.GenericAppenderFactory;
 import org.apache.iceberg.data.GenericRecord;
 import org.apache.iceberg.data.InternalRecordWrapper;
 import org.apache.iceberg.data.Record;
+import org.apache.iceberg.exceptions.CommitFailedException;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.locationtech.jts.geom.Coordinate;
@@ -30,6 +32,7 @@ import org.spatialingest.geometry.HilbertCurve;
  */
 final class ConcurrentWriter {
   private static final GeometryFactory GEOMETRY = new GeometryFactory();
+  private static final int MAX_COMMIT_ATTEMPTS = 10;
   private final Table table;
   private int files;
 
@@ -80,7 +83,7 @@ final class ConcurrentWriter {
               .format(FileFormat.PARQUET)
               .build();
       GenericAppenderFactory appenders = new GenericAppenderFactory(table.schema(), table.spec());
-      var append = table.newAppend();
+      List<DataFile> written = new ArrayList<>();
       for (Map.Entry<PartitionKey, List<Record>> e : byPartition.entrySet()) {
         DataWriter<Record> writer =
             appenders.newDataWriter(
@@ -88,13 +91,33 @@ final class ConcurrentWriter {
         try (writer) {
           e.getValue().forEach(writer::write);
         }
-        DataFile file = writer.toDataFile();
-        append.appendFile(file);
+        written.add(writer.toDataFile());
       }
-      append.set("chaos.concurrent-writer", prefix);
-      append.commit();
+      commit(written, prefix);
       Thread.sleep(pauseMillis);
     }
     return ids;
+  }
+
+  /**
+   * Appends the files, trying again when the job won every one of Iceberg's own retries (its
+   * commits come every second under load): a lost race is not a fault this writer is testing.
+   */
+  private void commit(List<DataFile> written, String prefix) throws InterruptedException {
+    for (int attempt = 1; ; attempt++) {
+      table.refresh();
+      AppendFiles append = table.newAppend();
+      written.forEach(append::appendFile);
+      append.set("chaos.concurrent-writer", prefix);
+      try {
+        append.commit();
+        return;
+      } catch (CommitFailedException lost) {
+        if (attempt == MAX_COMMIT_ATTEMPTS) {
+          throw lost;
+        }
+        Thread.sleep(200L * attempt);
+      }
+    }
   }
 }
