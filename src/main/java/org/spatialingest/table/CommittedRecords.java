@@ -7,6 +7,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -150,13 +151,31 @@ public record CommittedRecords(
   private static Expression kafkaFilter(
       Map<String, Long> positions, String keyColumn, String positionColumn) {
     List<Expression> terms = new ArrayList<>();
+    addPositionTerms(
+        positions,
+        key -> Expressions.equal(keyColumn, key),
+        topic -> Expressions.startsWith(keyColumn, SourceKeys.kafkaPrefix(topic)),
+        positionColumn,
+        terms);
+    return terms.isEmpty() ? Expressions.alwaysFalse() : anyOf(terms);
+  }
+
+  /**
+   * Adds to {@code terms} "this source, at or above its position": one term per source key, or
+   * above {@link #MAX_FILTER_TERMS} one per topic at its lowest position.
+   */
+  private static void addPositionTerms(
+      Map<String, Long> positions,
+      Function<String, Expression> isKey,
+      Function<String, Expression> isTopic,
+      String positionColumn,
+      List<Expression> terms) {
     if (positions.size() <= MAX_FILTER_TERMS) {
       positions.forEach(
           (key, pos) ->
               terms.add(
                   Expressions.and(
-                      Expressions.equal(keyColumn, key),
-                      Expressions.greaterThanOrEqual(positionColumn, pos))));
+                      isKey.apply(key), Expressions.greaterThanOrEqual(positionColumn, pos))));
     } else {
       Map<String, Long> lowest = new HashMap<>();
       positions.forEach((key, pos) -> lowest.merge(SourceKeys.topic(key), pos, Math::min));
@@ -164,10 +183,8 @@ public record CommittedRecords(
           (topic, pos) ->
               terms.add(
                   Expressions.and(
-                      Expressions.startsWith(keyColumn, SourceKeys.kafkaPrefix(topic)),
-                      Expressions.greaterThanOrEqual(positionColumn, pos))));
+                      isTopic.apply(topic), Expressions.greaterThanOrEqual(positionColumn, pos))));
     }
-    return terms.isEmpty() ? Expressions.alwaysFalse() : anyOf(terms);
   }
 
   private static void scan(
@@ -209,25 +226,15 @@ public record CommittedRecords(
     List<Expression> terms = new ArrayList<>();
     terms.add(Expressions.greaterThanOrEqual("rejected_at", horizonMicros));
     terms.add(Expressions.notNull("file"));
-    if (positions.size() <= MAX_FILTER_TERMS) {
-      positions.forEach(
-          (key, pos) ->
-              terms.add(
-                  Expressions.and(
-                      Expressions.and(
-                          Expressions.equal("topic", SourceKeys.topic(key)),
-                          Expressions.equal("partition", SourceKeys.partition(key))),
-                      Expressions.greaterThanOrEqual("offset", pos))));
-    } else {
-      Map<String, Long> lowest = new HashMap<>();
-      positions.forEach((key, pos) -> lowest.merge(SourceKeys.topic(key), pos, Math::min));
-      lowest.forEach(
-          (topic, pos) ->
-              terms.add(
-                  Expressions.and(
-                      Expressions.equal("topic", topic),
-                      Expressions.greaterThanOrEqual("offset", pos))));
-    }
+    addPositionTerms(
+        positions,
+        key ->
+            Expressions.and(
+                Expressions.equal("topic", SourceKeys.topic(key)),
+                Expressions.equal("partition", SourceKeys.partition(key))),
+        topic -> Expressions.equal("topic", topic),
+        "offset",
+        terms);
     try (CloseableIterable<Record> rows =
         scan.select("topic", "partition", "offset", "file", "line").where(anyOf(terms)).build()) {
       for (Record r : rows) {
