@@ -78,6 +78,12 @@ public final class BenchChild {
   /** Job key: how long a compacting job may take to make its table query-ready (ms). */
   static final String QUERY_READY_TIMEOUT_KEY = "bench.query-ready-timeout-ms";
 
+  /**
+   * A compacting job whose table got neither fewer nor larger files over this many rewrites is
+   * reported as never query-ready without waiting out {@code query-ready-timeout}.
+   */
+  static final int STALLED_AFTER_REWRITES = 3;
+
   /** How often a compacting job's table is looked at. */
   static final long POLL_MS = 250;
 
@@ -178,7 +184,14 @@ public final class BenchChild {
             table = loadTable(config);
             compacted =
                 awaitCompacted(
-                    guard, table, expectedRows, target, phaseTimeout, queryReadyTimeout, name);
+                    guard,
+                    table,
+                    expectedRows,
+                    target,
+                    phaseTimeout,
+                    queryReadyTimeout,
+                    name,
+                    false);
             guard.cancel();
           } else {
             Path savepoints = Files.createTempDirectory(resultFile.getParent(), "savepoint-");
@@ -197,7 +210,7 @@ public final class BenchChild {
           table = loadTable(config);
           compacted =
               awaitCompacted(
-                  guard, table, expectedRows, target, phaseTimeout, queryReadyTimeout, name);
+                  guard, table, expectedRows, target, phaseTimeout, queryReadyTimeout, name, false);
         } else {
           JobExecutionResult result =
               guard.await(
@@ -299,8 +312,10 @@ public final class BenchChild {
   /**
    * A compacting job: waits until every expected row is committed (bounded by the phase time-out, a
    * failure otherwise), then until the compaction has made the table query-ready (bounded by {@code
-   * queryReadyTimeout}: not getting there is a result, not a failure). Returns the wall, CPU and
-   * JIT CPU nanos at query-ready (0s when never) and at the moment every row was committed.
+   * queryReadyTimeout}, or until {@link #STALLED_AFTER_REWRITES} rewrites gained nothing: not
+   * getting there is a result, not a failure). Returns the wall, CPU and JIT CPU nanos at
+   * query-ready (0s when never) and at the moment every row was committed; a warm-up returns {@code
+   * null} as soon as the compaction has rewritten once.
    */
   private static long[] awaitCompacted(
       PhaseGuard guard,
@@ -309,7 +324,8 @@ public final class BenchChild {
       long target,
       Duration phaseTimeout,
       Duration queryReadyTimeout,
-      String name)
+      String name,
+      boolean warmUp)
       throws Exception {
     if (!guard.poll(() -> QueryReady.look(table).rows() >= expectedRows, phaseTimeout, POLL_MS)) {
       throw new PhaseFailure(
@@ -318,15 +334,29 @@ public final class BenchChild {
     long committed = System.nanoTime();
     long committedCpu = ArrivalProbe.processCpuNanos();
     long committedJit = ArrivalProbe.jitCpuNanos();
-    boolean ready =
+    CompactionProgress progress = new CompactionProgress(table);
+    boolean[] ready = {false};
+    boolean done =
         guard.poll(
-            () -> QueryReady.look(table).ready(expectedRows, target), queryReadyTimeout, POLL_MS);
-    if (!ready) {
+            () -> {
+              ready[0] = progress.look().ready(expectedRows, target);
+              return ready[0]
+                  || progress.stalled(STALLED_AFTER_REWRITES)
+                  || (warmUp && progress.rewrites() > 0);
+            },
+            queryReadyTimeout,
+            POLL_MS);
+    if (warmUp && done) {
+      return null; // the compaction's code ran once: warm enough
+    }
+    if (!ready[0]) {
       System.err.println(
           "BENCH: "
               + name
-              + " was not query-ready within "
-              + queryReadyTimeout
+              + " was not query-ready "
+              + (done
+                  ? "and its compaction stalled (" + progress + ")"
+                  : "within " + queryReadyTimeout)
               + ": "
               + QueryReady.look(table));
       return new long[] {0, 0, 0, committed, committedCpu, committedJit};
@@ -418,7 +448,8 @@ public final class BenchChild {
           config.targetFileBytes(),
           phaseTimeout,
           queryReadyTimeout,
-          name);
+          name,
+          true);
       guard.cancel();
     } else {
       guard.await(job.getJobExecutionResult(), phaseTimeout, "the end of the warm-up job");

@@ -33,7 +33,9 @@ import java.util.stream.Stream;
  *   <li>{@code live-variants=A,B}: the variants of the live phase (one run each), and {@code
  *       live-workload=mix} its input ({@code points} or {@code mix}, as above);
  *   <li>{@code query-ready-timeout=3m}: how long a compacting variant (BRC) may take after its last
- *       commit to make its table query-ready ({@link QueryReady}); not getting there is reported;
+ *       commit to make its table query-ready ({@link QueryReady}); not getting there is reported,
+ *       and so is a compaction that stalls first ({@link CompactionProgress}: three rewrites that
+ *       left neither fewer nor larger files end the wait); a warm-up waits for one rewrite only;
  *   <li>{@code suite=query-ready}: a preset of all the knobs above and of {@link BenchSettings}'
  *       (see {@link #SUITES}); arguments given with it override its values;
  *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile});
