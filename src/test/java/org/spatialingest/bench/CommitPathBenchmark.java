@@ -16,9 +16,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.ToLongFunction;
+import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
 import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
@@ -143,6 +145,7 @@ public final class CommitPathBenchmark {
       long aggSnapshot,
       long aggState,
       long aggAllocated,
+      long aggCpu,
       long committable,
       long commReceive,
       long commSnapshot,
@@ -150,6 +153,7 @@ public final class CommitPathBenchmark {
       long commit,
       long icebergCommit,
       long commAllocated,
+      long commCpu,
       long metadataJson,
       long manifestList,
       long newManifests,
@@ -269,6 +273,7 @@ public final class CommitPathBenchmark {
     long heapBefore = MEMORY.getHeapMemoryUsage().getUsed();
     List<Checkpoint> measured = new ArrayList<>();
     long retained;
+    long generationNanos = 0;
     try (var aggregator =
             new OneInputStreamOperatorTestHarness<
                 CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>(
@@ -277,12 +282,18 @@ public final class CommitPathBenchmark {
             new OneInputStreamOperatorTestHarness<
                 CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>(
                 new CommitterOperatorFactory<>(sink, false, true))) {
+      // the job's checkpoints go to a file system too; the harness's default, JobManager memory,
+      // refuses a state over 5 MiB (the committer's holds the batch: ~10 MB at W = 256)
+      var storage = new FileSystemCheckpointStorage(dir.resolve("checkpoints").toUri());
+      aggregator.setCheckpointStorage(storage);
+      committer.setCheckpointStorage(storage);
       aggregator.open();
       committer.open();
       int total = s.warmup() + s.checkpoints() + s.quiet();
       for (long cp = 1; cp <= total; cp++) {
         boolean closing = cp <= s.warmup() + s.checkpoints();
         // the writers' side, not timed: W reports as they arrive over the network
+        long generating = System.nanoTime();
         List<byte[]> reports = new ArrayList<>(s.writers());
         long reportBytes = 0;
         for (int w = 0; w < s.writers(); w++) {
@@ -290,9 +301,11 @@ public final class CommitPathBenchmark {
           reports.add(bytes);
           reportBytes += bytes.length;
         }
+        generationNanos += System.nanoTime() - generating;
         CommitTimes.REPORTS.clear();
 
         long alloc0 = THREAD.getCurrentThreadAllocatedBytes();
+        long cpu0 = THREAD.getCurrentThreadCpuTime();
         long t0 = System.nanoTime();
         for (int w = 0; w < s.writers(); w++) {
           WriterReport report =
@@ -315,6 +328,7 @@ public final class CommitPathBenchmark {
         long aggState = aggregator.snapshot(cp, cp).getStateSize();
         long t3 = System.nanoTime();
         long alloc1 = THREAD.getCurrentThreadAllocatedBytes();
+        long cpu1 = THREAD.getCurrentThreadCpuTime();
 
         for (byte[] bytes : emitted) {
           FileBatch batch = batchSerializer.deserialize(batchSerializer.getVersion(), bytes);
@@ -331,6 +345,7 @@ public final class CommitPathBenchmark {
         committer.notifyOfCompletedCheckpoint(cp);
         long t7 = System.nanoTime();
         long alloc2 = THREAD.getCurrentThreadAllocatedBytes();
+        long cpu2 = THREAD.getCurrentThreadCpuTime();
         committer.getOutput().clear();
 
         if (cp <= s.warmup()) {
@@ -363,6 +378,7 @@ public final class CommitPathBenchmark {
                 t3 - t2,
                 aggState,
                 alloc1 - alloc0,
+                cpu1 - cpu0,
                 emitted.stream().mapToLong(b -> b.length).sum(),
                 t4 - t3,
                 t5 - t4,
@@ -370,6 +386,7 @@ public final class CommitPathBenchmark {
                 (t7 - t6) + (t6 - t5),
                 iceberg,
                 alloc2 - alloc1,
+                cpu2 - cpu1,
                 length(
                     table,
                     ((HasTableOperations) table).operations().current().metadataFileLocation()),
@@ -395,6 +412,9 @@ public final class CommitPathBenchmark {
     for (Snapshot ignored : table.snapshots()) {
       snapshots++;
     }
+    System.out.printf(
+        "[bench] W=%d generating the writers' reports (not measured) took %.1f s%n",
+        s.writers(), generationNanos / 1e9);
     return new Run(s, measured, retained, input.written.size(), files, committed.size(), snapshots);
   }
 
@@ -407,7 +427,8 @@ public final class CommitPathBenchmark {
     private final Settings s;
     private final Table table;
     private final PartitionSpec spec;
-    private final Metrics metrics;
+    private final MetricsConfig metricsConfig;
+    private final Random random = new Random(28);
     private final List<String> tokens = new ArrayList<>();
     private final Path tableDir;
     final Set<String> written = new HashSet<>();
@@ -416,7 +437,7 @@ public final class CommitPathBenchmark {
       this.s = s;
       this.table = table;
       this.spec = table.spec();
-      this.metrics = metrics(table);
+      this.metricsConfig = MetricsConfig.forTable(table);
       String location = table.location();
       this.tableDir = location.contains(":") ? Path.of(URI.create(location)) : Path.of(location);
       for (int w = 0; w < s.writers(); w++) {
@@ -447,7 +468,7 @@ public final class CommitPathBenchmark {
                     .withPartitionPath(partition)
                     .withRecordCount(ROWS_PER_FILE)
                     .withFileSizeInBytes(FILE_BYTES)
-                    .withMetrics(metrics)
+                    .withMetrics(metrics())
                     .withSplitOffsets(List.of(4L))
                     .withSortOrder(table.sortOrder())
                     .build();
@@ -495,10 +516,11 @@ public final class CommitPathBenchmark {
 
     /**
      * Column metrics as Iceberg's Parquet writer records them under the table's metrics config:
-     * sizes and counts for every column it keeps metrics of, bounds of the mode's length.
+     * sizes and counts for every column it keeps metrics of, bounds of the mode's length; values
+     * differ from file to file, as real ones do (manifests are compressed).
      */
-    private static Metrics metrics(Table table) {
-      MetricsConfig config = MetricsConfig.forTable(table);
+    private Metrics metrics() {
+      MetricsConfig config = metricsConfig;
       Map<Integer, Long> sizes = new HashMap<>();
       Map<Integer, Long> values = new HashMap<>();
       Map<Integer, Long> nulls = new HashMap<>();
@@ -511,9 +533,9 @@ public final class CommitPathBenchmark {
         if (mode == MetricsModes.None.get()) {
           continue;
         }
-        sizes.put(f.fieldId(), FILE_BYTES / 16);
+        sizes.put(f.fieldId(), FILE_BYTES / 16 + random.nextInt(1 << 20));
         values.put(f.fieldId(), ROWS_PER_FILE);
-        nulls.put(f.fieldId(), 0L);
+        nulls.put(f.fieldId(), f.isOptional() ? (long) random.nextInt(1000) : 0L);
         if (f.type().typeId() == Type.TypeID.DOUBLE || f.type().typeId() == Type.TypeID.FLOAT) {
           nans.put(f.fieldId(), 0L);
         }
@@ -521,8 +543,8 @@ public final class CommitPathBenchmark {
           continue;
         }
         int length = mode instanceof MetricsModes.Truncate t ? t.length() : 64;
-        lower.put(f.fieldId(), bound(f.type(), length, false));
-        upper.put(f.fieldId(), bound(f.type(), length, true));
+        lower.put(f.fieldId(), bound(f.type(), length, false, random));
+        upper.put(f.fieldId(), bound(f.type(), length, true, random));
       }
       return new Metrics(ROWS_PER_FILE, sizes, values, nulls, nans, lower, upper);
     }
@@ -539,20 +561,33 @@ public final class CommitPathBenchmark {
       return out;
     }
 
-    private static ByteBuffer bound(Type type, int length, boolean upper) {
+    private static ByteBuffer bound(Type type, int length, boolean upper, Random random) {
+      long offset = upper ? 1L << 40 : 0;
       Object value =
           switch (type.typeId()) {
-            case STRING -> (upper ? "z" : "a").repeat(length);
-            case BINARY -> ByteBuffer.wrap(new byte[length]);
-            case LONG, TIMESTAMP -> upper ? 1_780_000_000_000_000L : 1_760_000_000_000_000L;
-            case INTEGER, DATE -> upper ? 20_500 : 20_400;
-            case DOUBLE -> upper ? 179.5 : -179.5;
-            case FLOAT -> upper ? 1.5f : -1.5f;
+            case STRING -> randomString(length, random);
+            case BINARY -> {
+              byte[] bytes = new byte[length];
+              random.nextBytes(bytes);
+              yield ByteBuffer.wrap(bytes);
+            }
+            case LONG, TIMESTAMP -> 1_760_000_000_000_000L + offset + random.nextInt();
+            case INTEGER, DATE -> 20_400 + (upper ? 100 : 0) + random.nextInt(100);
+            case DOUBLE -> (upper ? 0 : -180) + random.nextDouble() * 180;
+            case FLOAT -> (upper ? 0 : -1) + random.nextFloat();
             case BOOLEAN -> upper;
             default -> null;
           };
       return value == null ? null : Conversions.toByteBuffer(type, value);
     }
+  }
+
+  private static String randomString(int length, Random random) {
+    StringBuilder b = new StringBuilder(length);
+    for (int i = 0; i < length; i++) {
+      b.append((char) ('a' + random.nextInt(26)));
+    }
+    return b.toString();
   }
 
   private static void print(Run run) {
@@ -581,6 +616,7 @@ public final class CommitPathBenchmark {
       System.out.printf(
           "[bench] W=%d %s checkpoints (median / p95):%n", s.writers(), group.getKey());
       ms(s, "aggregator total ms", cps, Checkpoint::aggTotal);
+      ms(s, "  its thread's CPU ms", cps, Checkpoint::aggCpu);
       ms(s, "  receive W reports ms", cps, Checkpoint::aggReceive);
       ms(s, "  barrier: batch + serialize ms", cps, Checkpoint::aggBarrier);
       ms(s, "  state snapshot ms", cps, Checkpoint::aggSnapshot);
@@ -589,6 +625,7 @@ public final class CommitPathBenchmark {
       bytes(s, "reports in bytes", cps, Checkpoint::reportBytes);
       bytes(s, "committable bytes", cps, Checkpoint::committable);
       ms(s, "committer total ms", cps, Checkpoint::commTotal);
+      ms(s, "  its thread's CPU ms", cps, Checkpoint::commCpu);
       ms(s, "  receive batch ms", cps, Checkpoint::commReceive);
       ms(s, "  state snapshot ms", cps, Checkpoint::commSnapshot);
       ms(s, "  commit (on completion) ms", cps, Checkpoint::commit);
