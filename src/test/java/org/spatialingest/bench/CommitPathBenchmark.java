@@ -2,6 +2,7 @@ package org.spatialingest.bench;
 
 import com.sun.management.ThreadMXBean;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.net.URI;
@@ -18,8 +19,11 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.Random;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ForkJoinPool;
 import java.util.function.ToLongFunction;
+import java.util.stream.IntStream;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableSummary;
@@ -110,6 +114,9 @@ public final class CommitPathBenchmark {
   private static final long ROWS_PER_FILE = 2_000_000;
   private static final long FILE_BYTES = 128L << 20;
   private static final LocalDate FIRST_DAY = LocalDate.of(2026, 12, 1);
+
+  /** Threads that make the writers' reports (not measured) between the measured checkpoints. */
+  private static final int GENERATOR_THREADS = 4;
 
   private static final ThreadMXBean THREAD = (ThreadMXBean) ManagementFactory.getThreadMXBean();
   private static final MemoryMXBean MEMORY = ManagementFactory.getMemoryMXBean();
@@ -274,6 +281,7 @@ public final class CommitPathBenchmark {
     List<Checkpoint> measured = new ArrayList<>();
     long retained;
     long generationNanos = 0;
+    ForkJoinPool generators = new ForkJoinPool(GENERATOR_THREADS);
     try (var aggregator =
             new OneInputStreamOperatorTestHarness<
                 CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>(
@@ -294,13 +302,18 @@ public final class CommitPathBenchmark {
         boolean closing = cp <= s.warmup() + s.checkpoints();
         // the writers' side, not timed: W reports as they arrive over the network
         long generating = System.nanoTime();
-        List<byte[]> reports = new ArrayList<>(s.writers());
-        long reportBytes = 0;
-        for (int w = 0; w < s.writers(); w++) {
-          byte[] bytes = reportSerializer.serialize(input.report(w, cp, closing));
-          reports.add(bytes);
-          reportBytes += bytes.length;
-        }
+        long checkpoint = cp;
+        // the writers work in parallel in a job too
+        List<byte[]> reports =
+            generators
+                .submit(
+                    () ->
+                        IntStream.range(0, s.writers())
+                            .parallel()
+                            .mapToObj(w -> input.serializedReport(w, checkpoint, closing))
+                            .toList())
+                .get();
+        long reportBytes = reports.stream().mapToLong(b -> b.length).sum();
         generationNanos += System.nanoTime() - generating;
         CommitTimes.REPORTS.clear();
 
@@ -396,6 +409,8 @@ public final class CommitPathBenchmark {
       }
       System.gc();
       retained = MEMORY.getHeapMemoryUsage().getUsed() - heapBefore;
+    } finally {
+      generators.shutdownNow();
     }
 
     table.refresh();
@@ -428,10 +443,10 @@ public final class CommitPathBenchmark {
     private final Table table;
     private final PartitionSpec spec;
     private final MetricsConfig metricsConfig;
-    private final Random random = new Random(28);
+    private final WriterReportSerializer serializer = new WriterReportSerializer();
     private final List<String> tokens = new ArrayList<>();
     private final Path tableDir;
-    final Set<String> written = new HashSet<>();
+    final Set<String> written = ConcurrentHashMap.newKeySet();
 
     Input(Settings s, Table table) {
       this.s = s;
@@ -445,7 +460,16 @@ public final class CommitPathBenchmark {
       }
     }
 
-    WriterReport report(int writer, long checkpoint, boolean closing) throws IOException {
+    byte[] serializedReport(int writer, long checkpoint, boolean closing) {
+      try {
+        return serializer.serialize(report(writer, checkpoint, closing));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+
+    private WriterReport report(int writer, long checkpoint, boolean closing) throws IOException {
+      Random random = new Random(checkpoint * 1_000_003L + writer);
       String token = tokens.get(writer);
       List<ClosedFile> closed = new ArrayList<>();
       long now = System.currentTimeMillis();
@@ -468,7 +492,7 @@ public final class CommitPathBenchmark {
                     .withPartitionPath(partition)
                     .withRecordCount(ROWS_PER_FILE)
                     .withFileSizeInBytes(FILE_BYTES)
-                    .withMetrics(metrics())
+                    .withMetrics(metrics(random))
                     .withSplitOffsets(List.of(4L))
                     .withSortOrder(table.sortOrder())
                     .build();
@@ -519,7 +543,7 @@ public final class CommitPathBenchmark {
      * sizes and counts for every column it keeps metrics of, bounds of the mode's length; values
      * differ from file to file, as real ones do (manifests are compressed).
      */
-    private Metrics metrics() {
+    private Metrics metrics(Random random) {
       MetricsConfig config = metricsConfig;
       Map<Integer, Long> sizes = new HashMap<>();
       Map<Integer, Long> values = new HashMap<>();
