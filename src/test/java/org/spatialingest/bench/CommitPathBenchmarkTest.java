@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
  * is committed exactly once, the committer deleted every staging run, and the figures it reports
  * are filled in.
  */
-@Tag(
-    "extended") // 14.6 s at W = 4 (38 s at W = 8) here under load: checks the harness, not the sink
+// 14.6 s at W = 4 (38 s at W = 8) here under load; it checks the harness, not the sink
+@Tag("extended")
 class CommitPathBenchmarkTest {
   @Test
   void everyFileIsCommittedOnceAndEveryFigureIsMeasured(@TempDir Path dir) throws Exception {
