@@ -23,8 +23,8 @@ import java.util.Locale;
  *       {@code metadata.json} ({@link MeasuredCosts}, measured with one data file per commit).
  *   <li>Limits: the source cannot read a partition from two subtasks, so the topic's partitions cap
  *       the source chain; staging runs share the table's prefix, whose PUT rate an object store
- *       caps. The aggregator and committer (parallelism 1 and one commit at a time) are not in the
- *       list until they are measured.
+ *       caps; the aggregator and committer (parallelism 1, one thread each) pass a commit's files
+ *       within one C, at {@link MeasuredCosts#COMMIT_PATH_MICROS_PER_FILE} each.
  * </ul>
  */
 public record ClusterPlan(
@@ -55,6 +55,8 @@ public record ClusterPlan(
    * second per partitioned prefix); staging runs share the table's data prefix.
    */
   public static final double OBJECT_PUTS_PER_SECOND = 3_500;
+
+  private static final String COMMIT_PATH = "commit path (p = 1)";
 
   /** One of the plan's quantities against what caps it; {@code share} = used / cap. */
   public record Limit(String name, double used, double cap, String what) {
@@ -138,6 +140,15 @@ public record ClusterPlan(
             stagingPerSecond,
             OBJECT_PUTS_PER_SECOND,
             "staging objects per second vs one S3 prefix's PUT rate"));
+    // the files of a commit all close at one checkpoint in the worst case, and the p = 1 operators
+    // must pass them on before the next one
+    double filesPerCommit = filesPerHour / commitsPerHour;
+    limits.add(
+        new Limit(
+            COMMIT_PATH,
+            filesPerCommit * MeasuredCosts.COMMIT_PATH_MICROS_PER_FILE / 1e6,
+            checkpointSeconds,
+            "seconds of one core the aggregator and committer spend on a commit's files vs C"));
     limits.sort(Comparator.comparingDouble(Limit::share).reversed());
     return new ClusterPlan(
         costs,
@@ -209,6 +220,15 @@ public record ClusterPlan(
             Locale.ROOT,
             "  metadata per day      %.1f MB before snapshot expiry",
             metadataBytesPerDay / 1e6));
+    Limit commitPath =
+        limits.stream().filter(l -> l.name().equals(COMMIT_PATH)).findFirst().orElseThrow();
+    out.add(
+        String.format(
+            Locale.ROOT,
+            "  commit path (p = 1)   %.2f s of CPU per commit of %,.0f files, %.0f %% of C",
+            commitPath.used(),
+            filesPerHour / commitsPerHour,
+            commitPath.share() * 100));
     Limit first = limits.get(0);
     out.add(
         String.format(
@@ -219,8 +239,6 @@ public record ClusterPlan(
             first.cap(),
             first.share() * 100,
             first.what()));
-    out.add(
-        "  not yet measured      the aggregator and committer at parallelism 1 (one commit at a time)");
     return out;
   }
 }

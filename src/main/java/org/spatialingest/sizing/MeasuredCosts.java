@@ -30,6 +30,14 @@ public enum MeasuredCosts {
   /** What each retained snapshot adds to every later {@code metadata.json}, bytes (1,545–1,578). */
   public static final long SNAPSHOT_ENTRY_BYTES = 1_550;
 
+  /**
+   * CPU of the aggregator and committer (parallelism 1, one thread each) per closed file, µs:
+   * merging the writers' reports, their state and the committable, and the commit ({@code
+   * CommitPathBenchmark}, 2026-12-01, scale.md "The p = 1 operators": 1,099 at W = 64, 1,040 at W =
+   * 256, 869 at W = 1,024; the largest is kept).
+   */
+  public static final double COMMIT_PATH_MICROS_PER_FILE = 1_099;
+
   private final double transformMicrosPerRecord;
   private final double sinkMicrosPerRecord;
 
