@@ -11,10 +11,13 @@ import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.DataFiles;
 import org.apache.iceberg.FileFormat;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestWriter;
 import org.apache.iceberg.Metrics;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.inmemory.InMemoryOutputFile;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
@@ -23,6 +26,7 @@ import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchSerializer;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.core.WriterReportSerializer;
 import org.spatialingest.sink.write.WriterState;
@@ -168,8 +172,131 @@ class SerializerRoundTripTest {
     assertThat(copy.writerToken()).isEqualTo("tok");
     assertThat(copy.seen()).isEqualTo(report.seen());
     assertThat(copy.buffered()).isEqualTo(report.buffered());
-    assertThat(copy.closed().get(0).consumedStaging()).containsExactly("s1", "s2");
-    assertSameAppend(copy.closed().get(0).file(), f.file());
+    assertThat(copy.closed().locations()).containsExactly("file:/w/c.parquet");
+    assertThat(copy.closed().files().get(0).consumedStaging()).containsExactly("s1", "s2");
+    assertSameAppend(copy.closed().files().get(0).file(), f.file());
+  }
+
+  /**
+   * The aggregator and the committer pass the writers' groups on as the bytes they were encoded as:
+   * a batch of two reports' files serializes to those bytes, and reads back every field.
+   */
+  @Test
+  void closedFilesTravelAsTheBytesTheWriterEncoded() throws Exception {
+    ClosedFile a =
+        new ClosedFile(
+            0,
+            dataFile("file:/w/a.parquet", 491_000, 5, List.of(4L)),
+            SPEC,
+            CloseReason.BYTES,
+            10,
+            1,
+            2,
+            3,
+            Map.of(1_795_946_400L, 5L),
+            List.of("s1"));
+    ClosedFile b =
+        new ClosedFile(
+            1,
+            unpartitionedFile("file:/r/b.parquet", 2),
+            PartitionSpec.unpartitioned(),
+            CloseReason.LATENCY,
+            4,
+            1,
+            2,
+            3,
+            Map.of(),
+            List.of());
+    WriterReportSerializer reports = new WriterReportSerializer();
+    byte[] first =
+        reports.serialize(new WriterReport("w1", List.of(a), Map.of("t/0", 9L), Map.of()));
+    byte[] second = reports.serialize(new WriterReport("w2", List.of(b), Map.of(), Map.of()));
+    WriterReport r1 = reports.deserialize(reports.getVersion(), first);
+    WriterReport r2 = reports.deserialize(reports.getVersion(), second);
+
+    FileBatch batch =
+        new FileBatch(7, "l", ClosedFiles.concat(List.of(r1.closed(), r2.closed())), Map.of());
+    assertThat(batch.closed().locations())
+        .containsExactly("file:/w/a.parquet", "file:/r/b.parquet");
+    FileBatchSerializer serializer = new FileBatchSerializer();
+    byte[] serialized = serializer.serialize(batch);
+    assertThat(indexOf(serialized, groupBytes(r1.closed()))).isPositive();
+    assertThat(indexOf(serialized, groupBytes(r2.closed()))).isPositive();
+
+    FileBatch copy = serializer.deserialize(serializer.getVersion(), serialized);
+    assertThat(serializer.serialize(copy)).isEqualTo(serialized);
+    assertThat(copy.files()).hasSize(2);
+    assertThat(copy.filesOf(1).get(0).reason()).isEqualTo(CloseReason.LATENCY);
+    assertThat(copy.filesOf(0).get(0).ingestSecondCounts()).isEqualTo(a.ingestSecondCounts());
+    assertThat(copy.filesOf(0).get(0).spec()).isEqualTo(SPEC);
+    assertSameAppend(copy.filesOf(0).get(0).file(), a.file());
+    assertSameAppend(copy.filesOf(1).get(0).file(), b.file());
+    assertThat(copy.batchId()).isEqualTo(new FileBatch(7, "l", List.of(b, a), Map.of()).batchId());
+  }
+
+  /** Version 3 (builds up to 5e92675): the manifests first, then the sink's fields per group. */
+  @Test
+  void fileBatchReadsVersion3() throws Exception {
+    DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
+    DataOutputSerializer v3 = new DataOutputSerializer(4096);
+    v3.writeLong(42);
+    v3.writeUTF("lineage-1");
+    v3.writeInt(1);
+    v3.writeInt(0);
+    InMemoryOutputFile manifestOut = new InMemoryOutputFile("memory:/closed-files.avro");
+    ManifestWriter<DataFile> writer = ManifestFiles.write(2, SPEC, manifestOut, 0L);
+    try (writer) {
+      writer.add(a);
+    }
+    byte[] descriptor = ManifestFiles.encode(writer.toManifestFile());
+    v3.writeInt(descriptor.length);
+    v3.write(descriptor);
+    byte[] manifest = manifestOut.toByteArray();
+    v3.writeInt(manifest.length);
+    v3.write(manifest);
+    v3.writeInt(1);
+    v3.writeUTF("LATENCY");
+    v3.writeLong(99);
+    v3.writeLong(1_000L);
+    v3.writeLong(2_000L);
+    v3.writeLong(3_000L);
+    v3.writeInt(1);
+    v3.writeLong(1_795_946_400L);
+    v3.writeLong(7L);
+    v3.writeInt(1);
+    v3.writeUTF("file:/w/_staging/x/1.rows");
+    v3.writeInt(1);
+    v3.writeUTF("t/0");
+    v3.writeLong(17L);
+    FileBatchSerializer serializer = new FileBatchSerializer();
+    FileBatch copy = serializer.deserialize(3, v3.getCopyOfBuffer());
+    assertThat(copy.checkpointId()).isEqualTo(42);
+    assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
+    ClosedFile out = copy.files().get(0);
+    assertThat(out.reason()).isEqualTo(CloseReason.LATENCY);
+    assertThat(out.spec()).isEqualTo(SPEC);
+    assertThat(out.consumedStaging()).containsExactly("file:/w/_staging/x/1.rows");
+    assertSameAppend(out.file(), a);
+    // a restored committable that is not committed before the next checkpoint is written again
+    FileBatch again = serializer.deserialize(serializer.getVersion(), serializer.serialize(copy));
+    assertSameAppend(again.files().get(0).file(), a);
+    assertThat(again.batchId()).isEqualTo(copy.batchId());
+  }
+
+  private static byte[] groupBytes(ClosedFiles files) throws Exception {
+    DataOutputSerializer out = new DataOutputSerializer(1024);
+    files.write(out);
+    byte[] all = out.getCopyOfBuffer();
+    return java.util.Arrays.copyOfRange(all, 8, all.length); // one group: count, length, bytes
+  }
+
+  private static int indexOf(byte[] haystack, byte[] needle) {
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      if (java.util.Arrays.equals(haystack, i, i + needle.length, needle, 0, needle.length)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   @Test

@@ -43,7 +43,9 @@ final class CommitterMetrics {
     group.gauge("maxRowAgeAtCommitMs", () -> lastMaxRowAgeMs);
     group.gauge("minRowAgeAtCommitMs", () -> lastMinRowAgeMs);
     rowAgeAtCommit =
-        group.histogram("rowAgeAtCommitMs", new DescriptiveStatisticsHistogram(AGE_WINDOW));
+        group.histogram(
+            "rowAgeAtCommitMs",
+            new StatisticsPerUpdateHistogram(new DescriptiveStatisticsHistogram(AGE_WINDOW)));
   }
 
   void fileCommitted(DataFile file) {

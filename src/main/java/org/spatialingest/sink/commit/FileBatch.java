@@ -3,12 +3,12 @@ package org.spatialingest.sink.commit;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 
 /**
@@ -18,21 +18,30 @@ import org.spatialingest.sink.recovery.RestoreReconciler;
  *
  * @param checkpointId the checkpoint whose barrier released the batch at the aggregator
  * @param lineage the sink lineage that produced the batch (see {@link RestoreReconciler})
- * @param files the closed files, of every table
+ * @param closed the closed files, of every table (decoded only by {@link #files()})
  * @param positions per source key, the position below which every record is committed once this
  *     batch is
  */
 @Internal
 public record FileBatch(
-    long checkpointId, String lineage, List<ClosedFile> files, Map<String, Long> positions) {
+    long checkpointId, String lineage, ClosedFiles closed, Map<String, Long> positions) {
 
   public FileBatch {
-    files = List.copyOf(files);
     positions = Map.copyOf(positions);
   }
 
+  public FileBatch(
+      long checkpointId, String lineage, List<ClosedFile> files, Map<String, Long> positions) {
+    this(checkpointId, lineage, ClosedFiles.of(files), positions);
+  }
+
+  /** The closed files, decoded (once: {@link ClosedFiles}). */
+  public List<ClosedFile> files() {
+    return closed.files();
+  }
+
   public List<ClosedFile> filesOf(int table) {
-    return files.stream().filter(f -> f.table() == table).toList();
+    return files().stream().filter(f -> f.table() == table).toList();
   }
 
   public long rowCount(int table) {
@@ -40,11 +49,11 @@ public record FileBatch(
   }
 
   public long minIngestMillis() {
-    return files.stream().mapToLong(ClosedFile::minIngestMillis).min().orElse(Long.MAX_VALUE);
+    return files().stream().mapToLong(ClosedFile::minIngestMillis).min().orElse(Long.MAX_VALUE);
   }
 
   public long maxIngestMillis() {
-    return files.stream().mapToLong(ClosedFile::maxIngestMillis).max().orElse(Long.MIN_VALUE);
+    return files().stream().mapToLong(ClosedFile::maxIngestMillis).max().orElse(Long.MIN_VALUE);
   }
 
   /**
@@ -52,7 +61,7 @@ public record FileBatch(
    * there.
    */
   public long createdAtMillis() {
-    return files.stream()
+    return files().stream()
         .mapToLong(ClosedFile::closedAtMillis)
         .min()
         .orElse(System.currentTimeMillis());
@@ -64,10 +73,7 @@ public record FileBatch(
    * reconciliation rely on that.
    */
   public String batchId() {
-    List<String> paths = new ArrayList<>();
-    for (ClosedFile f : files) {
-      paths.add(f.file().location());
-    }
+    List<String> paths = closed.locations();
     paths.sort(null);
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");

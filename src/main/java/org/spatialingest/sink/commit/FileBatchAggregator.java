@@ -26,7 +26,7 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
-import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.WriterReport;
@@ -84,7 +84,9 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
 
   private final List<SinkTable> tables;
   private final String uid;
-  private final List<ClosedFile> pending = new ArrayList<>();
+
+  /** closed files of the reports since the last barrier, as the writers encoded them */
+  private final List<ClosedFiles> pending = new ArrayList<>();
 
   /** the lowest buffered position per source, by writer token, as of each writer's latest report */
   private final Map<String, Map<String, Long>> bufferedByWriter = new HashMap<>();
@@ -215,7 +217,9 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   public void processElement(StreamRecord<CommittableMessage<WriterReport>> element) {
     if (element.getValue() instanceof CommittableWithLineage<WriterReport> withLineage) {
       WriterReport report = withLineage.getCommittable();
-      pending.addAll(report.closed());
+      if (!report.closed().isEmpty()) {
+        pending.add(report.closed());
+      }
       report.seen().forEach((key, next) -> received.merge(key, next, Math::max));
       bufferedByWriter.put(report.writerToken(), report.buffered());
       reportedTokens.add(report.writerToken());
@@ -304,13 +308,14 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     if (pending.isEmpty()) {
       return;
     }
-    FileBatch batch = new FileBatch(checkpointId, lineage, pending, positions());
+    FileBatch batch =
+        new FileBatch(checkpointId, lineage, ClosedFiles.concat(pending), positions());
     pending.clear();
     emitted.addLast(batch.batchId());
     while (emitted.size() > REMEMBERED_BATCHES) {
       emitted.removeFirst();
     }
-    pendingFiles.addLast(batch.files().stream().map(f -> f.file().location()).toList());
+    pendingFiles.addLast(batch.closed().locations());
     while (pendingFiles.size() > PENDING_BATCHES) {
       pendingFiles.removeFirst();
     }

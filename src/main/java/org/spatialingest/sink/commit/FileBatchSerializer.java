@@ -12,19 +12,25 @@ import org.apache.flink.util.InstantiationUtil;
 import org.apache.iceberg.DataFile;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.ClosedFileManifests;
+import org.spatialingest.sink.core.ClosedFiles;
 
 /**
  * Versioned binary form of a {@link FileBatch}, stored in the committer's checkpointed state.
- * Version 3: checkpoint id, lineage, the closed files as Iceberg manifests ({@link
- * ClosedFileManifests}) and the positions. Version 2 (read only; releases up to 99d1af5): the same
- * with each data file in Java serialization, read so that a savepoint of that release restores (its
- * batches are committed on restore). Version 1 (one table, no positions) is not readable: restore
- * such a savepoint with the build that took it and let it commit, or start without state (the job
- * resumes from the table's positions).
+ * Version 4: checkpoint id, lineage, the closed files as {@link ClosedFiles} (the groups' bytes as
+ * the writers encoded them: an Iceberg manifest per table and spec, with the sink's fields) and the
+ * positions. Version 3 (read only; builds up to 5e92675): the same files in {@link
+ * ClosedFileManifests#readFiles}' layout. Version 2 (read only; releases up to 99d1af5): each data
+ * file in Java serialization, read so that a savepoint of that release restores (its batches are
+ * committed on restore). Version 1 (one table, no positions) is not readable: restore such a
+ * savepoint with the build that took it and let it commit, or start without state (the job resumes
+ * from the table's positions).
  */
 @Internal
 public final class FileBatchSerializer implements SimpleVersionedSerializer<FileBatch> {
-  static final int VERSION = 3;
+  static final int VERSION = 4;
+
+  /** The version whose manifests are in the layout before {@link ClosedFiles}; read only. */
+  private static final int MANIFEST_LAYOUT_V3 = 3;
 
   /** The version whose data files are Java-serialized; read only. */
   private static final int JAVA_SERIALIZED_FILES = 2;
@@ -36,31 +42,35 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
 
   @Override
   public byte[] serialize(FileBatch batch) throws IOException {
-    DataOutputSerializer out = new DataOutputSerializer(256 + 1024 * batch.files().size());
+    DataOutputSerializer out = new DataOutputSerializer(256 + 1024 * batch.closed().size());
     out.writeLong(batch.checkpointId());
     out.writeUTF(batch.lineage());
-    ClosedFileManifests.writeFiles(batch.files(), out);
+    batch.closed().write(out);
     ClosedFileManifests.writePositions(batch.positions(), out);
     return out.getCopyOfBuffer();
   }
 
   @Override
   public FileBatch deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION && version != JAVA_SERIALIZED_FILES) {
+    if (version != VERSION && version != MANIFEST_LAYOUT_V3 && version != JAVA_SERIALIZED_FILES) {
       throw new IOException(
           "FileBatch serializer version "
               + version
               + " is not readable by this build (it reads "
               + JAVA_SERIALIZED_FILES
-              + " and "
+              + " to "
               + VERSION
               + "); restore with the build that wrote it, or start without state");
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     long checkpointId = in.readLong();
     String lineage = in.readUTF();
-    List<ClosedFile> files =
-        version == VERSION ? ClosedFileManifests.readFiles(in) : readJavaSerializedFiles(in);
+    ClosedFiles files =
+        switch (version) {
+          case VERSION -> ClosedFiles.read(in);
+          case MANIFEST_LAYOUT_V3 -> ClosedFiles.of(ClosedFileManifests.readFiles(in));
+          default -> ClosedFiles.of(readJavaSerializedFiles(in));
+        };
     return new FileBatch(checkpointId, lineage, files, ClosedFileManifests.readPositions(in));
   }
 

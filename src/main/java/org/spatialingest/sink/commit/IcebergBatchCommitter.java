@@ -76,7 +76,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
   }
 
   private void commit(FileBatch batch) {
-    if (batch.files().isEmpty()) {
+    if (batch.closed().isEmpty()) {
       return;
     }
     String batchId = batch.batchId();

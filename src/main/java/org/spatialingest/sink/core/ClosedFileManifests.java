@@ -3,11 +3,12 @@ package org.spatialingest.sink.core;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.ManifestFile;
@@ -34,9 +35,10 @@ import org.apache.iceberg.types.Types;
  * state survives an Iceberg upgrade that changes the data file classes. Each manifest records its
  * partition spec and schema, so no table is needed to read it back.
  *
- * <p>Layout: group count; per group of files of one table and spec: table index, the manifest's
- * descriptor ({@link ManifestFiles#encode}) and bytes, then per file, in manifest order, what the
- * sink adds to it (reason, bytes buffered, ingest times, staging runs).
+ * <p>A group of files of one table and spec ({@link #encodeGroup}): table index, file count, the
+ * files' locations, per file what the sink adds to it (reason, bytes buffered, ingest times,
+ * staging runs), then the manifest's descriptor ({@link ManifestFiles#encode}) and bytes, files in
+ * the same order. {@link ClosedFiles} passes a group on as these bytes.
  */
 @Internal
 public final class ClosedFileManifests {
@@ -52,53 +54,153 @@ public final class ClosedFileManifests {
 
   private ClosedFileManifests() {}
 
-  public static void writeFiles(List<ClosedFile> files, DataOutputView out) throws IOException {
-    Map<List<Integer>, List<ClosedFile>> groups = new LinkedHashMap<>();
-    for (ClosedFile f : files) {
-      if (f.spec() == null) {
-        throw new IOException(
-            "data file "
-                + f.file().location()
-                + " was restored from a state of the previous release without its partition spec;"
-                + " it is committed on restore and never checkpointed again");
-      }
-      groups.computeIfAbsent(List.of(f.table(), f.spec().specId()), k -> new ArrayList<>()).add(f);
+  /**
+   * One group's binary form (the current layout): table index, file count, the files' locations
+   * (what the aggregator needs, read without the manifest), per file what the sink adds to it, then
+   * the manifest's descriptor and bytes. Every file must have the same table and partition spec.
+   */
+  public static byte[] encodeGroup(List<ClosedFile> group) throws IOException {
+    ClosedFile first = group.get(0);
+    DataOutputSerializer out = new DataOutputSerializer(2048 + 512 * group.size());
+    out.writeInt(first.table());
+    out.writeInt(group.size());
+    for (ClosedFile f : group) {
+      checkSpec(f);
+      out.writeUTF(f.file().location());
     }
-    out.writeInt(groups.size());
-    for (List<ClosedFile> group : groups.values()) {
-      ClosedFile first = group.get(0);
-      out.writeInt(first.table());
-      InMemoryOutputFile manifestOut = new InMemoryOutputFile("memory:/closed-files.avro");
-      ManifestWriter<DataFile> writer =
-          ManifestFiles.write(
-              MANIFEST_FORMAT_VERSION, first.spec(), manifestOut, UNCOMMITTED_SNAPSHOT_ID);
-      try (writer) {
-        for (ClosedFile f : group) {
-          writer.add(f.file());
-        }
+    for (ClosedFile f : group) {
+      writeSinkFields(f, out);
+    }
+    writeManifest(group, out);
+    return out.getCopyOfBuffer();
+  }
+
+  /** The table index and file locations of a group written by {@link #encodeGroup}. */
+  public static GroupHeader readGroupHeader(byte[] group) throws IOException {
+    return readGroupHeader(new DataInputDeserializer(group));
+  }
+
+  private static GroupHeader readGroupHeader(DataInputView in) throws IOException {
+    int table = in.readInt();
+    int count = in.readInt();
+    List<String> locations = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      locations.add(in.readUTF());
+    }
+    return new GroupHeader(table, locations);
+  }
+
+  /** The table index and file locations of a group, in manifest order. */
+  public record GroupHeader(int table, List<String> locations) {}
+
+  /** The files of a group written by {@link #encodeGroup}, in its order. */
+  public static List<ClosedFile> decodeGroup(byte[] group) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer(group);
+    GroupHeader header = readGroupHeader(in);
+    int count = header.locations().size();
+    List<ClosedFile> sinkFields = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      sinkFields.add(readSinkFields(in, header.table(), null, null));
+    }
+    Manifest manifest = readManifest(in, count);
+    List<ClosedFile> files = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      DataFile file = manifest.files().get(i);
+      if (!file.location().equals(header.locations().get(i))) {
+        throw new IOException(
+            "a group of closed files lists "
+                + header.locations().get(i)
+                + " where its manifest holds "
+                + file.location());
       }
-      writeBytes(ManifestFiles.encode(writer.toManifestFile()), out);
-      writeBytes(manifestOut.toByteArray(), out);
-      out.writeInt(group.size());
-      for (ClosedFile f : group) {
-        out.writeUTF(f.reason().name());
-        out.writeLong(f.bufferedBytes());
-        out.writeLong(f.minIngestMillis());
-        out.writeLong(f.maxIngestMillis());
-        out.writeLong(f.closedAtMillis());
-        out.writeInt(f.ingestSecondCounts().size());
-        for (Map.Entry<Long, Long> e : f.ingestSecondCounts().entrySet()) {
-          out.writeLong(e.getKey());
-          out.writeLong(e.getValue());
-        }
-        out.writeInt(f.consumedStaging().size());
-        for (String path : f.consumedStaging()) {
-          out.writeUTF(path);
-        }
-      }
+      ClosedFile f = sinkFields.get(i);
+      files.add(
+          new ClosedFile(
+              f.table(),
+              file,
+              manifest.spec(),
+              f.reason(),
+              f.bufferedBytes(),
+              f.minIngestMillis(),
+              f.maxIngestMillis(),
+              f.closedAtMillis(),
+              f.ingestSecondCounts(),
+              f.consumedStaging()));
+    }
+    return files;
+  }
+
+  private static void checkSpec(ClosedFile f) throws IOException {
+    if (f.spec() == null) {
+      throw new IOException(
+          "data file "
+              + f.file().location()
+              + " was restored from a state of the previous release without its partition spec;"
+              + " it is committed on restore and never checkpointed again");
     }
   }
 
+  /** The manifest of a group (one table, one spec): descriptor, then the Avro bytes. */
+  private static void writeManifest(List<ClosedFile> group, DataOutputView out) throws IOException {
+    InMemoryOutputFile manifestOut = new InMemoryOutputFile("memory:/closed-files.avro");
+    ManifestWriter<DataFile> writer =
+        ManifestFiles.write(
+            MANIFEST_FORMAT_VERSION, group.get(0).spec(), manifestOut, UNCOMMITTED_SNAPSHOT_ID);
+    try (writer) {
+      for (ClosedFile f : group) {
+        writer.add(f.file());
+      }
+    }
+    writeBytes(ManifestFiles.encode(writer.toManifestFile()), out);
+    writeBytes(manifestOut.toByteArray(), out);
+  }
+
+  private record Manifest(PartitionSpec spec, List<DataFile> files) {}
+
+  private static Manifest readManifest(DataInputView in, int expectedFiles) throws IOException {
+    ManifestFile manifest = ManifestFiles.decode(readBytes(in));
+    byte[] bytes = readBytes(in);
+    List<DataFile> dataFiles = new ArrayList<>(expectedFiles);
+    OneFileIO io = new OneFileIO(manifest.path(), bytes);
+    PartitionSpec spec = specOf(io.newInputFile(manifest.path()));
+    try (ManifestReader<DataFile> reader =
+        ManifestFiles.read(manifest, io, Map.of(spec.specId(), spec))) {
+      for (DataFile file : reader) {
+        dataFiles.add(file.copy());
+      }
+    }
+    if (expectedFiles != dataFiles.size()) {
+      throw new IOException(
+          "a manifest in the sink's state holds "
+              + dataFiles.size()
+              + " files, expected "
+              + expectedFiles);
+    }
+    return new Manifest(spec, dataFiles);
+  }
+
+  private static void writeSinkFields(ClosedFile f, DataOutputView out) throws IOException {
+    out.writeUTF(f.reason().name());
+    out.writeLong(f.bufferedBytes());
+    out.writeLong(f.minIngestMillis());
+    out.writeLong(f.maxIngestMillis());
+    out.writeLong(f.closedAtMillis());
+    out.writeInt(f.ingestSecondCounts().size());
+    for (Map.Entry<Long, Long> e : f.ingestSecondCounts().entrySet()) {
+      out.writeLong(e.getKey());
+      out.writeLong(e.getValue());
+    }
+    out.writeInt(f.consumedStaging().size());
+    for (String path : f.consumedStaging()) {
+      out.writeUTF(path);
+    }
+  }
+
+  /**
+   * Reads closed files in the layout of {@code FileBatch} version 3 (builds up to 5e92675): group
+   * count; per group table index, the manifest's descriptor and bytes, then per file the sink's
+   * fields.
+   */
   public static List<ClosedFile> readFiles(DataInputView in) throws IOException {
     int groups = in.readInt();
     List<ClosedFile> files = new ArrayList<>();
@@ -131,8 +233,9 @@ public final class ClosedFileManifests {
   }
 
   /**
-   * Reads what the sink adds to one data file (written by {@link #writeFiles} after the manifest,
-   * and in the same order by the version-2 batch format, whose files were Java-serialized).
+   * Reads what the sink adds to one data file (written by {@link #encodeGroup} before the manifest,
+   * after it by {@link #readFiles}' layout, and in the same order by the version-2 batch format,
+   * whose files were Java-serialized).
    *
    * @param spec the file's partition spec, {@code null} where the format did not keep it
    */

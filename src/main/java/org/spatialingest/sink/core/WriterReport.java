@@ -10,20 +10,24 @@ import org.apache.flink.annotation.Internal;
  *
  * @param writerToken the writer instance's token; every file it writes carries it (orphan clean-up
  *     after a restore)
- * @param closed files closed since the previous barrier
+ * @param closed files closed since the previous barrier (encoded once, passed on as bytes)
  * @param seen per source key, one past the highest position this writer has received so far
  * @param buffered per source key, the lowest position among rows still buffered (not in a closed
  *     file) by this writer
  */
 @Internal
 public record WriterReport(
-    String writerToken,
-    List<ClosedFile> closed,
-    Map<String, Long> seen,
-    Map<String, Long> buffered) {
+    String writerToken, ClosedFiles closed, Map<String, Long> seen, Map<String, Long> buffered) {
   public WriterReport {
-    closed = List.copyOf(closed);
     seen = Map.copyOf(seen);
     buffered = Map.copyOf(buffered);
+  }
+
+  public WriterReport(
+      String writerToken,
+      List<ClosedFile> closed,
+      Map<String, Long> seen,
+      Map<String, Long> buffered) {
+    this(writerToken, ClosedFiles.of(closed), seen, buffered);
   }
 }

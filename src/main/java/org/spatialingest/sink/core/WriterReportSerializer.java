@@ -7,13 +7,15 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned binary form of a {@link WriterReport} (writer → aggregator; not in state). Version 2:
- * the closed files as Iceberg manifests ({@link ClosedFileManifests}). Version 1 had them in Java
- * serialization; it never outlives a running job, so it is not read.
+ * Versioned binary form of a {@link WriterReport} (writer → aggregator; not in state). Version 3:
+ * the closed files as {@link ClosedFiles} (per group an Iceberg manifest with the sink's fields,
+ * which the aggregator passes on without reading the manifest). Version 2 had the manifests in
+ * another layout, version 1 the files in Java serialization; they never outlive a running job, so
+ * they are not read.
  */
 @Internal
 public final class WriterReportSerializer implements SimpleVersionedSerializer<WriterReport> {
-  static final int VERSION = 2;
+  static final int VERSION = 3;
 
   @Override
   public int getVersion() {
@@ -24,7 +26,7 @@ public final class WriterReportSerializer implements SimpleVersionedSerializer<W
   public byte[] serialize(WriterReport report) throws IOException {
     DataOutputSerializer out = new DataOutputSerializer(256 + 1024 * report.closed().size());
     out.writeUTF(report.writerToken());
-    ClosedFileManifests.writeFiles(report.closed(), out);
+    report.closed().write(out);
     ClosedFileManifests.writePositions(report.seen(), out);
     ClosedFileManifests.writePositions(report.buffered(), out);
     return out.getCopyOfBuffer();
@@ -38,7 +40,7 @@ public final class WriterReportSerializer implements SimpleVersionedSerializer<W
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     return new WriterReport(
         in.readUTF(),
-        ClosedFileManifests.readFiles(in),
+        ClosedFiles.read(in),
         ClosedFileManifests.readPositions(in),
         ClosedFileManifests.readPositions(in));
   }

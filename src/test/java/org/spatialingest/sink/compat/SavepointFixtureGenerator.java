@@ -31,7 +31,7 @@ import org.spatialingest.sink.core.SinkFaults;
  * version changes; existing fixtures are never overwritten). Run:
  *
  * <pre>
- * mvn -B test -Dtest=SavepointFixtureGenerator -Dsavepoint.fixture=filebatch3-writerstate3-staging3-aggregator1
+ * mvn -B test -Dtest=SavepointFixtureGenerator -Dsavepoint.fixture=filebatch4-writerstate3-staging3-aggregator1
  * </pre>
  *
  * <p>The job reads 3,000 records (one in 20 a reject) with T = 48 KB, L = 2 h and a checkpoint
