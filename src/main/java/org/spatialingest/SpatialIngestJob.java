@@ -347,7 +347,7 @@ public final class SpatialIngestJob {
   /**
    * Creates the telemetry and rejects tables if missing (and adds columns earlier builds lacked).
    */
-  private static void ensureTables(JobConfig config) {
+  public static void ensureTables(JobConfig config) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     try {
       TableBootstrap.ensureTable(

@@ -52,6 +52,7 @@ import org.apache.iceberg.metrics.MetricsReporter;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.Types;
+import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.BoundedIcebergSink;
@@ -70,7 +71,6 @@ import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.RejectsTable;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.SourceKeys;
-import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TelemetryTable;
 
 /**
@@ -248,17 +248,8 @@ public final class CommitPathBenchmark {
             Map.of(
                 "catalog.properties." + CatalogProperties.METRICS_REPORTER_IMPL,
                 CommitTimes.class.getName()));
+    SpatialIngestJob.ensureTables(config);
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    TableBootstrap.ensureTable(
-        catalog,
-        Catalogs.tableIdentifier(config),
-        TelemetryTable.layout(config),
-        config.partitioning());
-    TableBootstrap.ensureTable(
-        catalog,
-        Catalogs.rejectsTableIdentifier(config),
-        RejectsTable.LAYOUT,
-        JobConfig.TimePartitioning.DAY);
     Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
     Input input = new Input(s, table);
 

@@ -24,6 +24,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,6 +60,7 @@ class StagingCleanupTest {
   }
 
   @Test
+  @Tag("extended") // ~30 s; the default run keeps the restored state's clean-up test below
   void runsOfAFailedBarrierGoEvenIfTheRestoredJobFailsBeforeItsCleanup(@TempDir Path dir)
       throws Exception {
     String topic = "staging-cleanup";

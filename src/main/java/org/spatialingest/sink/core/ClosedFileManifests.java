@@ -158,9 +158,16 @@ public final class ClosedFileManifests {
   private record Manifest(PartitionSpec spec, List<DataFile> files) {}
 
   private static Manifest readManifest(DataInputView in, int expectedFiles) throws IOException {
+    Manifest read = readManifest(in);
+    checkCount(read, expectedFiles);
+    return read;
+  }
+
+  /** A manifest's descriptor and bytes, read back into its files and their partition spec. */
+  private static Manifest readManifest(DataInputView in) throws IOException {
     ManifestFile manifest = ManifestFiles.decode(readBytes(in));
     byte[] bytes = readBytes(in);
-    List<DataFile> dataFiles = new ArrayList<>(expectedFiles);
+    List<DataFile> dataFiles = new ArrayList<>();
     OneFileIO io = new OneFileIO(manifest.path(), bytes);
     PartitionSpec spec = specOf(io.newInputFile(manifest.path()));
     try (ManifestReader<DataFile> reader =
@@ -169,14 +176,17 @@ public final class ClosedFileManifests {
         dataFiles.add(file.copy());
       }
     }
-    if (expectedFiles != dataFiles.size()) {
+    return new Manifest(spec, dataFiles);
+  }
+
+  private static void checkCount(Manifest manifest, int expectedFiles) throws IOException {
+    if (expectedFiles != manifest.files().size()) {
       throw new IOException(
           "a manifest in the sink's state holds "
-              + dataFiles.size()
+              + manifest.files().size()
               + " files, expected "
               + expectedFiles);
     }
-    return new Manifest(spec, dataFiles);
   }
 
   private static void writeSinkFields(ClosedFile f, DataOutputView out) throws IOException {
@@ -206,27 +216,10 @@ public final class ClosedFileManifests {
     List<ClosedFile> files = new ArrayList<>();
     for (int g = 0; g < groups; g++) {
       int table = in.readInt();
-      ManifestFile manifest = ManifestFiles.decode(readBytes(in));
-      byte[] bytes = readBytes(in);
-      List<DataFile> dataFiles = new ArrayList<>();
-      OneFileIO io = new OneFileIO(manifest.path(), bytes);
-      PartitionSpec spec = specOf(io.newInputFile(manifest.path()));
-      try (ManifestReader<DataFile> reader =
-          ManifestFiles.read(manifest, io, Map.of(spec.specId(), spec))) {
-        for (DataFile file : reader) {
-          dataFiles.add(file.copy());
-        }
-      }
-      int count = in.readInt();
-      if (count != dataFiles.size()) {
-        throw new IOException(
-            "a manifest in the sink's state holds "
-                + dataFiles.size()
-                + " files, expected "
-                + count);
-      }
-      for (DataFile file : dataFiles) {
-        files.add(readSinkFields(in, table, file, spec));
+      Manifest manifest = readManifest(in);
+      checkCount(manifest, in.readInt());
+      for (DataFile file : manifest.files()) {
+        files.add(readSinkFields(in, table, file, manifest.spec()));
       }
     }
     return files;
