@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDate;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -202,15 +201,9 @@ public final class CommitPathBenchmark {
   }
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      if (eq > 0) {
-        a.put(arg.substring(0, eq), arg.substring(eq + 1));
-      }
-    }
+    Map<String, String> a = SinkBenchmark.keyValues(args);
     Path dir = Path.of(a.getOrDefault("dir", "target/bench/commit-path")).toAbsolutePath();
-    delete(dir);
+    SinkBenchmark.deleteRecursively(dir);
     for (String w : a.getOrDefault("writers", "64,256,1024").split(",")) {
       Settings s =
           new Settings(
@@ -233,7 +226,7 @@ public final class CommitPathBenchmark {
           (System.nanoTime() - start) / 1e9,
           loadBefore,
           ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
-      delete(dir.resolve("w" + s.writers()));
+      SinkBenchmark.deleteRecursively(dir.resolve("w" + s.writers()));
     }
     System.exit(0);
   }
@@ -689,13 +682,5 @@ public final class CommitPathBenchmark {
     System.out.printf(
         "[bench] W=%d   %-32s %,12d / %,12d%n",
         s.writers(), what, Percentiles.of(v, 50), Percentiles.of(v, 95));
-  }
-
-  private static void delete(Path dir) throws IOException {
-    if (Files.exists(dir)) {
-      try (var walk = Files.walk(dir)) {
-        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
   }
 }

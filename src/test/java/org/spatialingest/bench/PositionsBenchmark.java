@@ -43,23 +43,13 @@ public final class PositionsBenchmark {
   private PositionsBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    Map<String, String> a = new HashMap<>();
-    for (String arg : args) {
-      int eq = arg.indexOf('=');
-      if (eq > 0) {
-        a.put(arg.substring(0, eq), arg.substring(eq + 1));
-      }
-    }
+    Map<String, String> a = SinkBenchmark.keyValues(args);
     int files = Integer.parseInt(a.getOrDefault("files", "10000"));
     int lines = Integer.parseInt(a.getOrDefault("lines", "20"));
     int parallelism = Integer.parseInt(a.getOrDefault("parallelism", "2"));
     int rounds = Integer.parseInt(a.getOrDefault("rounds", "3"));
     Path dir = Path.of(a.getOrDefault("dir", "target/bench/positions")).toAbsolutePath();
-    if (Files.exists(dir)) {
-      try (var walk = Files.walk(dir)) {
-        walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
+    SinkBenchmark.deleteRecursively(dir);
     Path input = Files.createDirectories(dir.resolve("in"));
     for (int f = 0; f < files; f++) {
       List<byte[]> values = MixedInput.of("f" + f + "-", lines, 0, 0).values();

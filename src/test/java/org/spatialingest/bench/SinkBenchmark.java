@@ -369,6 +369,18 @@ public final class SinkBenchmark {
     System.out.println("[bench] " + message);
   }
 
+  /** A {@code main}'s {@code key=value} arguments (others are ignored). */
+  static Map<String, String> keyValues(String[] args) {
+    Map<String, String> a = new java.util.HashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      if (eq > 0) {
+        a.put(arg.substring(0, eq), arg.substring(eq + 1));
+      }
+    }
+    return a;
+  }
+
   static void deleteRecursively(Path dir) throws Exception {
     if (!Files.exists(dir)) {
       return;
