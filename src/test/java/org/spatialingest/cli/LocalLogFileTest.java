@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.it.ChildJvm;
@@ -23,6 +24,7 @@ import org.spatialingest.local.TelemetryGenerator;
  */
 class LocalLogFileTest {
   @Test
+  @Tag("extended") // ~13 s (a child JVM); CI time
   void localRunLogsToItsOwnFileWhichIsWholeAfterTheJvmExits(@TempDir Path tmp) throws Exception {
     Path input = tmp.resolve("in.jsonl");
     TelemetryGenerator generator = new TelemetryGenerator(7, 5, 0, 0);
