@@ -68,10 +68,10 @@ final class Quantiles {
    *
    * <p>Two levels, because a range only decides a buffer but a writer's block of neighbouring
    * ranges decides a file's key interval: first the cuts between the writers' blocks ({@link
-   * #blocks}), each moved into the widest gap of keys within half a block of its place (an empty
-   * stretch between two areas: a block then holds whole areas, never a sliver of the next one, even
-   * when the sample weighs the areas unevenly by a third or more); then each block is cut into its
-   * ranges at equal weight ({@link #subdivide}).
+   * #blocks}), each moved into a wide gap of keys within {@link #SNAP_BLOCKS} of a block of its
+   * place (an empty stretch between two areas: a block then holds whole areas, never a sliver of
+   * the next one, even when the sample weighs the areas unevenly by a third or more); then each
+   * block is cut into its ranges at equal weight ({@link #subdivide}).
    */
   static long[] cut(long[] quantiles, int ranges, int writers) {
     if (ranges <= 1 || quantiles.length == 0) {

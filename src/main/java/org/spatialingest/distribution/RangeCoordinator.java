@@ -27,11 +27,12 @@ import org.spatialingest.sizing.SizingBounds;
  * not wait for a checkpoint: a subtask announces its first row of the ranged table ({@link
  * RangeEvents.Request} with {@code firstRows}) and sends an early report (round 0) after {@link
  * WriterAssigner#EARLY_ROWS} rows or {@link WriterAssigner#EARLY_MILLIS}; round 0 is merged when
- * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement. A
- * checkpoint never waits for it: a subtask sends the rows it still holds at a barrier by its own
- * keys (the documented fallback) and keeps holding the next ones. If no subtask announces rows
- * within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends empty; a later
- * first row opens it again.
+ * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement; the
+ * checkpoint rounds before it are folded in but send nothing, so the first boundaries come from
+ * about a second of every subtask's rows. A checkpoint never waits for it: a subtask keeps the rows
+ * it holds at a barrier in its state (up to {@link WriterAssigner#HOLD_STATE_BYTES}). If no subtask
+ * announces rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends
+ * empty; a later first row opens it again.
  *
  * <p>Its checkpoint is the merged statistics ({@link RangeStatisticsSerializer}), so a restart or a
  * rescale starts from the last boundaries (recut for the new writer count), not from one range.
@@ -329,8 +330,8 @@ final class RangeCoordinator implements OperatorCoordinator {
         () -> {
           // never waits for the early merge: a checkpoint held back at start delayed the first
           // commit by up to OPEN_WAIT_MILLIS (a 3 s lab run completed none, a short file backfill
-          // ended before its first checkpoint); rows a subtask holds at the barrier go out by its
-          // own keys (the fallback)
+          // ended before its first checkpoint); rows a subtask holds at the barrier stay held, in
+          // its state
           result.complete(snapshot());
         });
   }

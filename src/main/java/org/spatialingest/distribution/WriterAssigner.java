@@ -71,15 +71,15 @@ import org.spatialingest.table.TableLayout;
  * partition's count then comes from this subtask's own rate until the next merge).
  *
  * <p><b>Before the first merge</b> (a start, with no ranges restored by the coordinator): the rows
- * of the ranged table are held, copied, until the boundaries arrive (normally within about a
- * second), for at most {@link #HOLD_MILLIS}, {@link #HOLD_ROWS} rows or {@link #HOLD_BYTES} bytes.
- * Held rows never cross a checkpoint barrier (there they go out by the fallback, and the hold goes
- * on) and at the end of input it waits for the merge up to the same time. If no boundaries came,
- * the held rows and those after them use the fallback: this subtask's own statistics, as before
- * global ranges existed — the last {@link KeySample#SIZE} keys it saw, cut about once a second at
- * the count its own rate times the subtask count asks for. Nothing of this is in operator state:
- * the coordinator's checkpoint holds the statistics, and a range is only a file boundary (a writer
- * accepts any row).
+ * (of every table, in order) are held, copied, until the boundaries arrive (normally within one to
+ * two seconds), for at most {@link #HOLD_MILLIS}, {@link #HOLD_ROWS} rows or {@link #HOLD_BYTES}
+ * bytes. Held rows stay held across a checkpoint barrier in operator state up to {@link
+ * #HOLD_STATE_BYTES} (beyond that they go out there by the fallback), and at the end of input it
+ * waits for the merge up to the same time. If no boundaries came, the held rows and those after
+ * them use the fallback: this subtask's own statistics, as before global ranges existed — the last
+ * {@link KeySample#SIZE} keys it saw, cut about once a second at the count its own rate times the
+ * subtask count asks for. Nothing else of this is in operator state: the coordinator's checkpoint
+ * holds the statistics, and a range is only a file boundary (a writer accepts any row).
  *
  * <p>Cost per row: a partition key computation and a hash lookup, a reservoir step, a binary search
  * over at most a few dozen boundaries, the row's serialization into its batch, and one more in
