@@ -90,7 +90,7 @@ final class Quantiles {
       int ideal =
           at[j - 1]
               + (int) ((long) (quantiles.length - at[j - 1]) * (next - first) / (ranges - first));
-      int snapped = snap(quantiles, ideal, blocks);
+      int snapped = snap(quantiles, ideal, (int) (quantiles.length * SNAP_BLOCKS / blocks));
       at[j] = Math.max(at[j - 1], Math.abs(snapped));
       // in a gap, the cut goes to its middle: the next area's lowest sampled key would leave its
       // unsampled lower keys, a sliver, to the block before
@@ -169,8 +169,17 @@ final class Quantiles {
           b[r - 1] = startKeys[j];
           continue;
         }
-        int index = at[j] + (int) ((long) (r - first) * (at[j + 1] - at[j]) / (next - first));
-        b[r - 1] = Math.max(startKeys[j], quantiles[Math.min(index, quantiles.length - 1)]);
+        int ideal = at[j] + (int) ((long) (r - first) * (at[j + 1] - at[j]) / (next - first));
+        // within a block too a cut goes into a gap within half a range, as the ranges' files of T
+        // each then cover one area
+        int snapped = snap(quantiles, ideal, quantiles.length / (2 * ranges));
+        int index =
+            Math.min(Math.max(Math.abs(snapped), at[j] + 1), Math.max(at[j + 1] - 1, at[j] + 1));
+        long key =
+            snapped < 0 && index == -snapped
+                ? middle(quantiles[index - 1], quantiles[index])
+                : quantiles[Math.min(index, quantiles.length - 1)];
+        b[r - 1] = Math.max(Math.max(startKeys[j], r > 1 ? b[r - 2] : Long.MIN_VALUE), key);
       }
     }
     return b;
@@ -195,19 +204,19 @@ final class Quantiles {
   }
 
   /**
-   * Moves a cut at quantile {@code ideal} into a gap between neighbouring quantiles within {@link
-   * #SNAP_BLOCKS} of a block ({@code quantiles.length / blocks}) of it, if that gap is {@link
-   * #GAP_FACTOR} times the mean gap there: a cut in an empty stretch of keys (an ocean, the space
-   * between two areas' runs on the curve) keeps two areas out of one writer's file, where a cut a
-   * few rows off would put a sliver of the next area in it and stretch its key interval over the
-   * gap. The window is that wide because early samples weigh areas unevenly (by half or more on a
-   * loaded machine, where the sources' first seconds differ in speed); of the gaps the widest wins,
-   * discounted by its distance from the ideal cut so that a nearby gap keeps the blocks even. With
-   * no clear gap (evenly spread keys) the cut stays.
+   * Moves a cut at quantile {@code ideal} into a gap between neighbouring quantiles within {@code
+   * reach} quantiles of it ({@link #SNAP_BLOCKS} of a block for a cut between writers' blocks, half
+   * a range within a block), if that gap is {@link #GAP_FACTOR} times the mean gap there: a cut in
+   * an empty stretch of keys (an ocean, the space between two areas' runs on the curve) keeps two
+   * areas out of one writer's file, where a cut a few rows off would put a sliver of the next area
+   * in it and stretch its key interval over the gap. The window is that wide because early samples
+   * weigh areas unevenly (by half or more on a loaded machine, where the sources' first seconds
+   * differ in speed); of the gaps the widest wins, discounted by its distance from the ideal cut so
+   * that a nearby gap keeps the blocks even. With no clear gap (evenly spread keys) the cut stays.
    */
   /** Returns the cut's quantile index, negated when it lies in a gap ({@code > 0} then). */
-  private static int snap(long[] quantiles, int ideal, int blocks) {
-    int reach = Math.max(1, (int) (quantiles.length * SNAP_BLOCKS / blocks));
+  private static int snap(long[] quantiles, int ideal, int reach) {
+    reach = Math.max(1, reach);
     int from = Math.max(1, ideal - reach);
     int to = Math.min(quantiles.length - 1, ideal + reach);
     if (from > to) {
