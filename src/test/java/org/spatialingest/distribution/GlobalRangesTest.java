@@ -40,7 +40,7 @@ class GlobalRangesTest {
   @Test
   @Tag("extended") // ~40 s on 2 loaded cores (8 sources, 8 writers)
   @Disabled(
-      "issue #28, not reliable yet at load 7-17 on 2 cores: of 10 runs of this branch 8 met both"
+      "issue #28, not reliable yet at load 7-27 on 2 cores: of 10 runs of this branch 8 met both"
           + " bounds and 2 did not (0.954x / 28.6 %, 0.282x / 50.0 %): the early merge's sample"
           + " weighed the areas unevenly (2x, or 3 of 8 subtasks not in it by its 2 s deadline), so"
           + " one area took 2-4 writers' blocks while others shared one, and recuts later put two"
