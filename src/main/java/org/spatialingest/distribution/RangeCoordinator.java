@@ -27,11 +27,12 @@ import org.spatialingest.sizing.SizingBounds;
  * not wait for a checkpoint: a subtask announces its first row of the ranged table ({@link
  * RangeEvents.Request} with {@code firstRows}) and sends an early report (round 0) after {@link
  * WriterAssigner#EARLY_ROWS} rows or {@link WriterAssigner#EARLY_MILLIS}; round 0 is merged when
- * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement. A
- * checkpoint never waits for it: a subtask sends the rows it still holds at a barrier by its own
- * keys (the documented fallback) and keeps holding the next ones. If no subtask announces rows
- * within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends empty; a later
- * first row opens it again.
+ * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement; the
+ * checkpoint rounds before it are folded in but send nothing, so the first boundaries come from
+ * about a second of every subtask's rows. A checkpoint never waits for it: a subtask keeps the rows
+ * it holds at a barrier in its state (up to {@link WriterAssigner#HOLD_STATE_BYTES}). If no subtask
+ * announces rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends
+ * empty; a later first row opens it again.
  *
  * <p>Its checkpoint is the merged statistics ({@link RangeStatisticsSerializer}), so a restart or a
  * rescale starts from the last boundaries (recut for the new writer count), not from one range.
@@ -40,8 +41,12 @@ import org.spatialingest.sizing.SizingBounds;
 final class RangeCoordinator implements OperatorCoordinator {
   private static final Logger LOG = LoggerFactory.getLogger(RangeCoordinator.class);
 
-  /** How long the early merge waits for the subtasks after the first one announced rows. */
-  static final long EARLY_WAIT_MILLIS = 1_000;
+  /**
+   * How long the early merge waits for the subtasks after the first one announced rows: their early
+   * reports come {@link WriterAssigner#EARLY_MILLIS} after their own first rows, and a source
+   * subtask may start a second later than another.
+   */
+  static final long EARLY_WAIT_MILLIS = 2_000;
 
   /**
    * How long after the first subtask opened the coordinator waits for one to announce rows before
@@ -201,6 +206,8 @@ final class RangeCoordinator implements OperatorCoordinator {
     earlyPending = false;
     if (!early.isEmpty()) {
       merge(0, early);
+    } else {
+      publish(0, 0); // checkpoint rounds before it may have brought keys
     }
   }
 
@@ -236,7 +243,39 @@ final class RangeCoordinator implements OperatorCoordinator {
   }
 
   private void merge(long mergedRound, Map<Integer, SubtaskReport> reports) throws IOException {
+    if (LOG.isDebugEnabled()) {
+      reports.forEach(
+          (subtask, r) ->
+              r.tables()
+                  .forEach(
+                      t ->
+                          t.forEach(
+                              p ->
+                                  LOG.debug(
+                                      "{}: round {} subtask {} partition {}: {} rows, {} keys {}..{}, {} s",
+                                      operatorName,
+                                      mergedRound,
+                                      subtask,
+                                      p.partition(),
+                                      p.rows(),
+                                      p.keys().length,
+                                      java.util.Arrays.stream(p.keys()).min().orElse(0),
+                                      java.util.Arrays.stream(p.keys()).max().orElse(0),
+                                      r.seconds()))));
+    }
     statistics.merge(reports.values(), System.currentTimeMillis());
+    if (earlyPending && mergedRound != 0) {
+      // a checkpoint round before the early merge: folded in, but the first boundaries wait for
+      // the early merge, which then sees more than one interval's rows (a first cut from the
+      // first 300 ms weighed the areas by 2x and more; its cuts then moved, and every writer's
+      // open file spanned two generations of them)
+      return;
+    }
+    publish(mergedRound, reports.size());
+  }
+
+  /** Cuts and sends the ranges of the statistics merged so far, if they have keys. */
+  private void publish(long mergedRound, int reported) throws IOException {
     if (!statistics.hasKeys()) {
       return; // nothing to cut yet: the subtasks keep holding or their fallback
     }
@@ -259,7 +298,7 @@ final class RangeCoordinator implements OperatorCoordinator {
     boolean firstSinceStart = ++mergesSinceStart == 1;
     String message = "range coordinator {}: round {} merged from {} of {} subtasks";
     if (firstSinceStart || LOG.isDebugEnabled()) {
-      Object[] args = {operatorName, mergedRound, reports.size(), context.currentParallelism()};
+      Object[] args = {operatorName, mergedRound, reported, context.currentParallelism()};
       if (firstSinceStart) {
         LOG.info(message, args);
       } else {
@@ -291,8 +330,8 @@ final class RangeCoordinator implements OperatorCoordinator {
         () -> {
           // never waits for the early merge: a checkpoint held back at start delayed the first
           // commit by up to OPEN_WAIT_MILLIS (a 3 s lab run completed none, a short file backfill
-          // ended before its first checkpoint); rows a subtask holds at the barrier go out by its
-          // own keys (the fallback)
+          // ended before its first checkpoint); rows a subtask holds at the barrier stay held, in
+          // its state
           result.complete(snapshot());
         });
   }

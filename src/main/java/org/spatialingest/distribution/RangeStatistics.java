@@ -55,29 +55,49 @@ final class RangeStatistics {
     }
 
     /**
-     * Recuts the boundaries for {@code ranges} when the count changed or the current ones cut
-     * shares off by more than {@link #UNFAIR} from the mean: moving a boundary moves rows of one
-     * area to another writer, whose file then spans both, so a boundary moves only when the load
-     * needs it.
+     * Recuts the boundaries for {@code ranges} when the count changed or the current ones give a
+     * writer's block of ranges a share off by more than {@link #UNFAIR} from the mean: moving a cut
+     * between two writers' blocks moves rows of one area to another writer, whose open file then
+     * spans both (two generations of boundaries in one file), so such a cut moves only when the
+     * load needs it. A new count with the same blocks keeps the cuts between blocks.
      */
-    void recut(int ranges) {
-      if (boundaries != null && boundaries.length == ranges - 1 && fair(boundaries, ranges)) {
+    void recut(int ranges, int writers) {
+      if (boundaries != null
+          && boundaries.length == ranges - 1
+          && fair(boundaries, ranges, writers)) {
         return;
       }
-      boundaries = Quantiles.cut(quantiles, ranges);
+      if (boundaries != null
+          && boundaries.length > 0
+          && fair(boundaries, boundaries.length + 1, writers)) {
+        long[] within =
+            Quantiles.recutWithin(quantiles, boundaries, boundaries.length + 1, ranges, writers);
+        if (within != null) {
+          boundaries = within;
+          return;
+        }
+      }
+      boundaries = Quantiles.cut(quantiles, ranges, writers);
     }
 
-    private boolean fair(long[] current, int ranges) {
+    /**
+     * Whether no writer's block of {@code current} holds more than {@link #UNFAIR} times the mean
+     * share (a block may hold less: a cut moved into the gap between two areas leaves one writer a
+     * small area, which is no load problem).
+     */
+    private boolean fair(long[] current, int ranges, int writers) {
       if (quantiles.length == 0) {
         return true;
       }
-      int[] counts = new int[ranges];
+      long[] cuts = Quantiles.blockCuts(current, ranges, writers);
+      int blocks = cuts.length + 1;
+      int[] counts = new int[blocks];
       for (long q : quantiles) {
-        counts[KeySample.rangeOf(current, q)]++;
+        counts[KeySample.rangeOf(cuts, q)]++;
       }
-      double mean = quantiles.length / (double) ranges;
+      double mean = quantiles.length / (double) blocks;
       for (int c : counts) {
-        if (c > mean * UNFAIR || c < mean / UNFAIR) {
+        if (c > mean * UNFAIR) {
           return false;
         }
       }
@@ -85,7 +105,7 @@ final class RangeStatistics {
     }
   }
 
-  /** How far from the mean a range's share of the rows may drift before its boundaries move. */
+  /** How far from the mean a writer's share of the rows may drift before its cuts move. */
   static final double UNFAIR = 2;
 
   RangeStatistics(
@@ -128,6 +148,14 @@ final class RangeStatistics {
       }
     }
     RangeCount count = rangeCount();
+    // a subtask's rows over the time they came in: one whose first row came late (a slow start,
+    // a source assigned late) counts at its rate, not at the few rows it had time for
+    double meanSeconds =
+        reports.stream()
+            .filter(r -> r.seconds() > 0)
+            .mapToDouble(SubtaskReport::seconds)
+            .average()
+            .orElse(1);
     for (int t = 0; t < tables.size(); t++) {
       TableStatistics table = tables.get(t);
       Map<String, Merging> merging = new HashMap<>();
@@ -143,7 +171,11 @@ final class RangeStatistics {
           m.bytesPerSecond += p.bytes() / Math.max(1e-3, r.seconds());
           m.newest = Math.max(m.newest, p.newestIngestMillis());
           if (p.keys().length > 0) {
-            double weight = p.rows() / (double) p.keys().length;
+            double weight =
+                p.rows()
+                    / (double) p.keys().length
+                    * meanSeconds
+                    / Math.max(1e-3, r.seconds() > 0 ? r.seconds() : meanSeconds);
             m.keys.add(p.keys());
             m.weights.add(weight);
             tableKeys.add(p.keys());
@@ -164,7 +196,7 @@ final class RangeStatistics {
           p.weight = carry(p.quantiles, p.weight, m.keys, m.weights) + m.rows;
           p.quantiles = Quantiles.of(m.keys, m.weights);
         }
-        p.recut(Math.min(p.load.ranges, count.finest()));
+        p.recut(Math.min(p.load.ranges, count.finest()), writers);
       }
       for (Iterator<Map.Entry<String, PartitionStatistics>> it =
               table.partitions.entrySet().iterator();
@@ -210,7 +242,7 @@ final class RangeStatistics {
       table.partitions.forEach(
           (path, p) -> {
             int ranges = Math.min(p.load.ranges, finest);
-            p.recut(ranges);
+            p.recut(ranges, writers);
             partitions.put(path, new GlobalRanges.PartitionRanges(ranges, p.boundaries));
           });
       out.add(new GlobalRanges.TableRanges(table.quantiles, partitions));

@@ -13,6 +13,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.operators.MailboxExecutor;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -20,6 +22,7 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -68,15 +71,15 @@ import org.spatialingest.table.TableLayout;
  * partition's count then comes from this subtask's own rate until the next merge).
  *
  * <p><b>Before the first merge</b> (a start, with no ranges restored by the coordinator): the rows
- * of the ranged table are held, copied, until the boundaries arrive (normally within about a
- * second), for at most {@link #HOLD_MILLIS}, {@link #HOLD_ROWS} rows or {@link #HOLD_BYTES} bytes.
- * Held rows never cross a checkpoint barrier (there they go out by the fallback, and the hold goes
- * on) and at the end of input it waits for the merge up to the same time. If no boundaries came,
- * the held rows and those after them use the fallback: this subtask's own statistics, as before
- * global ranges existed — the last {@link KeySample#SIZE} keys it saw, cut about once a second at
- * the count its own rate times the subtask count asks for. Nothing of this is in operator state:
- * the coordinator's checkpoint holds the statistics, and a range is only a file boundary (a writer
- * accepts any row).
+ * (of every table, in order) are held, copied, until the boundaries arrive (normally within one to
+ * two seconds), for at most {@link #HOLD_MILLIS}, {@link #HOLD_ROWS} rows or {@link #HOLD_BYTES}
+ * bytes. Held rows stay held across a checkpoint barrier in operator state up to {@link
+ * #HOLD_STATE_BYTES} (beyond that they go out there by the fallback), and at the end of input it
+ * waits for the merge up to the same time. If no boundaries came, the held rows and those after
+ * them use the fallback: this subtask's own statistics, as before global ranges existed — the last
+ * {@link KeySample#SIZE} keys it saw, cut about once a second at the count its own rate times the
+ * subtask count asks for. Nothing else of this is in operator state: the coordinator's checkpoint
+ * holds the statistics, and a range is only a file boundary (a writer accepts any row).
  *
  * <p>Cost per row: a partition key computation and a hash lookup, a reservoir step, a binary search
  * over at most a few dozen boundaries, the row's serialization into its batch, and one more in
@@ -105,14 +108,27 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   /** Rows after which a subtask sends its early report after a start. */
   static final int EARLY_ROWS = 2_048;
 
-  /** Time after its first row at which a subtask sends its early report, if it has fewer rows. */
-  static final long EARLY_MILLIS = 500;
+  /**
+   * Time after its first row at which a subtask sends its early report, if it has fewer rows: the
+   * sources' first half second differs in speed by 2x and more on a loaded machine, which weighs
+   * the areas of a keyed topic unevenly.
+   */
+  static final long EARLY_MILLIS = 1_000;
 
   /** The longest the first rows after a start wait for the coordinator's boundaries. */
   static final long HOLD_MILLIS = 3_000;
 
   static final int HOLD_ROWS = 20_000;
   static final long HOLD_BYTES = 32L << 20;
+
+  /**
+   * Held rows up to this many bytes stay held across a checkpoint barrier, in operator state: at a
+   * checkpoint interval shorter than the early merge takes (300 ms in the tests, a second or more
+   * on a loaded machine), releasing them by the fallback sent every subtask's area to every writer.
+   * More than this goes out by the fallback instead: JobManager-memory checkpoints refuse state
+   * over 5 MiB.
+   */
+  static final long HOLD_STATE_BYTES = 1L << 20;
 
   /** How often the Parquet/buffered byte ratio is re-read from the ranged table's last commit. */
   private static final long RATIO_REFRESH_SECONDS = 10;
@@ -170,6 +186,11 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   private transient GlobalRanges global;
   private transient TypeSerializer<T> copier;
   private transient List<T> held;
+
+  /** the held rows at the last checkpoint, restored before {@link #open} */
+  private transient ListState<T> heldState;
+
+  private transient List<T> restoredHeld;
   private transient long heldBytes;
   private transient boolean holding;
   private transient boolean announced;
@@ -193,6 +214,24 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
             .getContainingTask()
             .getMailboxExecutorFactory()
             .createExecutor(TaskMailbox.MIN_PRIORITY);
+  }
+
+  @Override
+  public void initializeState(StateInitializationContext context) throws Exception {
+    super.initializeState(context);
+    heldState =
+        context
+            .getOperatorStateStore()
+            .getListState(
+                new ListStateDescriptor<>(
+                    "held-rows",
+                    settings
+                        .inputType()
+                        .createSerializer(getExecutionConfig().getSerializerConfig())));
+    restoredHeld = new ArrayList<>();
+    if (context.isRestored()) {
+      heldState.get().forEach(restoredHeld::add);
+    }
   }
 
   @Override
@@ -229,6 +268,15 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     }
     // after a restart the coordinator may already have ranges: ask for them
     coordinator.sendEventToCoordinator(new RangeEvents.Request(false));
+    if (!restoredHeld.isEmpty()) {
+      held.addAll(restoredHeld);
+      restoredHeld = null;
+      if (holding) {
+        announce();
+      } else {
+        sendHeld();
+      }
+    }
   }
 
   @Override
@@ -269,10 +317,10 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     TablePlacement table = tables.get(settings.router().table(element));
     RowData row = settings.router().row(element);
     Partition partition = table.partition(row);
+    if (!announced && (table.sample != null || holding)) {
+      announce();
+    }
     if (table.sample != null) {
-      if (!announced) {
-        announce();
-      }
       long key = row.getLong(table.sortKeyField);
       table.sample.add(key);
       partition.reservoir.add(key, random);
@@ -288,7 +336,9 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     if (!reported && rows >= EARLY_ROWS) {
       report(0);
     }
-    if (holding && table.sample != null) {
+    // while holding, rows of every table wait, in order: the positions a commit records (one past
+    // the highest a writer received) then never pass a row still held across a barrier
+    if (holding) {
       held.add(copier.copy(element));
       if (held.size() >= HOLD_ROWS || heldBytes >= HOLD_BYTES) {
         endHold("the hold limit");
@@ -458,10 +508,12 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
 
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    // held rows are not state: they leave before the barrier, by the fallback if the ranges are
-    // not here yet (waiting would not help: Flink holds back coordinator events between its
-    // checkpoint and this barrier)
-    sendHeld();
+    // held rows stay held across the barrier, in state (waiting for the ranges here would not
+    // help: Flink holds back coordinator events between its checkpoint and this barrier); beyond
+    // HOLD_STATE_BYTES they leave by the fallback
+    if (holding && heldBytes > HOLD_STATE_BYTES) {
+      endHold("checkpoint " + checkpointId + " with more than " + HOLD_STATE_BYTES + " bytes held");
+    }
     sendAll();
     super.prepareSnapshotPreBarrier(checkpointId);
   }
@@ -469,6 +521,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
+    heldState.update(held);
     report(context.getCheckpointId());
   }
 
@@ -681,7 +734,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
       } else if (globalTable != null && globalTable.quantiles().length > 0) {
         p.finest = ranges.finest();
         p.ranges = Math.min(p.local.ranges, p.finest);
-        p.boundaries = Quantiles.cut(globalTable.quantiles(), p.ranges);
+        p.boundaries = Quantiles.cut(globalTable.quantiles(), p.ranges, settings.writers());
       } else {
         p.finest = count.finest();
         p.ranges = p.local.ranges;

@@ -8,6 +8,11 @@ import java.util.Locale;
 import java.util.Properties;
 import java.util.Random;
 import java.util.concurrent.Future;
+import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -103,5 +108,41 @@ public final class KeyedAreas {
         x,
         y,
         vehicle);
+  }
+
+  /**
+   * Prints each area's key interval and, per file, its key interval, rows and the areas whose
+   * intervals it overlaps: which writer's file took a sliver of another area, run by run.
+   */
+  public static void describe(Table table, List<DataFile> files) throws Exception {
+    long[][] interval = new long[CENTRES.length][];
+    for (int a = 0; a < CENTRES.length; a++) {
+      interval[a] = new long[] {Long.MAX_VALUE, Long.MIN_VALUE};
+    }
+    try (CloseableIterable<Record> rows =
+        IcebergGenerics.read(table).select("id", "hilbert").build()) {
+      for (Record r : rows) {
+        String id = (String) r.getField("id");
+        int a = Integer.parseInt(id.substring(1, id.indexOf('-')));
+        long key = (Long) r.getField("hilbert");
+        interval[a][0] = Math.min(interval[a][0], key);
+        interval[a][1] = Math.max(interval[a][1], key);
+      }
+    }
+    for (int a = 0; a < CENTRES.length; a++) {
+      System.out.printf(Locale.ROOT, "area %d: keys %d..%d%n", a, interval[a][0], interval[a][1]);
+    }
+    for (DataFile f : files) {
+      long lo = TableFiles.bound(f, true);
+      long hi = TableFiles.bound(f, false);
+      StringBuilder areas = new StringBuilder();
+      for (int a = 0; a < CENTRES.length; a++) {
+        if (lo <= interval[a][1] && hi >= interval[a][0]) {
+          areas.append(' ').append(a);
+        }
+      }
+      System.out.printf(
+          Locale.ROOT, "file: %d rows, keys %d..%d, areas%s%n", f.recordCount(), lo, hi, areas);
+    }
   }
 }
