@@ -1,7 +1,9 @@
 package org.spatialingest.distribution;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -29,10 +31,13 @@ import org.spatialingest.sizing.SizingBounds;
  * WriterAssigner#EARLY_ROWS} rows or {@link WriterAssigner#EARLY_MILLIS}; round 0 is merged when
  * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement; the
  * checkpoint rounds before it are folded in but send nothing, so the first boundaries come from
- * about a second of every subtask's rows. A checkpoint never waits for it: a subtask keeps the rows
- * it holds at a barrier in its state (up to {@link WriterAssigner#HOLD_STATE_BYTES}). If no subtask
- * announces rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends
- * empty; a later first row opens it again.
+ * about a second of every subtask's rows. Once a subtask has announced rows, the coordinator's
+ * checkpoint waits for the early merge (at most {@link #EARLY_WAIT_MILLIS}): the boundaries it sends
+ * reach the subtasks before that checkpoint's barrier, so the rows they hold leave by the global
+ * ranges and not by each subtask's own keys (with a checkpoint interval shorter than the early
+ * merge takes, that fallback sent every subtask's area to every writer). If no subtask announces
+ * rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends empty and
+ * nothing waits; a later first row opens it again.
  *
  * <p>Its checkpoint is the merged statistics ({@link RangeStatisticsSerializer}), so a restart or a
  * rescale starts from the last boundaries (recut for the new writer count), not from one range.
@@ -76,6 +81,10 @@ final class RangeCoordinator implements OperatorCoordinator {
 
   private boolean openTimerStarted;
   private boolean earlyAnnounced;
+
+  /** checkpoints taken while the early merge was due, completed by it */
+  private final List<CompletableFuture<byte[]>> awaitingEarlyMerge = new ArrayList<>();
+
   private ScheduledExecutorService executor;
 
   RangeCoordinator(
@@ -209,6 +218,10 @@ final class RangeCoordinator implements OperatorCoordinator {
     } else {
       publish(0, 0); // checkpoint rounds before it may have brought keys
     }
+    for (CompletableFuture<byte[]> checkpoint : awaitingEarlyMerge) {
+      checkpoint.complete(snapshot());
+    }
+    awaitingEarlyMerge.clear();
   }
 
   private void accept(int subtask, SubtaskReport report) throws IOException {
@@ -243,26 +256,6 @@ final class RangeCoordinator implements OperatorCoordinator {
   }
 
   private void merge(long mergedRound, Map<Integer, SubtaskReport> reports) throws IOException {
-    if (LOG.isDebugEnabled()) {
-      reports.forEach(
-          (subtask, r) ->
-              r.tables()
-                  .forEach(
-                      t ->
-                          t.forEach(
-                              p ->
-                                  LOG.debug(
-                                      "{}: round {} subtask {} partition {}: {} rows, {} keys {}..{}, {} s",
-                                      operatorName,
-                                      mergedRound,
-                                      subtask,
-                                      p.partition(),
-                                      p.rows(),
-                                      p.keys().length,
-                                      java.util.Arrays.stream(p.keys()).min().orElse(0),
-                                      java.util.Arrays.stream(p.keys()).max().orElse(0),
-                                      r.seconds()))));
-    }
     statistics.merge(reports.values(), System.currentTimeMillis());
     if (earlyPending && mergedRound != 0) {
       // a checkpoint round before the early merge: folded in, but the first boundaries wait for
@@ -328,11 +321,15 @@ final class RangeCoordinator implements OperatorCoordinator {
     run(
         "taking checkpoint " + checkpointId,
         () -> {
-          // never waits for the early merge: a checkpoint held back at start delayed the first
-          // commit by up to OPEN_WAIT_MILLIS (a 3 s lab run completed none, a short file backfill
-          // ended before its first checkpoint); rows a subtask holds at the barrier stay held, in
-          // its state
-          result.complete(snapshot());
+          // waits only for an early merge already due (rows announced): before the first rows
+          // nothing waits, since holding a checkpoint back up to OPEN_WAIT_MILLIS delayed the first
+          // commit (a 3 s lab run completed none, a short file backfill ended before its first
+          // checkpoint)
+          if (earlyPending && earlyAnnounced) {
+            awaitingEarlyMerge.add(result);
+          } else {
+            result.complete(snapshot());
+          }
         });
   }
 

@@ -13,8 +13,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.operators.MailboxExecutor;
-import org.apache.flink.api.common.state.ListState;
-import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
@@ -22,7 +20,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.operators.coordination.OperatorEvent;
 import org.apache.flink.runtime.operators.coordination.OperatorEventGateway;
 import org.apache.flink.runtime.operators.coordination.OperatorEventHandler;
-import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.BoundedOneInput;
@@ -71,15 +68,19 @@ import org.spatialingest.table.TableLayout;
  * partition's count then comes from this subtask's own rate until the next merge).
  *
  * <p><b>Before the first merge</b> (a start, with no ranges restored by the coordinator): the rows
- * (of every table, in order) are held, copied, until the boundaries arrive (normally within one to
- * two seconds), for at most {@link #HOLD_MILLIS}, {@link #HOLD_ROWS} rows or {@link #HOLD_BYTES}
- * bytes. Held rows stay held across a checkpoint barrier in operator state up to {@link
- * #HOLD_STATE_BYTES} (beyond that they go out there by the fallback), and at the end of input it
- * waits for the merge up to the same time. If no boundaries came, the held rows and those after
- * them use the fallback: this subtask's own statistics, as before global ranges existed — the last
- * {@link KeySample#SIZE} keys it saw, cut about once a second at the count its own rate times the
- * subtask count asks for. Nothing else of this is in operator state: the coordinator's checkpoint
- * holds the statistics, and a range is only a file boundary (a writer accepts any row).
+ * of the ranged table are held, copied, until the boundaries arrive (normally within one to two
+ * seconds), for at most {@link #HOLD_MILLIS}, {@link #HOLD_ROWS} rows or {@link #HOLD_BYTES} bytes.
+ * The coordinator completes no checkpoint while its early merge is due (at most {@link
+ * RangeCoordinator#EARLY_WAIT_MILLIS}), so the boundaries normally reach every subtask before the
+ * first barrier. Held rows never cross a barrier: the sink's positions rely on every row read
+ * before a barrier having reached a writer (and the rejects, placed by another instance of this
+ * operator, pass no held row that way either); rows still held there go out by the fallback, and
+ * the hold goes on. At the end of input it waits for the merge up to the same time. If no
+ * boundaries came, the held rows and those after them use the fallback: this subtask's own
+ * statistics, as before global ranges existed — the last {@link KeySample#SIZE} keys it saw, cut
+ * about once a second at the count its own rate times the subtask count asks for. Nothing of this
+ * is in operator state: the coordinator's checkpoint holds the statistics, and a range is only a
+ * file boundary (a writer accepts any row).
  *
  * <p>Cost per row: a partition key computation and a hash lookup, a reservoir step, a binary search
  * over at most a few dozen boundaries, the row's serialization into its batch, and one more in
@@ -120,15 +121,6 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
 
   static final int HOLD_ROWS = 20_000;
   static final long HOLD_BYTES = 32L << 20;
-
-  /**
-   * Held rows up to this many bytes stay held across a checkpoint barrier, in operator state: at a
-   * checkpoint interval shorter than the early merge takes (300 ms in the tests, a second or more
-   * on a loaded machine), releasing them by the fallback sent every subtask's area to every writer.
-   * More than this goes out by the fallback instead: JobManager-memory checkpoints refuse state
-   * over 5 MiB.
-   */
-  static final long HOLD_STATE_BYTES = 1L << 20;
 
   /** How often the Parquet/buffered byte ratio is re-read from the ranged table's last commit. */
   private static final long RATIO_REFRESH_SECONDS = 10;
@@ -186,11 +178,6 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   private transient GlobalRanges global;
   private transient TypeSerializer<T> copier;
   private transient List<T> held;
-
-  /** the held rows at the last checkpoint, restored before {@link #open} */
-  private transient ListState<T> heldState;
-
-  private transient List<T> restoredHeld;
   private transient long heldBytes;
   private transient boolean holding;
   private transient boolean announced;
@@ -214,24 +201,6 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
             .getContainingTask()
             .getMailboxExecutorFactory()
             .createExecutor(TaskMailbox.MIN_PRIORITY);
-  }
-
-  @Override
-  public void initializeState(StateInitializationContext context) throws Exception {
-    super.initializeState(context);
-    heldState =
-        context
-            .getOperatorStateStore()
-            .getListState(
-                new ListStateDescriptor<>(
-                    "held-rows",
-                    settings
-                        .inputType()
-                        .createSerializer(getExecutionConfig().getSerializerConfig())));
-    restoredHeld = new ArrayList<>();
-    if (context.isRestored()) {
-      heldState.get().forEach(restoredHeld::add);
-    }
   }
 
   @Override
@@ -268,15 +237,6 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     }
     // after a restart the coordinator may already have ranges: ask for them
     coordinator.sendEventToCoordinator(new RangeEvents.Request(false));
-    if (!restoredHeld.isEmpty()) {
-      held.addAll(restoredHeld);
-      restoredHeld = null;
-      if (holding) {
-        announce();
-      } else {
-        sendHeld();
-      }
-    }
   }
 
   @Override
@@ -317,10 +277,10 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     TablePlacement table = tables.get(settings.router().table(element));
     RowData row = settings.router().row(element);
     Partition partition = table.partition(row);
-    if (!announced && (table.sample != null || holding)) {
-      announce();
-    }
     if (table.sample != null) {
+      if (!announced) {
+        announce();
+      }
       long key = row.getLong(table.sortKeyField);
       table.sample.add(key);
       partition.reservoir.add(key, random);
@@ -336,9 +296,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     if (!reported && rows >= EARLY_ROWS) {
       report(0);
     }
-    // while holding, rows of every table wait, in order: the positions a commit records (one past
-    // the highest a writer received) then never pass a row still held across a barrier
-    if (holding) {
+    if (holding && table.sample != null) {
       held.add(copier.copy(element));
       if (held.size() >= HOLD_ROWS || heldBytes >= HOLD_BYTES) {
         endHold("the hold limit");
@@ -508,12 +466,10 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
 
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
-    // held rows stay held across the barrier, in state (waiting for the ranges here would not
-    // help: Flink holds back coordinator events between its checkpoint and this barrier); beyond
-    // HOLD_STATE_BYTES they leave by the fallback
-    if (holding && heldBytes > HOLD_STATE_BYTES) {
-      endHold("checkpoint " + checkpointId + " with more than " + HOLD_STATE_BYTES + " bytes held");
-    }
+    // held rows are not state: they leave before the barrier, by the fallback if the ranges are
+    // not here yet (waiting would not help: Flink holds back coordinator events between its
+    // checkpoint and this barrier)
+    sendHeld();
     sendAll();
     super.prepareSnapshotPreBarrier(checkpointId);
   }
@@ -521,7 +477,6 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
-    heldState.update(held);
     report(context.getCheckpointId());
   }
 
