@@ -32,12 +32,12 @@ import org.spatialingest.sizing.SizingBounds;
  * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement; the
  * checkpoint rounds before it are folded in but send nothing, so the first boundaries come from
  * about a second of every subtask's rows. Once a subtask has announced rows, the coordinator's
- * checkpoint waits for the early merge (at most {@link #EARLY_WAIT_MILLIS}): the boundaries it sends
- * reach the subtasks before that checkpoint's barrier, so the rows they hold leave by the global
- * ranges and not by each subtask's own keys (with a checkpoint interval shorter than the early
- * merge takes, that fallback sent every subtask's area to every writer). If no subtask announces
- * rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends empty and
- * nothing waits; a later first row opens it again.
+ * checkpoint waits for the early merge (at most {@link #EARLY_WAIT_MILLIS}): the boundaries it
+ * sends reach the subtasks before that checkpoint's barrier, so the rows they hold leave by the
+ * global ranges and not by each subtask's own keys (with a checkpoint interval shorter than the
+ * early merge takes, that fallback sent every subtask's area to every writer). If no subtask
+ * announces rows within {@link #OPEN_WAIT_MILLIS} of the first one opening, the early round ends
+ * empty and nothing waits; a later first row opens it again.
  *
  * <p>Its checkpoint is the merged statistics ({@link RangeStatisticsSerializer}), so a restart or a
  * rescale starts from the last boundaries (recut for the new writer count), not from one range.
