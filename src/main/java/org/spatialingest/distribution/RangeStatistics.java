@@ -171,11 +171,17 @@ final class RangeStatistics {
           m.bytesPerSecond += p.bytes() / Math.max(1e-3, r.seconds());
           m.newest = Math.max(m.newest, p.newestIngestMillis());
           if (p.keys().length > 0) {
+            // the early round weighs every subtask's sample alike: its rows come from the first
+            // second after a start, when the sources' speeds differ by 2x and more (start-up, not
+            // data; weighed by rate, one keyed area took three writers' blocks and two shared
+            // one); the checkpoint rounds weigh by rate and recut a block whose share passes 2x
             double weight =
-                p.rows()
-                    / (double) p.keys().length
-                    * meanSeconds
-                    / Math.max(1e-3, r.seconds() > 0 ? r.seconds() : meanSeconds);
+                r.round() == 0
+                    ? 1.0 / p.keys().length
+                    : p.rows()
+                        / (double) p.keys().length
+                        * meanSeconds
+                        / Math.max(1e-3, r.seconds() > 0 ? r.seconds() : meanSeconds);
             m.keys.add(p.keys());
             m.weights.add(weight);
             tableKeys.add(p.keys());

@@ -20,6 +20,14 @@ class RangeStatisticsTest {
 
   /** Subtask {@code s} reports 1,000 rows with keys around {@code s * 10^15}. */
   private static List<SubtaskReport> oneAreaPerSubtask(int subtasks, long round) {
+    return oneAreaPerSubtask(subtasks, round, s -> 1_000);
+  }
+
+  /**
+   * Subtask {@code s} reports {@code rows(s)} rows in one second, keys around {@code s * 10^15}.
+   */
+  private static List<SubtaskReport> oneAreaPerSubtask(
+      int subtasks, long round, java.util.function.IntUnaryOperator rows) {
     Random random = new Random(round);
     List<SubtaskReport> reports = new ArrayList<>();
     for (int s = 0; s < subtasks; s++) {
@@ -35,7 +43,11 @@ class RangeStatisticsTest {
               List.of(
                   List.of(
                       new SubtaskReport.PartitionSample(
-                          "day=1", 1_000, 100_000_000, System.currentTimeMillis(), keys)))));
+                          "day=1",
+                          rows.applyAsInt(s),
+                          100_000 * rows.applyAsInt(s),
+                          System.currentTimeMillis(),
+                          keys)))));
     }
     return reports;
   }
@@ -78,6 +90,27 @@ class RangeStatisticsTest {
     assertThat(four.boundaries()[3])
         .as("the edge of the second writer's block, between areas 1 and 2")
         .isBetween(1_000_000_000_000_000L + 1_000_000, 2 * 1_000_000_000_000_000L);
+  }
+
+  @Test
+  void theEarlyRoundGivesEachAreaItsOwnBlockWhateverTheSourcesFirstSpeeds() {
+    // the first second after a start: subtask s read 100 * (1 + 2s) rows (15x between them)
+    RangeStatistics statistics = new RangeStatistics(BOUNDS, 8, 32, 0);
+    statistics.merge(oneAreaPerSubtask(8, 0, s -> 100 * (1 + 2 * s)), System.currentTimeMillis());
+    long[] boundaries = statistics.ranges(0).tables().get(0).partitions().get("day=1").boundaries();
+    for (int w = 1; w < 8; w++) {
+      assertThat(boundaries[w * 4 - 1])
+          .as("block edge %d between areas %d and %d", w, w - 1, w)
+          .isBetween((w - 1) * 1_000_000_000_000_000L + 1_000_000, w * 1_000_000_000_000_000L);
+    }
+
+    // a checkpoint round weighs by rate: the fastest area takes more than one block
+    RangeStatistics byRate = new RangeStatistics(BOUNDS, 8, 32, 0);
+    byRate.merge(oneAreaPerSubtask(8, 5, s -> 100 * (1 + 2 * s)), System.currentTimeMillis());
+    long[] rated = byRate.ranges(5).tables().get(0).partitions().get("day=1").boundaries();
+    assertThat(rated[7 * 4 - 1])
+        .as("the last block edge")
+        .isGreaterThan(7 * 1_000_000_000_000_000L);
   }
 
   @Test
