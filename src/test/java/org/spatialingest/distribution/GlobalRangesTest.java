@@ -15,7 +15,6 @@ import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.Table;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -38,13 +37,7 @@ class GlobalRangesTest {
   private static final int KEYED_ROWS_PER_PARTITION = 3_000;
 
   @Test
-  @Tag("extended") // ~40 s on 2 loaded cores (8 sources, 8 writers)
-  @Disabled(
-      "issue #28, not reliable yet at load 7-27 on 2 cores: of 10 runs of this branch 8 met both"
-          + " bounds and 2 did not (0.954x / 28.6 %, 0.282x / 50.0 %): the early merge's sample"
-          + " weighed the areas unevenly (2x, or 3 of 8 subtasks not in it by its 2 s deadline), so"
-          + " one area took 2-4 writers' blocks while others shared one, and recuts later put two"
-          + " generations of cuts into open files")
+  @Tag("extended") // 6-15 s here, ~40 s on 2 loaded cores (8 sources, 8 writers)
   void keyedTopicWithOneAreaPerPartitionGivesCompactFilesAtEightWriters(@TempDir Path dir)
       throws Exception {
     String topic = "keyed-areas";
