@@ -39,7 +39,7 @@ import org.spatialingest.tools.BoundedInputSample;
 class StartingRangesTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
-  private static final int ROWS_PER_AREA = 2_500;
+  private static final int ROWS_PER_AREA = 1_500;
 
   /** One area per writer. */
   private static final int AREAS = 4;
@@ -51,9 +51,9 @@ class StartingRangesTest {
 
   /**
    * One file per area (4 of {@link KeyedAreas#CENTRES}, each one run of keys), over two days, at 4
-   * writers. Cut from the first file's keys (the first 2,048 rows, an early merge's), every
-   * writer's block lies inside that one area and the others all fall into the outer blocks; cut
-   * from the whole input, each block holds one whole area. So in the first commit no area of a
+   * writers. Cut from the keys an early merge sees (the first 2,048 rows: one file and part of the
+   * next), the writers' blocks lie inside those areas and the others fall into the outer blocks;
+   * cut from the whole input, each block holds one whole area. So in the first commit no area of a
    * partition may be on two writers.
    */
   @Test
@@ -117,7 +117,9 @@ class StartingRangesTest {
 
     writeOneAreaPerFile(input);
     BoundedInputSample.Rows sample = BoundedInputSample.read(rejected).orElseThrow();
-    assertThat(sample.rows()).hasSizeBetween(4_000, 4_096);
+    assertThat(sample.rows())
+        .as("4,096 records, the 2 bad ones perhaps among them")
+        .hasSizeBetween(4_094, 4_096);
     assertThat(sample.rowsPerSampledRow())
         .as("input records per sampled one")
         .isEqualTo((AREAS * ROWS_PER_AREA + 2) / 4_096.0);
