@@ -25,11 +25,12 @@ import org.spatialingest.table.SourceKeys;
  * files in path order, as if one), each probe skipping the line it lands in and reading up to its
  * share of records and bytes: every part of the input is sampled by its size, so a backfill of many
  * files sorted by time is sampled across all its days and areas, not from its first file; the steps
- * are at least a probe's bytes apart, so no line is read twice. Probes cost one open and seek each
- * (a few seconds on an object store at worst), and stop after {@link #MAX_MILLIS}. A compressed
- * file (decompressed by its extension, as the file source does) cannot seek: the probes that land
- * in it read its start instead, and an input with one is never read whole; its bytes count as
- * compressed, so the records estimate of such an input is low by the compression ratio.
+ * are at least a probe's bytes apart, and a probe that lands in what the one before it read (a line
+ * longer than a step) is left out, so no line is read twice. Probes cost one open and seek each (a
+ * few seconds on an object store at worst), and stop after {@link #MAX_MILLIS}. A compressed file
+ * (decompressed by its extension, as the file source does) cannot seek: the probes that land in it
+ * read its start instead, and an input with one is never read whole; its bytes count as compressed,
+ * so the records estimate of such an input is low by the compression ratio.
  */
 public final class FileSample {
   /**
@@ -44,6 +45,12 @@ public final class FileSample {
 
   /** Places a large input is read at: a probe every 1/64 of its bytes. */
   public static final int PROBES = 64;
+
+  /**
+   * Probing stops once it has read this much, with the lines it skipped: a probe that lands in a
+   * line of many megabytes reads the rest of it to skip it.
+   */
+  public static final long MAX_CONSUMED_BYTES = 4 * BYTES;
 
   /** Probing stops after this long (a slow store), with what it has read. */
   public static final long MAX_MILLIS = 10_000;
@@ -117,18 +124,25 @@ public final class FileSample {
         fileStart += files.get(file++).length();
       }
       long[] last = probes.isEmpty() ? null : probes.get(probes.size() - 1);
-      if (Lines.compressed(files.get(file)) && last != null && last[0] == file) {
+      boolean compressed = Lines.compressed(files.get(file));
+      if (compressed && last != null && last[0] == file) {
         last[2]++;
       } else {
-        probes.add(new long[] {file, at - fileStart, 1});
+        probes.add(new long[] {file, compressed ? 0 : at - fileStart, 1});
       }
     }
     long deadline = System.currentTimeMillis() + MAX_MILLIS;
     List<SourceRecord> records = new ArrayList<>();
     long bytesRead = 0;
-    for (long[] probe : probes) {
-      if (System.currentTimeMillis() >= deadline) {
+    long consumed = 0; // with the lines skipped
+    long readUpTo = -1; // in the file of the previous probe
+    for (int i = 0; i < probes.size(); i++) {
+      long[] probe = probes.get(i);
+      if (System.currentTimeMillis() >= deadline || consumed >= MAX_CONSUMED_BYTES) {
         break;
+      }
+      if (i > 0 && probes.get(i - 1)[0] == probe[0] && probe[1] < readUpTo) {
+        continue; // landed in what the previous probe read (a line longer than a step)
       }
       try (Lines lines = new Lines(files.get((int) probe[0]), probe[1])) {
         long maxRecords = probe[2] * RECORDS / PROBES;
@@ -142,6 +156,8 @@ public final class FileSample {
           n++;
         }
         bytesRead += read;
+        consumed += lines.position() - probe[1];
+        readUpTo = lines.position();
       }
     }
     long estimated =
@@ -155,6 +171,9 @@ public final class FileSample {
     private final String file;
     private final String sourceKey;
     private boolean skipFirst;
+
+    /** where the next line starts (about: a line's {@code \r} and blank lines are not counted) */
+    private long position;
 
     Lines(FileSourceSplit split, long offset) throws IOException {
       FSDataInputStream in = split.path().getFileSystem().open(split.path());
@@ -170,6 +189,11 @@ public final class FileSample {
       }
       this.file = split.path().toString();
       this.sourceKey = SourceKeys.file(file);
+      this.position = inflater == null ? offset : 0;
+    }
+
+    long position() {
+      return position;
     }
 
     /** As the file source decompresses a file, by its name's extension; null for plain text. */
@@ -186,12 +210,15 @@ public final class FileSample {
     SourceRecord next() throws IOException {
       if (skipFirst) {
         skipFirst = false;
-        if (reader.read() == null) { // the rest of the line the probe landed in
+        SourceRecord rest = reader.read(); // of the line the probe landed in
+        if (rest == null) {
           return null;
         }
+        position += rest.value.length + 1;
       }
       SourceRecord r = reader.read();
       if (r != null) {
+        position += r.value.length + 1;
         r.file = file;
         r.source = sourceKey;
       }
