@@ -44,6 +44,7 @@ import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TableMaintenanceTasks;
 import org.spatialingest.table.TelemetryTable;
+import org.spatialingest.tools.BoundedInputSample;
 
 /**
  * Assembles the pipeline: source (Kafka, or a bounded file source) → resume filter → geometry
@@ -316,6 +317,11 @@ public final class SpatialIngestJob {
             .bounds(config.sizingBounds(), config.maxOpenPartitions())
             .writers(writers)
             .uid(SINK_UID + "-distribution");
+    if (config.input().fileSource() && config.distribution() == JobConfig.DistributionMode.RANGE) {
+      // a bounded input: key ranges from a sample of all of it from the first row
+      BoundedInputSample.read(config)
+          .ifPresent(s -> distribution.startingSample(s.rows(), s.rowsPerSampledRow()));
+    }
     BoundedIcebergSink.Builder<RowBatch> sink = BoundedIcebergSink.builder(TableRouter.batched());
     for (SinkTarget target : tables) {
       distribution.table(target.loader(), target.layout(), target.ranged());

@@ -9,8 +9,11 @@ import org.apache.flink.api.common.functions.Partitioner;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.config.JobOptions;
 import org.spatialingest.sink.core.RowBatch;
@@ -33,10 +36,15 @@ import org.spatialingest.table.TableLayout;
  * @param <T> the sink's input elements
  */
 public final class Distribution<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(Distribution.class);
   private final Builder<T> settings;
 
-  private Distribution(Builder<T> b) {
+  /** the range coordinators' {@link StartingStatistics}, or null */
+  private final byte[] startingStatistics;
+
+  private Distribution(Builder<T> b, byte[] startingStatistics) {
     this.settings = b;
+    this.startingStatistics = startingStatistics;
   }
 
   public static <T> Builder<T> builder(TableRouter<T> router) {
@@ -82,7 +90,7 @@ public final class Distribution<T> {
               .transform(
                   "distribute (" + settings.mode.name().toLowerCase(Locale.ROOT) + ")",
                   RowBatch.TYPE,
-                  new WriterAssignerFactory<>(assigner))
+                  new WriterAssignerFactory<>(assigner, startingStatistics))
               .uid(i == 0 ? settings.uid : settings.uid + "-" + i)
               .setParallelism(input.getParallelism());
       placed = placed == null ? step : placed.union(step);
@@ -121,6 +129,8 @@ public final class Distribution<T> {
     private double encodedPerBufferedByte;
     private TableLoader rangedTable;
     private String uid = "spatial-sink-distribution";
+    private List<? extends RowData> sampledRows = List.of();
+    private double rowsPerSampledRow;
 
     private Builder(TableRouter<T> router) {
       this.router = router;
@@ -172,6 +182,18 @@ public final class Distribution<T> {
       return this;
     }
 
+    /**
+     * A sample of a bounded input's rows of the ranged table (as the transform makes them), each
+     * standing for {@code rowsPerSampledRow} rows of the input: with {@code range}, the coordinator
+     * starts from their boundaries ({@link StartingStatistics}) instead of holding the first rows
+     * for an early merge.
+     */
+    public Builder<T> startingSample(List<? extends RowData> rows, double rowsPerSampledRow) {
+      this.sampledRows = rows;
+      this.rowsPerSampledRow = rowsPerSampledRow;
+      return this;
+    }
+
     /** Uid of the placement operator; keep it stable across upgrades. */
     public Builder<T> uid(String uid) {
       this.uid = uid;
@@ -184,7 +206,25 @@ public final class Distribution<T> {
             "a distribution needs its tables, the sink bounds, writers > 0 and a mode "
                 + "other than none (none is no exchange at all)");
       }
-      return new Distribution<>(this);
+      byte[] starting = null;
+      if (mode == DistributionMode.RANGE && !sampledRows.isEmpty()) {
+        try {
+          starting =
+              StartingStatistics.of(
+                  sampledRows,
+                  rowsPerSampledRow,
+                  placements,
+                  bounds,
+                  writers,
+                  maxOpenPartitions,
+                  encodedPerBufferedByte,
+                  System.currentTimeMillis());
+        } catch (IOException | RuntimeException e) {
+          // a sample is an optimisation: without it the first rows wait for the early merge
+          LOG.warn("no starting ranges from the input sample: {}", e.toString(), e);
+        }
+      }
+      return new Distribution<>(this, starting);
     }
   }
 }

@@ -1,6 +1,7 @@
 package org.spatialingest.distribution;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +40,11 @@ import org.spatialingest.sizing.SizingBounds;
  * the first one opening, the early round ends empty and the checkpoint goes on; a later first row
  * opens it again. So the first checkpoint after a start without ranges comes at most about 3 s
  * late; after a restore with ranges nothing waits.
+ *
+ * <p>A bounded file input starts otherwise: the {@link Provider} carries {@link StartingStatistics}
+ * from a sample of the whole input read where the job was built, so the coordinator has ranges from
+ * its start, as after a restore: every subtask gets them when it opens, no early round runs, no
+ * checkpoint waits, and the checkpoints' merges refine them as usual.
  *
  * <p>Its checkpoint is the merged statistics ({@link RangeStatisticsSerializer}), so a restart or a
  * rescale starts from the last boundaries (recut for the new writer count), not from one range.
@@ -97,6 +103,9 @@ final class RangeCoordinator implements OperatorCoordinator {
     this.context = context;
     this.statistics = initial;
     this.checkpointSerializer = checkpointSerializer;
+    // a bounded input's sample (Provider): ranges from the first row, as after a restore
+    current = initial.hasKeys() ? initial.ranges(0) : null;
+    earlyPending = current == null;
   }
 
   @Override
@@ -381,28 +390,39 @@ final class RangeCoordinator implements OperatorCoordinator {
     private final int maxOpenPartitions;
     private final double seedRatio;
 
+    /** {@link StartingStatistics} of a bounded input, versioned, or null */
+    private final byte[] starting;
+
     Provider(
         String operatorName,
         OperatorID operatorId,
         SizingBounds bounds,
         int writers,
         int maxOpenPartitions,
-        double seedRatio) {
+        double seedRatio,
+        byte[] starting) {
       super(operatorId);
       this.operatorName = operatorName;
       this.bounds = bounds;
       this.writers = writers;
       this.maxOpenPartitions = maxOpenPartitions;
       this.seedRatio = seedRatio;
+      this.starting = starting;
     }
 
     @Override
     protected OperatorCoordinator getCoordinator(Context context) {
-      return new RangeCoordinator(
-          operatorName,
-          context,
-          new RangeStatistics(bounds, writers, maxOpenPartitions, seedRatio),
-          new RangeStatisticsSerializer(bounds, writers, maxOpenPartitions));
+      RangeStatisticsSerializer serializer =
+          new RangeStatisticsSerializer(bounds, writers, maxOpenPartitions);
+      RangeStatistics initial = new RangeStatistics(bounds, writers, maxOpenPartitions, seedRatio);
+      if (starting != null) {
+        try {
+          initial = SimpleVersionedSerialization.readVersionAndDeSerialize(serializer, starting);
+        } catch (IOException e) {
+          throw new UncheckedIOException("reading the input sample's range statistics", e);
+        }
+      }
+      return new RangeCoordinator(operatorName, context, initial, serializer);
     }
   }
 }

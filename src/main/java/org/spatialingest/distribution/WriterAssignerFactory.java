@@ -20,8 +20,12 @@ final class WriterAssignerFactory<T> extends AbstractStreamOperatorFactory<RowBa
   private static final long serialVersionUID = 1L;
   private final WriterAssigner.Settings<T> settings;
 
-  WriterAssignerFactory(WriterAssigner.Settings<T> settings) {
+  /** the coordinator's {@link StartingStatistics}, or null */
+  private final byte[] startingStatistics;
+
+  WriterAssignerFactory(WriterAssigner.Settings<T> settings, byte[] startingStatistics) {
     this.settings = settings;
+    this.startingStatistics = startingStatistics;
     setChainingStrategy(ChainingStrategy.ALWAYS);
   }
 
@@ -48,7 +52,8 @@ final class WriterAssignerFactory<T> extends AbstractStreamOperatorFactory<RowBa
         settings.bounds(),
         settings.writers(),
         settings.maxOpenPartitions(),
-        settings.seedRatio());
+        settings.seedRatio(),
+        startingStatistics);
   }
 
   @Override

@@ -76,19 +76,61 @@ public final class RecordSampleMeasurer {
   }
 
   /**
+   * The records of a sample parsed as the job parses them.
+   *
+   * @param rows the telemetry-table rows of the records that parse (without source columns)
+   * @param rejectsByReason records that did not parse, by reject reason code
+   * @param firstRejectByReason the first parse error message of each reason
+   */
+  public record Parsed(
+      List<GenericRowData> rows,
+      Map<String, Long> rejectsByReason,
+      Map<String, String> firstRejectByReason) {}
+
+  /**
    * @param encode whether to write Parquet to measure the encoded size
    * @param job the job's configuration: how records parse, the table's layout and partitioning
    *     (files are written one per partition, as the sink does)
    */
   public static Result measure(List<RawRecord> records, boolean encode, JobConfig job)
       throws IOException {
-    TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84, job);
+    Parsed parsed = parse(records, job);
+    List<GenericRowData> rows = parsed.rows();
     TableLayout layout = TelemetryTable.layout(job);
     BufferedRowSize rowSize = new BufferedRowSize(layout);
+    long buffered = 0;
+    for (GenericRowData row : rows) {
+      buffered += rowSize.measure(row);
+    }
+    OptionalDouble encoded = OptionalDouble.empty();
+    long fileBytes = 0;
+    int files = 0;
+    if (encode && !rows.isEmpty()) {
+      SinkFiles.Written written = writeToTemporaryTable(rows, layout, job.partitioning());
+      fileBytes = written.fileBytes();
+      files = written.files().size();
+      encoded = OptionalDouble.of(fileBytes / (double) written.rows());
+    }
+    return new Result(
+        records.size(),
+        rows.size(),
+        parsed.rejectsByReason(),
+        parsed.firstRejectByReason(),
+        buffered,
+        encoded,
+        fileBytes,
+        files);
+  }
+
+  /**
+   * Parses {@code records} with the {@link TelemetryParser} of the job configured by {@code job}; a
+   * record without ingest time (from a file) gets its {@code event_time} as ingest time.
+   */
+  public static Parsed parse(List<RawRecord> records, JobConfig job) {
+    TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84, job);
     List<GenericRowData> rows = new ArrayList<>(records.size());
     Map<String, Long> rejects = new TreeMap<>();
     Map<String, String> firstReject = new TreeMap<>();
-    long buffered = 0;
     for (RawRecord record : records) {
       GenericRowData row;
       try {
@@ -105,20 +147,9 @@ public final class RecordSampleMeasurer {
       if (record.ingestMillis() == null) {
         row.setField(TelemetryTable.INGEST_TIME, row.getField(TelemetryTable.EVENT_TIME));
       }
-      buffered += rowSize.measure(row);
       rows.add(row);
     }
-    OptionalDouble encoded = OptionalDouble.empty();
-    long fileBytes = 0;
-    int files = 0;
-    if (encode && !rows.isEmpty()) {
-      SinkFiles.Written written = writeToTemporaryTable(rows, layout, job.partitioning());
-      fileBytes = written.fileBytes();
-      files = written.files().size();
-      encoded = OptionalDouble.of(fileBytes / (double) written.rows());
-    }
-    return new Result(
-        records.size(), rows.size(), rejects, firstReject, buffered, encoded, fileBytes, files);
+    return new Parsed(rows, rejects, firstReject);
   }
 
   private static SinkFiles.Written writeToTemporaryTable(
