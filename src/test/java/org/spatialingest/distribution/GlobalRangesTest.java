@@ -123,24 +123,28 @@ class GlobalRangesTest {
 
   private record Backfill(int files, long rows, double maxKept) {}
 
+  /** A file backfill of {@code input} with T = 16 KB (many files' worth per partition), L = 1 h. */
+  static JobConfig backfillConfig(String bootstrap, Path input, Path warehouse, int writers) {
+    return TestKit.config(
+        bootstrap,
+        "unused",
+        warehouse,
+        Map.of(
+            "source",
+            "file:" + input,
+            "sink.max-latency",
+            "1h",
+            "sink.target-file-size",
+            "16KB",
+            "sink.memory-budget",
+            "64MB",
+            "parallelism.sink",
+            Integer.toString(writers)));
+  }
+
   private static Backfill backfill(Path input, Path warehouse, int writers, ClusteredPoints points)
       throws Exception {
-    JobConfig config =
-        TestKit.config(
-            kafka.bootstrapServers(),
-            "unused",
-            warehouse,
-            Map.of(
-                "source",
-                "file:" + input,
-                "sink.max-latency",
-                "1h",
-                "sink.target-file-size",
-                "16KB",
-                "sink.memory-budget",
-                "64MB",
-                "parallelism.sink",
-                Integer.toString(writers)));
+    JobConfig config = backfillConfig(kafka.bootstrapServers(), input, warehouse, writers);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(4);
     SpatialIngestJob.build(env, config, true);

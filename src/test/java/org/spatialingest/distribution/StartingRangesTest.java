@@ -126,21 +126,8 @@ class StartingRangesTest {
   }
 
   private static JobConfig config(Path dir, Path input, int writers) {
-    return TestKit.config(
-        "localhost:9092",
-        "unused",
-        dir.resolve("warehouse"),
-        Map.of(
-            "source",
-            "file:" + input,
-            "sink.max-latency",
-            "1h",
-            "sink.target-file-size",
-            "16KB",
-            "sink.memory-budget",
-            "64MB",
-            "parallelism.sink",
-            Integer.toString(writers)));
+    return GlobalRangesTest.backfillConfig(
+        "localhost:9092", input, dir.resolve("warehouse"), writers);
   }
 
   /** Writes {@code area-<a>.json} for each area: points in it over two days, shuffled. */
