@@ -50,7 +50,14 @@ public final class LocalStack {
   public static final int RESULT_FAILED = 1;
   public static final int CANNOT_START = 2;
 
-  private static final String TOPIC = "telemetry";
+  /**
+   * The demo's topic is new in every run (its broker is too): the tables keep the positions of
+   * earlier runs per topic and partition, and a start without state skips what they say is
+   * committed, so a second demo into the same warehouse under one topic name would skip its first
+   * records as already read.
+   */
+  private static final String TOPIC_PREFIX = "telemetry-";
+
   private static final long PROGRESS_EVERY_MS = 5_000;
 
   /** When the generated points start sending a new property (the demo of schema evolution). */
@@ -104,8 +111,9 @@ public final class LocalStack {
     out.println("Starting Kafka (KRaft) ...");
     try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaDir);
         Admin admin = Admin.create(kafka.adminProperties())) {
-      kafka.createTopic(TOPIC, 3);
-      JobConfig config = jobConfig(o, kafka.bootstrapServers());
+      String topic = TOPIC_PREFIX + System.currentTimeMillis();
+      kafka.createTopic(topic, 3);
+      JobConfig config = jobConfig(o, kafka.bootstrapServers(), topic);
       Configuration flinkConf =
           LocalFlink.configuration("demo", webUi(o.uiPort(), o.prometheusPort()), o.flinkOptions());
       StreamExecutionEnvironment env =
@@ -123,12 +131,13 @@ public final class LocalStack {
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong produced = new AtomicLong();
       Thread generator =
-          new Thread(() -> generate(kafka.bootstrapServers(), o, stop, produced, out), "generator");
+          new Thread(
+              () -> generate(kafka.bootstrapServers(), topic, o, stop, produced, out), "generator");
       generator.setDaemon(true);
       JobClient job = env.executeAsync("spatial-ingest demo");
       generator.start();
       int restPort = flinkConf.get(RestOptions.PORT);
-      out.println("Kafka broker:  " + kafka.bootstrapServers() + " (topic " + TOPIC + ")");
+      out.println("Kafka broker:  " + kafka.bootstrapServers() + " (topic " + topic + ")");
       out.println("Flink web UI:  http://localhost:" + restPort + "  (job " + job.getJobID() + ")");
       out.println(
           "Iceberg table: "
@@ -214,7 +223,7 @@ public final class LocalStack {
           out.printf(
               "Stopping: %,d records produced; waiting (at most %d s) until the tables hold them all ...%n",
               produced.get(), wait.toSeconds());
-          caughtUp = catchUp(admin, config.groupId(), wait, job, out);
+          caughtUp = catchUp(admin, topic, config.groupId(), wait, job, out);
           out.println("Draining the job (stop-with-savepoint, drain) ...");
           monitor.stopping(); // the drain declines periodic checkpoints on purpose
           drainFailure = drain(job, monitor);
@@ -223,7 +232,7 @@ public final class LocalStack {
         progress.print();
         DemoResult result =
             new DemoResult(
-                KafkaBacklog.read(admin, TOPIC, config.groupId()).records(),
+                KafkaBacklog.read(admin, topic, config.groupId()).records(),
                 TableRows.total(table) - rowsBefore,
                 TableRows.total(rejects) - rejectsBefore,
                 config.namespace() + "." + config.table(),
@@ -252,7 +261,7 @@ public final class LocalStack {
     }
   }
 
-  private static JobConfig jobConfig(Options o, String bootstrapServers) {
+  private static JobConfig jobConfig(Options o, String bootstrapServers, String topic) {
     Map<String, String> keys = new HashMap<>(o.config());
     keys.putIfAbsent("catalog.type", "hadoop");
     keys.putIfAbsent("catalog.warehouse", o.warehouse().toString());
@@ -260,7 +269,7 @@ public final class LocalStack {
     keys.putIfAbsent("sink.max-latency", "20s");
     keys.putAll(o.overrides());
     keys.put("kafka.bootstrap-servers", bootstrapServers);
-    keys.put("kafka.topic", TOPIC);
+    keys.put("kafka.topic", topic);
     return JobConfig.fromMap(keys);
   }
 
@@ -280,12 +289,12 @@ public final class LocalStack {
    * {@code limit} (and no longer than the job runs); prints progress every 5 s.
    */
   private static CatchUp catchUp(
-      Admin admin, String groupId, Duration limit, JobClient job, PrintStream out)
+      Admin admin, String topic, String groupId, Duration limit, JobClient job, PrintStream out)
       throws Exception {
     long start = System.currentTimeMillis();
     long lastPrinted = start;
     while (true) {
-      KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, TOPIC, groupId);
+      KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, topic, groupId);
       long waited = System.currentTimeMillis() - start;
       if (offsets.unread() == 0) {
         out.printf(
@@ -335,7 +344,12 @@ public final class LocalStack {
   }
 
   private static void generate(
-      String bootstrap, Options o, AtomicBoolean stop, AtomicLong produced, PrintStream out) {
+      String bootstrap,
+      String topic,
+      Options o,
+      AtomicBoolean stop,
+      AtomicLong produced,
+      PrintStream out) {
     Properties p = new Properties();
     p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
@@ -352,7 +366,7 @@ public final class LocalStack {
         long due = (long) ((System.nanoTime() - start) / 1e9 * o.rate());
         while (produced.get() < due && !stop.get()) {
           TelemetryGenerator.Record r = gen.next(System.currentTimeMillis());
-          producer.send(new ProducerRecord<>(TOPIC, r.id().getBytes(), r.json()));
+          producer.send(new ProducerRecord<>(topic, r.id().getBytes(), r.json()));
           produced.incrementAndGet();
         }
         Thread.sleep(5);

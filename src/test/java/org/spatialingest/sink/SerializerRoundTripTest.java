@@ -105,19 +105,7 @@ class SerializerRoundTripTest {
     byte[] file = InstantiationUtil.serializeObject(a);
     v2.writeInt(file.length);
     v2.write(file);
-    v2.writeUTF("LATENCY");
-    v2.writeLong(99);
-    v2.writeLong(1_000L);
-    v2.writeLong(2_000L);
-    v2.writeLong(3_000L);
-    v2.writeInt(1);
-    v2.writeLong(1_795_946_400L);
-    v2.writeLong(7L);
-    v2.writeInt(1);
-    v2.writeUTF("file:/w/_staging/x/1.rows");
-    v2.writeInt(1);
-    v2.writeUTF("t/0");
-    v2.writeLong(17L);
+    writeOneLatencyFileTail(v2);
     FileBatch copy = new FileBatchSerializer().deserialize(2, v2.getCopyOfBuffer());
     assertThat(copy.checkpointId()).isEqualTo(42);
     assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
@@ -255,19 +243,7 @@ class SerializerRoundTripTest {
     v3.writeInt(manifest.length);
     v3.write(manifest);
     v3.writeInt(1);
-    v3.writeUTF("LATENCY");
-    v3.writeLong(99);
-    v3.writeLong(1_000L);
-    v3.writeLong(2_000L);
-    v3.writeLong(3_000L);
-    v3.writeInt(1);
-    v3.writeLong(1_795_946_400L);
-    v3.writeLong(7L);
-    v3.writeInt(1);
-    v3.writeUTF("file:/w/_staging/x/1.rows");
-    v3.writeInt(1);
-    v3.writeUTF("t/0");
-    v3.writeLong(17L);
+    writeOneLatencyFileTail(v3);
     FileBatchSerializer serializer = new FileBatchSerializer();
     FileBatch copy = serializer.deserialize(3, v3.getCopyOfBuffer());
     assertThat(copy.checkpointId()).isEqualTo(42);
@@ -374,5 +350,25 @@ class SerializerRoundTripTest {
       b.withSplitOffsets(splits);
     }
     return b.build();
+  }
+
+  /**
+   * The part of a version 2 or 3 batch after its one file: close reason, rows, ingest times,
+   * partition, staging runs consumed, and the positions ({@code t/0} at 17).
+   */
+  private static void writeOneLatencyFileTail(DataOutputSerializer out) throws java.io.IOException {
+    out.writeUTF("LATENCY");
+    out.writeLong(99);
+    out.writeLong(1_000L);
+    out.writeLong(2_000L);
+    out.writeLong(3_000L);
+    out.writeInt(1);
+    out.writeLong(1_795_946_400L);
+    out.writeLong(7L);
+    out.writeInt(1);
+    out.writeUTF("file:/w/_staging/x/1.rows");
+    out.writeInt(1);
+    out.writeUTF("t/0");
+    out.writeLong(17L);
   }
 }
