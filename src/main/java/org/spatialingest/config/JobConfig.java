@@ -14,6 +14,7 @@ import static org.spatialingest.config.JobOptions.INPUT_FORMAT;
 import static org.spatialingest.config.JobOptions.INPUT_TYPED_PROPERTIES;
 import static org.spatialingest.config.JobOptions.KAFKA_BOOTSTRAP_SERVERS;
 import static org.spatialingest.config.JobOptions.KAFKA_GROUP_ID;
+import static org.spatialingest.config.JobOptions.KAFKA_ON_GAP;
 import static org.spatialingest.config.JobOptions.KAFKA_PROPERTIES;
 import static org.spatialingest.config.JobOptions.KAFKA_STARTING_OFFSETS;
 import static org.spatialingest.config.JobOptions.KAFKA_TOPIC;
@@ -36,6 +37,7 @@ import static org.spatialingest.config.JobOptions.REGIONS_REFRESH_KIND;
 import static org.spatialingest.config.JobOptions.REJECTS_DEAD_LETTER_TOPIC;
 import static org.spatialingest.config.JobOptions.SINK_CLOSE_POLICY;
 import static org.spatialingest.config.JobOptions.SINK_DISTRIBUTION;
+import static org.spatialingest.config.JobOptions.SINK_ID;
 import static org.spatialingest.config.JobOptions.SINK_MAX_LATENCY;
 import static org.spatialingest.config.JobOptions.SINK_MAX_OPEN_PARTITIONS;
 import static org.spatialingest.config.JobOptions.SINK_MEMORY_BUDGET;
@@ -67,6 +69,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 import org.spatialingest.sizing.SizingBounds;
 
 /**
@@ -105,8 +108,19 @@ public record JobConfig(
     String deadLetterTopic,
     boolean skipCommitted,
     DistributionMode distribution,
-    MaintenanceConfig maintenance)
+    MaintenanceConfig maintenance,
+    String sinkId,
+    OnGap onGap)
     implements Serializable {
+
+  /**
+   * What the job does when offsets it still needs were deleted from Kafka (key {@code
+   * kafka.on-gap}).
+   */
+  public enum OnGap {
+    FAIL,
+    CONTINUE
+  }
 
   /**
    * Where a start without Flink state begins reading: {@code table}, the positions recorded in the
@@ -225,7 +239,27 @@ public record JobConfig(
         r.get(REJECTS_DEAD_LETTER_TOPIC),
         r.get(SOURCE_SKIP_COMMITTED),
         r.get(SINK_DISTRIBUTION),
-        maintenance(r, catalogType, catalogUri));
+        maintenance(r, catalogType, catalogUri),
+        sinkId(r),
+        r.get(KAFKA_ON_GAP));
+  }
+
+  private static final Pattern SINK_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+  /** {@code sink.id} as set, or derived from {@code kafka.group-id} when empty. */
+  private static String sinkId(Reader r) {
+    String set = r.get(SINK_ID);
+    if (set.isEmpty()) {
+      String derived = r.get(KAFKA_GROUP_ID).replaceAll("[^A-Za-z0-9._-]", "_");
+      return derived.length() > 64 ? derived.substring(0, 64) : derived;
+    }
+    if (!SINK_ID_PATTERN.matcher(set).matches()) {
+      throw new ConfigException(
+          "sink.id '"
+              + set
+              + "' is not allowed: letters, digits, '.', '_', '-' (at most 64); empty = kafka.group-id");
+    }
+    return set;
   }
 
   private static InputConfig input(Reader r) {

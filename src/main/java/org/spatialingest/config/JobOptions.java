@@ -56,6 +56,16 @@ public final class JobOptions {
           JobConfig::startingOffsets,
           "only for a start without state: `table` (the positions the table records; earliest where it has none), "
               + "`committed` (the group's offsets; earliest if none), `earliest`, `latest`");
+  public static final JobOption<JobConfig.OnGap> KAFKA_ON_GAP =
+      option(
+          "kafka.on-gap",
+          "fail",
+          oneOf(JobConfig.OnGap.class),
+          JobConfig::onGap,
+          "`fail`, `continue`: when the next offset the table or the job's state needs is no longer in Kafka "
+              + "(retention, `kafka-delete-records`), at start or while running: `fail` stops the job naming the "
+              + "topic, partition, first missing and first available offset; `continue` goes on from the first "
+              + "available offset and records the gap in the commit's snapshot summary, `inspect` and a metric");
   public static final JobOption<Map<String, String>> KAFKA_PROPERTIES =
       option(
           "kafka.properties.*",
@@ -191,6 +201,16 @@ public final class JobOptions {
               + "bytes per L fill files of T (boundaries from the keys seen), so files follow bytes / T, not the "
               + "writer count, and each covers a compact area; `hash`: by time partition only; `none`: no exchange, "
               + "every writer writes every partition (files × writers)");
+  public static final JobOption<String> SINK_ID =
+      option(
+          "sink.id",
+          "",
+          text(),
+          JobConfig::sinkId,
+          "letters, digits, `.`, `_`, `-` (at most 64); empty = `kafka.group-id` (other characters become `_`). "
+              + "Scopes this job's positions, staging runs, file names and orphan clean-up in the tables, so "
+              + "several jobs can write one table, each with its own id; a second live job with the same id on "
+              + "the same table is refused");
   public static final JobOption<Boolean> MAINTENANCE_ENABLED =
       option(
           "maintenance.enabled",
