@@ -2,10 +2,12 @@ package org.spatialingest.sink.compat;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -33,7 +35,8 @@ import org.spatialingest.config.JobConfig;
  * files, staging runs). So the warehouse is always written at, and restored to, the same absolute
  * path: {@link #warehouseRoot}, under {@code /tmp} (a fixed path, not {@code java.io.tmpdir}, which
  * differs between machines). The restore test deletes what is there and copies the fixture's
- * warehouse in; two runs on one machine at the same time would collide.
+ * warehouse in, holding {@link #lock} meanwhile, so two builds on one machine take turns instead of
+ * overwriting each other's warehouse.
  */
 final class SavepointFixtures {
   static final Path RESOURCES = Path.of("src/test/resources/savepoints");
@@ -44,8 +47,29 @@ final class SavepointFixtures {
 
   private SavepointFixtures() {}
 
+  private static final Path ROOT = Path.of("/tmp/spatial-ingest-savepoint-fixtures");
+
   static Path warehouseRoot(String fixture) {
-    return Path.of("/tmp/spatial-ingest-savepoint-fixtures", fixture, "warehouse");
+    return ROOT.resolve(fixture).resolve("warehouse");
+  }
+
+  /**
+   * An exclusive lock on the fixed fixture path, across processes (a file lock): held while a
+   * fixture's warehouse is written and used, released by closing the returned channel. Blocks until
+   * another build's holder releases it.
+   */
+  static FileChannel lock() throws IOException {
+    Files.createDirectories(ROOT);
+    FileChannel channel =
+        FileChannel.open(
+            ROOT.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    try {
+      channel.lock();
+      return channel;
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
   }
 
   /** The job's settings, the same when taking and restoring the fixture. */

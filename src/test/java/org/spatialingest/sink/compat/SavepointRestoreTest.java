@@ -2,6 +2,7 @@ package org.spatialingest.sink.compat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -55,6 +56,12 @@ class SavepointRestoreTest {
   @ParameterizedTest
   @MethodSource("fixtures")
   void restoresWithExactlyTheRowsOfItsInput(String name, @TempDir Path tmp) throws Exception {
+    try (FileChannel lock = SavepointFixtures.lock()) {
+      restore(name, tmp);
+    }
+  }
+
+  private void restore(String name, Path tmp) throws Exception {
     Path fixture = SavepointFixtures.RESOURCES.resolve(name);
     Path warehouse = SavepointFixtures.warehouseRoot(name);
     SavepointFixtures.deleteTree(warehouse);
