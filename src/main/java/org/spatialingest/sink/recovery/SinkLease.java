@@ -122,8 +122,8 @@ public final class SinkLease {
   public void release() {
     try {
       Holder holder = read(io, path);
-      if (holder != null && holder.jobId().equals(jobId)) {
-        io.deleteFile(path);
+      if (holder == null ? io.newInputFile(path).exists() : holder.jobId().equals(jobId)) {
+        io.deleteFile(path); // ours, or left unreadable by a write that was cut off
       }
     } catch (RuntimeException e) {
       LOG.warn("Could not release lease {}; it expires by itself", path, e);
@@ -186,7 +186,9 @@ public final class SinkLease {
 
   /**
    * The lease at {@code path}, or {@code null} if there is none. A lease that cannot be parsed (a
-   * write under way) is read again; if it still cannot, the start is refused naming the file.
+   * write under way) is read again for a second; one that still cannot was left by a write that was
+   * cut off (a cancel interrupts the task thread, a kill stops it), so no live job holds it: a live
+   * holder rewrites it whole at every renewal.
    */
   static Holder read(FileIO io, String path) {
     for (int attempt = 0; ; attempt++) {
@@ -216,16 +218,12 @@ public final class SinkLease {
             Long.parseLong(required(fields, "heartbeat-ms")),
             Long.parseLong(required(fields, "valid-for-ms")));
       } catch (IllegalArgumentException e) {
-        if (attempt >= 3) {
-          throw new Refused(
-              "The sink's lease "
-                  + path
-                  + " cannot be read ("
-                  + e.getMessage()
-                  + "). If no other job writes this table with this sink id, delete that file and start again.");
+        if (attempt >= 4) {
+          LOG.warn("Lease {} cannot be read ({}): a write of it was cut off", path, e.getMessage());
+          return null;
         }
         try {
-          Thread.sleep(200);
+          Thread.sleep(250);
         } catch (InterruptedException ie) {
           Thread.currentThread().interrupt();
           throw new IllegalStateException("interrupted while reading lease " + path, ie);
