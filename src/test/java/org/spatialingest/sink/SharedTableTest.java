@@ -30,6 +30,7 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.recovery.OrphanCleaner;
+import org.spatialingest.sink.recovery.SinkLease;
 import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.sink.write.SinkFiles;
 
@@ -208,6 +209,44 @@ class SharedTableTest {
         .as("claimed by the default sink id")
         .isFalse();
     assertThat(table.io().newInputFile(other).exists()).as("A's file").isTrue();
+  }
+
+  /**
+   * The lease: a restore of the same lineage under a new job id takes it over, another lineage is
+   * refused while it is live and takes it once it expired; a release leaves another job's lease.
+   */
+  @Test
+  void theLeaseRefusesOnlyAnotherLiveLineage(@TempDir Path dir) throws Exception {
+    JobConfig config = TestKit.config("localhost:1", "unused", dir, Map.of());
+    SpatialIngestJob.ensureTables(config);
+    Table table = TestKit.table(config);
+    java.time.Duration c = java.time.Duration.ofSeconds(10);
+    SinkScope scope = scope("x");
+    new SinkLease(table.io(), table.location(), "t", scope, "job-1", "lineage-1", c).acquire();
+
+    new SinkLease(table.io(), table.location(), "t", scope, "job-2", "lineage-1", c).acquire();
+    SinkLease other =
+        new SinkLease(table.io(), table.location(), "t", scope, "job-3", "lineage-2", c);
+    assertThatThrownBy(other::acquire)
+        .isInstanceOf(SinkLease.Refused.class)
+        .hasMessageContaining("job job-2")
+        .hasMessageContaining("live for 45 s");
+    new SinkLease(table.io(), table.location(), "t", scope, "job-1", "lineage-1", c).release();
+    assertThatThrownBy(other::acquire)
+        .as("job-1 released only its own")
+        .isInstanceOf(SinkLease.Refused.class);
+
+    String lease = SinkFileNames.leaseFile(table.location(), scope);
+    try (var out = table.io().newOutputFile(lease).createOrOverwrite()) {
+      out.write(
+          ("version=1\njob-id=job-2\nlineage=lineage-1\nheartbeat-ms="
+                  + (System.currentTimeMillis() - 46_000)
+                  + "\nvalid-for-ms=45000\n")
+              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+    other.acquire(); // expired: a killed job's lease
+    other.release();
+    assertThat(table.io().newInputFile(lease).exists()).isFalse();
   }
 
   private static String dataFile(Table table, String operationId) throws Exception {
