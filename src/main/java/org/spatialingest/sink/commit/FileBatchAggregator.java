@@ -63,7 +63,12 @@ import org.spatialingest.table.TablePositions;
  * after the first checkpoint that completes since a restore, {@link OrphanCleaner} removes what the
  * failure left behind (retried at the next checkpoint if it fails; and since the state says which
  * runs it references, a restore that fails again before the cleanup does not leave the first
- * failure's runs behind for good).
+ * failure's runs behind for good). Clean-up considers only this sink's {@link SinkScope} (its sink
+ * id), so another job writing the same table keeps its runs and files.
+ *
+ * <p>Liveness: at start or restore, before it touches a table, the aggregator takes the sink id's
+ * {@link SinkLease} on the primary table (a second live job with the same sink id fails there,
+ * without restarts), renews it on a processing-time timer and releases it when it closes.
  */
 @Internal
 public final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessage<FileBatch>>
