@@ -343,6 +343,7 @@ public final class SpatialIngestJob {
         .closePolicy(config.closePolicy(), config.sizingBounds())
         .maxOpenPartitions(config.maxOpenPartitions())
         .uidPrefix(SINK_UID)
+        .sinkId(config.sinkId(), config.sinkIdIsDefault())
         .positionsListener(
             config.input().fileSource()
                 ? PositionsListener.none()

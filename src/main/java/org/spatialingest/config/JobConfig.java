@@ -244,14 +244,28 @@ public record JobConfig(
         r.get(KAFKA_ON_GAP));
   }
 
+  /** The sink id a job gets when {@code sink.id} is empty: its {@code kafka.group-id}, cleaned. */
+  private static String defaultSinkId(String groupId) {
+    String derived = groupId.replaceAll("[^A-Za-z0-9._-]", "_");
+    return derived.length() > 64 ? derived.substring(0, 64) : derived;
+  }
+
+  /**
+   * Whether the sink id is the default one ({@code kafka.group-id}'s): such a sink also owns the
+   * staging runs and files that builds before sink ids left in its tables, so upgrading a single
+   * job needs no change.
+   */
+  public boolean sinkIdIsDefault() {
+    return sinkId.equals(defaultSinkId(groupId));
+  }
+
   private static final Pattern SINK_ID_PATTERN = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
   /** {@code sink.id} as set, or derived from {@code kafka.group-id} when empty. */
   private static String sinkId(Reader r) {
     String set = r.get(SINK_ID);
     if (set.isEmpty()) {
-      String derived = r.get(KAFKA_GROUP_ID).replaceAll("[^A-Za-z0-9._-]", "_");
-      return derived.length() > 64 ? derived.substring(0, 64) : derived;
+      return defaultSinkId(r.get(KAFKA_GROUP_ID));
     }
     if (!SINK_ID_PATTERN.matcher(set).matches()) {
       throw new ConfigException(

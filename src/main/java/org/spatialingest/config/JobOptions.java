@@ -210,7 +210,8 @@ public final class JobOptions {
           "letters, digits, `.`, `_`, `-` (at most 64); empty = `kafka.group-id` (other characters become `_`). "
               + "Scopes this job's positions, staging runs, file names and orphan clean-up in the tables, so "
               + "several jobs can write one table, each with its own id; a second live job with the same id on "
-              + "the same table is refused");
+              + "the same table is refused while its lease is live (3 C + 15 s after the last renewal); the "
+              + "default id also owns what builds before sink ids left. Keep it across restarts");
   public static final JobOption<Boolean> MAINTENANCE_ENABLED =
       option(
           "maintenance.enabled",

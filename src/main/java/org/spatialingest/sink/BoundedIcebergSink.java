@@ -1,6 +1,7 @@
 package org.spatialingest.sink;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -25,6 +26,7 @@ import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchAggregator;
 import org.spatialingest.sink.commit.FileBatchSerializer;
 import org.spatialingest.sink.commit.IcebergBatchCommitter;
+import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
@@ -59,6 +61,8 @@ public final class BoundedIcebergSink<T>
   private final TableRouter<T> router;
   private final ClosePolicy policy;
   private final String uidPrefix;
+  private final SinkScope scope;
+  private final Duration checkpointInterval;
   private final PositionsListener listener;
 
   private BoundedIcebergSink(Builder<T> b) {
@@ -66,6 +70,8 @@ public final class BoundedIcebergSink<T>
     this.router = b.router;
     this.policy = new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions);
     this.uidPrefix = b.uidPrefix;
+    this.scope = new SinkScope(b.uidPrefix, b.sinkId, b.claimsUnscopedFiles);
+    this.checkpointInterval = b.bounds.checkpointInterval();
     this.listener = b.listener;
   }
 
@@ -85,7 +91,7 @@ public final class BoundedIcebergSink<T>
   @Override
   public StatefulSinkWriter<T, WriterState> restoreWriter(
       WriterInitContext context, Collection<WriterState> recoveredState) throws IOException {
-    return new BufferingWriter<>(tables, router, policy, uidPrefix, context, recoveredState);
+    return new BufferingWriter<>(tables, router, policy, scope, context, recoveredState);
   }
 
   @Override
@@ -111,7 +117,7 @@ public final class BoundedIcebergSink<T>
         .transform(
             uidPrefix + "-aggregator",
             CommittableMessageTypeInfo.of(FileBatchSerializer::new),
-            new FileBatchAggregator(tables, uidPrefix))
+            new FileBatchAggregator(tables, scope, checkpointInterval))
         .uid(uidPrefix + "-aggregator")
         .setParallelism(1)
         .setMaxParallelism(1)
@@ -125,8 +131,8 @@ public final class BoundedIcebergSink<T>
   }
 
   /**
-   * Builder; at least one table and the close policy are required. The first table is the primary
-   * one.
+   * Builder; at least one table, the close policy and the sink id are required. The first table is
+   * the primary one.
    */
   public static final class Builder<T> {
     private final TableRouter<T> router;
@@ -136,6 +142,8 @@ public final class BoundedIcebergSink<T>
     private int maxOpenPartitions =
         Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
     private String uidPrefix = "spatial-sink";
+    private String sinkId;
+    private boolean claimsUnscopedFiles;
     private PositionsListener listener = PositionsListener.none();
 
     private Builder(TableRouter<T> router) {
@@ -177,6 +185,21 @@ public final class BoundedIcebergSink<T>
     }
 
     /**
+     * The sink id ({@code sink.id}): scopes the sink's staging runs, data file names, orphan
+     * clean-up and liveness lease in its tables, so several jobs can write one table, each with its
+     * own id; a second live job with the same id on the same table is refused at start.
+     *
+     * @param claimsUnscopedFiles whether this sink also owns the staging runs and data files that
+     *     builds before sink ids wrote (no id in their path or name): true for the default id, the
+     *     one an upgraded single-job deployment keeps; at most one job per table may claim them
+     */
+    public Builder<T> sinkId(String sinkId, boolean claimsUnscopedFiles) {
+      this.sinkId = sinkId;
+      this.claimsUnscopedFiles = claimsUnscopedFiles;
+      return this;
+    }
+
+    /**
      * Told the positions after every commit of the primary table (e.g. to publish them as consumer
      * offsets).
      */
@@ -186,9 +209,9 @@ public final class BoundedIcebergSink<T>
     }
 
     public BoundedIcebergSink<T> build() {
-      if (tables.isEmpty() || closePolicy == null || bounds == null) {
+      if (tables.isEmpty() || closePolicy == null || bounds == null || sinkId == null) {
         throw new IllegalStateException(
-            "at least one table (loader and layout) and a closePolicy are required");
+            "at least one table (loader and layout), a closePolicy and a sinkId are required");
       }
       return new BoundedIcebergSink<>(this);
     }

@@ -62,6 +62,7 @@ import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
@@ -109,6 +110,7 @@ import org.spatialingest.table.TelemetryTable;
  */
 public final class CommitPathBenchmark {
   private static final String UID = "spatial-sink";
+  private static final SinkScope SCOPE = new SinkScope(UID, "bench", false);
   private static final String TOPIC = "telemetry";
   private static final long ROWS_PER_FILE = 2_000_000;
   private static final long FILE_BYTES = 128L << 20;
@@ -256,6 +258,7 @@ public final class CommitPathBenchmark {
             .table(tables.get(1).loader(), tables.get(1).layout())
             .closePolicy(config.closePolicy(), config.sizingBounds())
             .uidPrefix(UID)
+            .sinkId(SCOPE.sinkId(), SCOPE.claimsUnscoped())
             .build();
     WriterReportSerializer reportSerializer = new WriterReportSerializer();
     FileBatchSerializer batchSerializer = new FileBatchSerializer();
@@ -269,7 +272,8 @@ public final class CommitPathBenchmark {
     try (var aggregator =
             new OneInputStreamOperatorTestHarness<
                 CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>(
-                new FileBatchAggregator(tables, UID));
+                new FileBatchAggregator(
+                    tables, SCOPE, config.sizingBounds().checkpointInterval()));
         var committer =
             new OneInputStreamOperatorTestHarness<
                 CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>(
@@ -466,7 +470,7 @@ public final class CommitPathBenchmark {
             String name =
                 String.format(
                     "%05d-%d-%s-%05d.parquet",
-                    p, writer, SinkFileNames.operationId(UID, token), checkpoint * 1000 + n);
+                    p, writer, SinkFileNames.operationId(SCOPE, token), checkpoint * 1000 + n);
             String location = table.location() + "/data/" + partition + "/" + name;
             written.add(location);
             DataFile file =
@@ -488,8 +492,11 @@ public final class CommitPathBenchmark {
             List<String> runs = new ArrayList<>();
             for (int i = 0; i < s.runs(); i++) {
               runs.add(
-                  SinkFileNames.stagingRun(table.location(), UID, checkpoint, token, n * 100 + i));
-              Path local = tableDir.resolve("_staging/" + UID + "/" + fileName(runs.get(i)));
+                  SinkFileNames.stagingRun(
+                      table.location(), SCOPE, checkpoint, token, n * 100 + i));
+              Path local =
+                  tableDir.resolve(
+                      "_staging/sinks/" + SCOPE.sinkId() + "/" + UID + "/" + fileName(runs.get(i)));
               Files.createDirectories(local.getParent());
               Files.write(local, new byte[0]);
             }

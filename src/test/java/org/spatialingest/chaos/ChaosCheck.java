@@ -182,6 +182,9 @@ final class ChaosCheck {
                 t.name()
                     + "@"
                     + s.snapshotId()
+                    + " (job "
+                    + summary.get(SnapshotSummaryKeys.FLINK_JOB_ID)
+                    + ")"
                     + ": oldest row "
                     + age
                     + " ms old at commit > L + C "

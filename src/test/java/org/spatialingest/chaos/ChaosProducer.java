@@ -1,9 +1,11 @@
 package org.spatialingest.chaos;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,12 +24,16 @@ import org.spatialingest.local.TelemetryGenerator;
  * number (ids {@code rec-<n>}), the malformed ones by value.
  */
 final class ChaosProducer implements AutoCloseable {
+  private static final String GENERATED_PREFIX = "rec-";
   private final String bootstrap;
   private final String topic;
   private final int minimum;
   private final int malformedEvery;
   private final double perSecond;
   private final TelemetryGenerator generator;
+
+  /** the ids' prefix: {@code rec-} (the generator's), or another job's own */
+  private final String idPrefix;
 
   /**
    * record numbers the broker acknowledged (set by the producer's I/O thread only; read after it
@@ -59,6 +65,22 @@ final class ChaosProducer implements AutoCloseable {
       int malformedEvery,
       double perSecond,
       long seed) {
+    this(bootstrap, topic, minimum, malformedEvery, perSecond, seed, GENERATED_PREFIX);
+  }
+
+  /**
+   * @param idPrefix replaces the generator's {@code rec-} in every id (a second job's records,
+   *     checked by id: {@link #acceptedIds()})
+   */
+  ChaosProducer(
+      String bootstrap,
+      String topic,
+      int minimum,
+      int malformedEvery,
+      double perSecond,
+      long seed,
+      String idPrefix) {
+    this.idPrefix = idPrefix;
     this.bootstrap = bootstrap;
     this.topic = topic;
     this.minimum = minimum;
@@ -98,6 +120,12 @@ final class ChaosProducer implements AutoCloseable {
         }
         TelemetryGenerator.Record r = generator.next(System.currentTimeMillis());
         byte[] value = r.json();
+        if (!idPrefix.equals(GENERATED_PREFIX)) {
+          value =
+              new String(value, StandardCharsets.UTF_8)
+                  .replace("{\"id\":\"" + GENERATED_PREFIX, "{\"id\":\"" + idPrefix)
+                  .getBytes(StandardCharsets.UTF_8);
+        }
         boolean bad = malformedEvery > 0 && n % malformedEvery == malformedEvery - 1;
         boolean carries = !r.polygon() && n >= propertyFrom;
         if (bad) {
@@ -176,6 +204,17 @@ final class ChaosProducer implements AutoCloseable {
 
   Set<String> malformed() {
     return malformed;
+  }
+
+  /** The ids of the acknowledged records that are not malformed (read after it ended). */
+  List<String> acceptedIds() {
+    List<String> ids = new ArrayList<>();
+    for (int n = acknowledged.nextSetBit(0); n >= 0; n = acknowledged.nextSetBit(n + 1)) {
+      if (!malformedNumbers.get(n)) {
+        ids.add(idPrefix + n);
+      }
+    }
+    return ids;
   }
 
   @Override

@@ -38,6 +38,14 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 final class ChaosRun {
   static final String TOPIC = "chaos";
   static final String GROUP = "spatial-ingest-chaos";
+
+  /**
+   * {@link FaultKind#SECOND_JOB}'s topic, group and sink id (the first job keeps the default id)
+   */
+  static final String SECOND_TOPIC = "chaos-second";
+
+  static final String SECOND_GROUP = "spatial-ingest-chaos-second";
+  static final String SECOND_SINK_ID = "second-job";
   static final int PARTITIONS = 4;
   static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(2);
   static final Duration MAX_LATENCY = Duration.ofSeconds(6);
@@ -56,6 +64,11 @@ final class ChaosRun {
   private final List<FaultRecord> faults = new ArrayList<>();
   private final List<String> externalIds = new ArrayList<>();
   private ChaosProducer producer;
+
+  /** with {@link FaultKind#SECOND_JOB}: its producer and job, for the whole run */
+  private ChaosProducer secondProducer;
+
+  private String secondJobId;
 
   /**
    * the faults' and the first start's: rows that lived through one may be older at commit by its
@@ -125,6 +138,21 @@ final class ChaosRun {
       jobKeys = jobKeys();
       submit(jar, null, parallelism);
       awaitRunning(Duration.ofMinutes(3));
+      boolean secondJob = settings.faults().contains(FaultKind.SECOND_JOB);
+      if (secondJob) {
+        kafka.createTopic(SECOND_TOPIC, PARTITIONS);
+        secondJobId = submitJob(jar, null, 1, secondJobKeys());
+        secondProducer =
+            new ChaosProducer(
+                kafka.bootstrapServers(),
+                SECOND_TOPIC,
+                settings.rows() / 4,
+                settings.malformedEvery(),
+                settings.ratePerSecond() / 4,
+                settings.seed() + 1,
+                "second-");
+        secondProducer.start();
+      }
 
       producer =
           new ChaosProducer(
@@ -144,6 +172,22 @@ final class ChaosRun {
             new ChaosCheck.Outage(
                 "job start", firstRecord, awaitCommitAfter(firstRecord, summary -> true)));
         for (FaultKind kind : settings.faults()) {
+          if (kind == FaultKind.SECOND_JOB) {
+            long now = System.currentTimeMillis();
+            faults.add(
+                new FaultRecord(
+                    kind,
+                    now,
+                    now,
+                    "job "
+                        + secondJobId
+                        + " (topic "
+                        + SECOND_TOPIC
+                        + ", sink.id "
+                        + SECOND_SINK_ID
+                        + ", parallelism 1) writes the same tables for the whole run"));
+            continue;
+          }
           long gap =
               settings.minGap().toMillis()
                   + (long)
@@ -164,10 +208,21 @@ final class ChaosRun {
         }
         producer.finish();
         producer.awaitDone();
+        if (secondProducer != null) {
+          secondProducer.finish();
+          secondProducer.awaitDone();
+          externalIds.addAll(secondProducer.acceptedIds());
+        }
       } finally {
         producer.close();
+        if (secondProducer != null) {
+          secondProducer.close();
+        }
       }
-      awaitCaughtUp(Duration.ofMinutes(10));
+      awaitCaughtUp(TOPIC, GROUP, Duration.ofMinutes(10));
+      if (secondProducer != null) {
+        awaitCaughtUp(SECOND_TOPIC, SECOND_GROUP, Duration.ofMinutes(10));
+      }
       // a late duplicate (a batch committed twice) would land within a few more commit rounds
       Thread.sleep(2 * (MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis()));
       ChaosCheck.Result check =
@@ -176,7 +231,7 @@ final class ChaosRun {
               rejects,
               producer.acknowledged(),
               producer.malformedNumbers(),
-              producer.malformed(),
+              malformed(),
               externalIds,
               outages,
               MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis(),
@@ -184,6 +239,9 @@ final class ChaosRun {
                   ? producer.withProperty()
                   : null);
       cancelJob();
+      if (secondJobId != null) {
+        cluster.cancel(secondJobId);
+      }
       return new ChaosReport(settings, faults, check, System.currentTimeMillis() - wallStart);
     }
   }
@@ -415,12 +473,26 @@ final class ChaosRun {
   }
 
   private void submit(Path jar, String savepoint, int p) throws Exception {
+    jobId = submitJob(jar, savepoint, p, jobKeys);
+  }
+
+  /** The second job's keys: the first's, with its own topic, group and sink id. */
+  private Map<String, String> secondJobKeys() {
+    Map<String, String> m = new LinkedHashMap<>(jobKeys);
+    m.put("kafka.topic", SECOND_TOPIC);
+    m.put("kafka.group-id", SECOND_GROUP);
+    m.put("sink.id", SECOND_SINK_ID);
+    return m;
+  }
+
+  private String submitJob(Path jar, String savepoint, int p, Map<String, String> keys)
+      throws Exception {
     List<String> options = new ArrayList<>(List.of("-p", Integer.toString(p)));
     if (savepoint != null) {
       options.addAll(List.of("-s", savepoint));
     }
     List<String> args = new ArrayList<>(List.of("run"));
-    jobKeys.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
+    keys.forEach((k, v) -> args.addAll(List.of("--set", k + "=" + v)));
     StandaloneFlinkCluster.Submission submission =
         cluster.submitDetached(options, jar, ENTRY, args);
     if (submission.exitCode() != 0 || submission.jobId() == null) {
@@ -432,8 +504,8 @@ final class ChaosRun {
               + "\n"
               + cluster.logTail("client", 60));
     }
-    jobId = submission.jobId();
     jobsSubmitted++;
+    return submission.jobId();
   }
 
   private void cancelJob() throws Exception {
@@ -441,12 +513,17 @@ final class ChaosRun {
     awaitState("CANCELED", Duration.ofMinutes(2));
   }
 
-  /** When the current job last failed (its exception history, per the REST API), or 0. */
+  /**
+   * When the current job (or the second job, whose tasks share the TaskManagers and so may reach a
+   * sink fault first) last failed (its exception history, per the REST API), or 0.
+   */
   private long lastFailureMillis() throws Exception {
     long last = 0;
-    for (var entry :
-        cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
-      last = Math.max(last, entry.path("timestamp").asLong());
+    for (String job : secondJobId == null ? List.of(jobId) : List.of(jobId, secondJobId)) {
+      for (var entry :
+          cluster.get("/jobs/" + job + "/exceptions").path("exceptionHistory").path("entries")) {
+        last = Math.max(last, entry.path("timestamp").asLong());
+      }
     }
     return last;
   }
@@ -553,13 +630,22 @@ final class ChaosRun {
    * Until the consumer group's offsets, which the sink sets to the table's positions, reach the
    * topic's end.
    */
-  private void awaitCaughtUp(Duration timeout) throws Exception {
+  /** The malformed records of both jobs' producers (by value: they differ by id). */
+  private java.util.Set<String> malformed() {
+    java.util.Set<String> all = new java.util.HashSet<>(producer.malformed());
+    if (secondProducer != null) {
+      all.addAll(secondProducer.malformed());
+    }
+    return all;
+  }
+
+  private void awaitCaughtUp(String topic, String group, Duration timeout) throws Exception {
     try (Admin admin = Admin.create(kafka.adminProperties())) {
       ChildJvm.await(
-          "the tables to hold every record of " + TOPIC,
+          "the tables to hold every record of " + topic,
           timeout,
           () -> {
-            KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, TOPIC, GROUP);
+            KafkaBacklog.Offsets offsets = KafkaBacklog.read(admin, topic, group);
             return offsets.records() > 0 && offsets.unread() == 0;
           });
     }

@@ -32,6 +32,12 @@ enum FaultKind {
   /** cancel without savepoint, start again without state on the same consumer group */
   STATELESS_RESTART,
   /**
+   * another instance of the job, with its own topic, consumer group and {@code sink.id}, writes the
+   * same tables for the whole run (started before the first fault, stopped after the check); its
+   * records are checked like the first job's. A sink fault may hit either job
+   */
+  SECOND_JOB,
+  /**
    * point records start to carry a property the table has no column for ({@code battery_pct}); the
    * run is then under {@code input.typed-properties: auto}, and the column must arrive
    */

@@ -34,6 +34,7 @@ import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.table.Catalogs;
@@ -53,6 +54,8 @@ class StagingCleanupTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
   @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
+
+  private static final SinkScope SCOPE = new SinkScope("spatial-sink", "cleanup", false);
 
   @AfterEach
   void removeFaults() {
@@ -161,7 +164,7 @@ class StagingCleanupTest {
     int deleted =
         OrphanCleaner.clean(
             table,
-            "spatial-sink",
+            SCOPE,
             Set.of(z),
             new StagingReferences(46, Map.of(x, 40L, y, 46L)),
             System.currentTimeMillis(),
@@ -176,8 +179,7 @@ class StagingCleanupTest {
   }
 
   private static String run(Table table, long checkpoint, String token) throws Exception {
-    String location =
-        SinkFileNames.stagingRun(table.location(), "spatial-sink", checkpoint, token, 0);
+    String location = SinkFileNames.stagingRun(table.location(), SCOPE, checkpoint, token, 0);
     try (var out = table.io().newOutputFile(location).create()) {
       out.write(new byte[] {1});
     }

@@ -256,7 +256,7 @@ class TableMaintenanceTest {
     int deleted =
         OrphanCleaner.clean(
             table,
-            uid,
+            new org.spatialingest.sink.core.SinkScope(uid, "it", true), // names of earlier builds
             Set.of("fedcba9876543210fedcba9876543210"),
             new StagingReferences(0, null),
             horizon,

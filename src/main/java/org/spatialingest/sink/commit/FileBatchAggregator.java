@@ -1,5 +1,6 @@
 package org.spatialingest.sink.commit;
 
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -9,10 +10,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ScheduledFuture;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
@@ -28,10 +31,12 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.RestoreReconciler;
+import org.spatialingest.sink.recovery.SinkLease;
 import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
@@ -58,7 +63,12 @@ import org.spatialingest.table.TablePositions;
  * after the first checkpoint that completes since a restore, {@link OrphanCleaner} removes what the
  * failure left behind (retried at the next checkpoint if it fails; and since the state says which
  * runs it references, a restore that fails again before the cleanup does not leave the first
- * failure's runs behind for good).
+ * failure's runs behind for good). Clean-up considers only this sink's {@link SinkScope} (its sink
+ * id), so another job writing the same table keeps its runs and files.
+ *
+ * <p>Liveness: at start or restore, before it touches a table, the aggregator takes the sink id's
+ * {@link SinkLease} on the primary table (a second live job with the same sink id fails there,
+ * without restarts), renews it on a processing-time timer and releases it when it closes.
  */
 @Internal
 public final class FileBatchAggregator extends AbstractStreamOperator<CommittableMessage<FileBatch>>
@@ -83,7 +93,8 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private static final long ORPHAN_SLACK_MS = 10 * 60_000L;
 
   private final List<SinkTable> tables;
-  private final String uid;
+  private final SinkScope scope;
+  private final Duration checkpointInterval;
 
   /** closed files of the reports since the last barrier, as the writers encoded them */
   private final List<ClosedFiles> pending = new ArrayList<>();
@@ -124,9 +135,21 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private String lineage;
   private transient ListState<AggregatorState> state;
 
-  public FileBatchAggregator(List<SinkTable> tables, String uid) {
+  /** the primary table's loader, open while the lease is held */
+  private transient TableLoader leaseLoader;
+
+  private transient SinkLease lease;
+  private transient ScheduledFuture<?> leaseRenewal;
+
+  /**
+   * @param scope whose files this sink cleans up, and whose lease it holds on the primary table
+   * @param checkpointInterval C: how often the lease is renewed and how long it lives ({@link
+   *     SinkLease})
+   */
+  public FileBatchAggregator(List<SinkTable> tables, SinkScope scope, Duration checkpointInterval) {
     this.tables = tables;
-    this.uid = uid;
+    this.scope = scope;
+    this.checkpointInterval = checkpointInterval;
   }
 
   @Override
@@ -148,8 +171,10 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     if (restored == null) {
       restored = legacy;
     }
+    lineage = restored == null ? UUID.randomUUID().toString() : restored.lineage();
+    // before anything touches the tables: one live job per sink id and table
+    acquireLease();
     if (restored == null) {
-      lineage = UUID.randomUUID().toString();
       // a start without state continues from what the table holds, so positions never go
       // backwards; what an earlier job of this sink left uncommitted is removed (its rows are read
       // again from the positions)
@@ -164,7 +189,6 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
           lineage,
           received.size());
     } else {
-      lineage = restored.lineage();
       emitted.addAll(restored.emittedBatchIds());
       pendingFiles.addAll(restored.pendingBatchFiles());
       received.putAll(restored.received());
@@ -187,6 +211,62 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
           loader.close();
         }
       }
+    }
+  }
+
+  private void acquireLease() {
+    leaseLoader = tables.get(0).loader().clone();
+    leaseLoader.open();
+    Table table = leaseLoader.loadTable();
+    lease =
+        new SinkLease(
+            table.io(),
+            table.location(),
+            table.name(),
+            scope,
+            getRuntimeContext().getJobInfo().getJobId().toHexString(),
+            lineage,
+            checkpointInterval);
+    try {
+      lease.acquire();
+    } catch (SinkLease.Refused e) {
+      throw new SuppressRestartsException(e); // a restart would be refused again
+    }
+  }
+
+  @Override
+  public void open() throws Exception {
+    super.open();
+    long period = SinkLease.renewMillis(checkpointInterval);
+    leaseRenewal =
+        getProcessingTimeService().scheduleWithFixedDelay(now -> renewLease(), period, period);
+  }
+
+  private void renewLease() {
+    try {
+      lease.renew();
+    } catch (SinkLease.Refused e) {
+      throw new SuppressRestartsException(e);
+    } catch (RuntimeException e) {
+      // a store hiccup: the lease outlives three missed renewals
+      LOG.warn("Renewing the sink's lease failed; retrying", e);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (leaseRenewal != null) {
+        leaseRenewal.cancel(false);
+      }
+      if (lease != null) {
+        lease.release();
+      }
+      if (leaseLoader != null) {
+        leaseLoader.close();
+      }
+    } finally {
+      super.close();
     }
   }
 
@@ -253,7 +333,8 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
         try (TableLoader loader = t.loader().clone()) {
           loader.open();
           Table table = loader.loadTable();
-          OrphanCleaner.clean(table, uid, current, references, orphanHorizon, protectedFiles, kept);
+          OrphanCleaner.clean(
+              table, scope, current, references, orphanHorizon, protectedFiles, kept);
         }
       }
     } catch (Exception e) {

@@ -1,5 +1,7 @@
 package org.spatialingest.sink.core;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -7,20 +9,29 @@ import org.apache.flink.annotation.Internal;
 
 /**
  * The names of the files a sink writes, and how to read them back: every data file and staging run
- * carries the sink's uid prefix and the token of the writer instance that wrote it, so after a
- * restore the sink can tell its own unreferenced files from anyone else's ({@code
- * recovery.OrphanCleaner}).
+ * carries the sink's scope ({@link SinkScope}: uid prefix and sink id) and the token of the writer
+ * instance that wrote it, so after a restore the sink can tell its own unreferenced files from
+ * anyone else's, another job's writing the same table included ({@code recovery.OrphanCleaner}).
  *
  * <p>Data files: Iceberg's {@code OutputFileFactory} names, {@code
- * <partition>-<task>-<operationId>-<count>.parquet}, with operation id {@code <uid>_<token>}.
- * Staging runs: {@code <table>/_staging/<uid>/<checkpoint>-<token>-<n>.rows} (a directory whose
- * name starts with {@code _}, which Iceberg's orphan-file removal skips).
+ * <partition>-<task>-<operationId>-<count>.parquet}, with operation id {@code
+ * <uid>.<sinkId>_<token>}. Staging runs: {@code
+ * <table>/_staging/sinks/<sinkId>/<uid>/<checkpoint>-<token>-<n>.rows} (a directory whose name
+ * starts with {@code _}, which Iceberg's orphan-file removal skips), next to the sink's lease
+ * ({@link #leaseFile}).
+ *
+ * <p>Builds before sink ids wrote operation id {@code <uid>_<token>} and runs under {@code
+ * <table>/_staging/<uid>/}: those <em>unscoped</em> files belong to the sink that {@link
+ * SinkScope#claimsUnscoped() claims} them. The scoped directory is deliberately not below the
+ * unscoped one, so an older build's clean-up, which lists {@code _staging/<uid>}, never sees a
+ * scoped run.
  */
 @Internal
 public final class SinkFileNames {
   private static final Pattern DATA =
       Pattern.compile("^\\d+-\\d+-(.+)_([0-9a-f]{32})-\\d+(\\.[a-z]+)?$");
   private static final Pattern STAGING = Pattern.compile("^(\\d{19})-([0-9a-f]{32})-\\d+\\.rows$");
+  private static final String LEASE = "lease";
 
   private SinkFileNames() {}
 
@@ -28,24 +39,57 @@ public final class SinkFileNames {
     return UUID.randomUUID().toString().replace("-", "");
   }
 
-  public static String operationId(String uid, String token) {
-    return uid + "_" + token;
+  public static String operationId(SinkScope scope, String token) {
+    return scope.uid() + "." + scope.sinkId() + "_" + token;
   }
 
-  /** The writer token in a data file name written by the sink {@code uid}, or {@code null}. */
-  public static String dataFileToken(String uid, String location) {
+  /**
+   * The writer token in the name of a data file of {@code scope} (or, if it claims them, an
+   * unscoped one of its uid), or {@code null}: a file of another sink id is never this sink's.
+   */
+  public static String dataFileToken(SinkScope scope, String location) {
     Matcher m = DATA.matcher(fileName(location));
-    return m.matches() && m.group(1).equals(uid) ? m.group(2) : null;
+    if (!m.matches()) {
+      return null;
+    }
+    String owner = m.group(1);
+    boolean own =
+        owner.equals(scope.uid() + "." + scope.sinkId())
+            || (scope.claimsUnscoped() && owner.equals(scope.uid()));
+    return own ? m.group(2) : null;
   }
 
-  public static String stagingDir(String tableLocation, String uid) {
-    return tableLocation + "/_staging/" + uid;
+  /** The directory of this sink's staging runs and lease in a table. */
+  public static String stagingDir(String tableLocation, SinkScope scope) {
+    return tableLocation + "/_staging/sinks/" + scope.sinkId() + "/" + scope.uid();
+  }
+
+  /**
+   * Every directory whose staging runs belong to {@code scope}: its own, and the unscoped one of
+   * earlier builds if it claims that.
+   */
+  public static List<String> stagingDirs(String tableLocation, SinkScope scope) {
+    List<String> dirs = new ArrayList<>(List.of(stagingDir(tableLocation, scope)));
+    if (scope.claimsUnscoped()) {
+      dirs.add(tableLocation + "/_staging/" + scope.uid());
+    }
+    return dirs;
   }
 
   public static String stagingRun(
-      String tableLocation, String uid, long checkpointId, String token, int sequence) {
+      String tableLocation, SinkScope scope, long checkpointId, String token, int sequence) {
     return String.format(
-        "%s/%019d-%s-%d.rows", stagingDir(tableLocation, uid), checkpointId, token, sequence);
+        "%s/%019d-%s-%d.rows", stagingDir(tableLocation, scope), checkpointId, token, sequence);
+  }
+
+  /** The liveness lease of the sink's scope in a table ({@code recovery.SinkLease}). */
+  public static String leaseFile(String tableLocation, SinkScope scope) {
+    return stagingDir(tableLocation, scope) + "/" + LEASE;
+  }
+
+  /** Whether a location is a sink's lease file. */
+  public static boolean isLease(String location) {
+    return fileName(location).equals(LEASE) && location.contains("/_staging/sinks/");
   }
 
   /** {checkpoint id, token} of a staging run's location, or {@code null} if it is not one. */

@@ -20,6 +20,7 @@ import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkScope;
 
 /**
  * Removes what a failure left behind in a table's location: data files and staging runs this sink
@@ -32,14 +33,19 @@ import org.spatialingest.sink.core.SinkFileNames;
  *       restored state cannot reference it ({@link StagingReferences}: written at a barrier after
  *       the restored checkpoint, or after the last barrier of its writer that the state may still
  *       reference);
- *   <li>a data file is an orphan if it carries this sink's uid and a writer token that is not
+ *   <li>a data file is an orphan if it carries this sink's scope and a writer token that is not
  *       current, was created after {@code horizon}, and no snapshot since {@code horizon} added it
  *       and no batch the restored state may still commit holds it.
  * </ul>
  *
- * Listing needs a {@link SupportsPrefixOperations} FileIO (Hadoop, S3, GCS, ADLS); with another
- * FileIO it does nothing and says so. One sink uid per table is assumed (two jobs with the same
- * sink uid must not share a table).
+ * Only this sink's scope is considered ({@link SinkScope}: its staging directory and the data files
+ * named with its uid and sink id, plus the unscoped ones of earlier builds if it claims them), so a
+ * job never removes the staging runs or uncommitted files of another job writing the same table
+ * with another sink id. Two live jobs with the same sink id on one table are refused ({@link
+ * SinkLease}).
+ *
+ * <p>Listing needs a {@link SupportsPrefixOperations} FileIO (Hadoop, S3, GCS, ADLS); with another
+ * FileIO it does nothing and says so.
  */
 @Internal
 public final class OrphanCleaner {
@@ -53,7 +59,7 @@ public final class OrphanCleaner {
    */
   public static int clean(
       Table table,
-      String uid,
+      SinkScope scope,
       Set<String> currentTokens,
       StagingReferences references,
       long horizonMillis,
@@ -66,16 +72,18 @@ public final class OrphanCleaner {
       return 0;
     }
     int deleted = 0;
-    for (FileInfo f : list(io, SinkFileNames.stagingDir(table.location(), uid))) {
-      SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
-      if (name == null) {
-        continue;
-      }
-      if (references.isOrphan(name, currentTokens)) {
-        io.deleteFile(f.location());
-        deleted++;
-      } else {
-        keptStagingTokens.add(name.token());
+    for (String dir : SinkFileNames.stagingDirs(table.location(), scope)) {
+      for (FileInfo f : list(io, dir + "/")) {
+        SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
+        if (name == null) {
+          continue;
+        }
+        if (references.isOrphan(name, currentTokens)) {
+          io.deleteFile(f.location());
+          deleted++;
+        } else {
+          keptStagingTokens.add(name.token());
+        }
       }
     }
     table.refresh();
@@ -85,7 +93,7 @@ public final class OrphanCleaner {
             .properties()
             .getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
     for (FileInfo f : list(io, dataDir)) {
-      String token = SinkFileNames.dataFileToken(uid, f.location());
+      String token = SinkFileNames.dataFileToken(scope, f.location());
       if (token == null
           || currentTokens.contains(token)
           || f.createdAtMillis() < horizonMillis
@@ -103,9 +111,10 @@ public final class OrphanCleaner {
     if (deleted > 0) {
       LOG.warn(
           "Removed {} files of {} that a failure left unreferenced (uncommitted data files, staging runs of an "
-              + "incomplete checkpoint)",
+              + "incomplete checkpoint) of sink id {}",
           deleted,
-          table.name());
+          table.name(),
+          scope.sinkId());
     }
     return deleted;
   }

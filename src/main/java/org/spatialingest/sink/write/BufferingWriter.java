@@ -24,6 +24,7 @@ import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
@@ -70,7 +71,7 @@ public final class BufferingWriter<T>
       List<SinkTable> sinkTables,
       TableRouter<T> router,
       ClosePolicy policy,
-      String uid,
+      SinkScope scope,
       WriterInitContext context,
       Collection<WriterState> restored)
       throws IOException {
@@ -83,7 +84,7 @@ public final class BufferingWriter<T>
       SinkTable t = sinkTables.get(i);
       tables.add(
           new TableWriter(
-              i, t.loader().clone(), t.layout(), uid, token, subtask, attempt, received));
+              i, t.loader().clone(), t.layout(), scope, token, subtask, attempt, received));
     }
     this.metrics = new WriterMetrics(context.metricGroup(), tables);
     this.rowsReceived = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();

@@ -15,6 +15,7 @@ import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
 import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkScope;
 
 /**
  * Where a writer persists, at each checkpoint barrier, the rows that arrived since the previous
@@ -46,7 +47,7 @@ final class StagingArea {
 
   private final FileIO io;
   private final String tableLocation;
-  private final String uid;
+  private final SinkScope scope;
   private final Schema schema;
   private final byte[] schemaJson;
   private final RowDataSerializer serializer;
@@ -56,10 +57,14 @@ final class StagingArea {
    * @param serializer the serializer of that schema's rows
    */
   StagingArea(
-      FileIO io, String tableLocation, String uid, Schema schema, RowDataSerializer serializer) {
+      FileIO io,
+      String tableLocation,
+      SinkScope scope,
+      Schema schema,
+      RowDataSerializer serializer) {
     this.io = io;
     this.tableLocation = tableLocation;
-    this.uid = uid;
+    this.scope = scope;
     this.schema = schema;
     this.schemaJson = SchemaParser.toJson(schema).getBytes(StandardCharsets.UTF_8);
     this.serializer = serializer;
@@ -76,7 +81,7 @@ final class StagingArea {
    */
   Written write(long checkpointId, String token, int sequence, PartitionBuffer buffer, int from)
       throws IOException {
-    String path = SinkFileNames.stagingRun(tableLocation, uid, checkpointId, token, sequence);
+    String path = SinkFileNames.stagingRun(tableLocation, scope, checkpointId, token, sequence);
     try (DataOutputStream out =
         new DataOutputStream(
             new BufferedOutputStream(io.newOutputFile(path).createOrOverwrite(), 1 << 16))) {

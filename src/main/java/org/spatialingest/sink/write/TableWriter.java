@@ -13,6 +13,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.spatialingest.sink.core.SinkFileNames;
+import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
@@ -57,7 +58,7 @@ final class TableWriter implements AutoCloseable {
       int index,
       TableLoader loader,
       TableLayout layout,
-      String uid,
+      SinkScope scope,
       String token,
       int subtask,
       int attempt,
@@ -74,11 +75,11 @@ final class TableWriter implements AutoCloseable {
     this.buffers = new PartitionBuffers(table, layout, received);
     this.staging =
         new StagingArea(
-            table.io(), table.location(), uid, layout.writeSchema(table.schema()), serializer);
+            table.io(), table.location(), scope, layout.writeSchema(table.schema()), serializer);
     OutputFileFactory files =
         OutputFileFactory.builderFor(table, subtask, attempt)
             .format(FileFormat.PARQUET)
-            .operationId(SinkFileNames.operationId(uid, token))
+            .operationId(SinkFileNames.operationId(scope, token))
             .build();
     this.fileWriter = new SortedFileWriter(table, layout, files);
     seedEncodedRatio(table.currentSnapshot());

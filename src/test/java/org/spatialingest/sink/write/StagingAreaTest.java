@@ -95,7 +95,7 @@ class StagingAreaTest {
     return new StagingArea(
         new HadoopFileIO(new Configuration()),
         dir.toUri().toString(),
-        "uid",
+        new org.spatialingest.sink.core.SinkScope("uid", "sink", false),
         schema,
         new RowDataSerializer(FlinkSchemaUtil.convert(schema)));
   }
