@@ -66,6 +66,20 @@ public final class JobOptions {
               + "(retention, `kafka-delete-records`), at start or while running: `fail` stops the job naming the "
               + "topic, partition, first missing and first available offset; `continue` goes on from the first "
               + "available offset and records the gap in the commit's snapshot summary, `inspect` and a metric");
+  public static final JobOption<String> KAFKA_RESET_POSITIONS =
+      option(
+          "kafka.reset-positions",
+          "",
+          JobOption.Type.parsed(
+              "empty, `earliest`, `latest` or an ISO-8601 instant",
+              JobConfig::resetPositionsRule,
+              s -> s),
+          JobConfig::resetPositions,
+          "empty, `earliest`, `latest`, an ISO-8601 instant (`2026-12-01T00:00:00Z`): where to start when the "
+              + "table's positions of this sink cannot apply: they were taken from another Kafka cluster (another "
+              + "cluster id), or the table holds this sink's rows but no positions can be found. Empty: such a start "
+              + "is refused. Used only then (ignored, with an INFO, while the positions apply), and recorded in the "
+              + "first commit's snapshot summary; that commit's positions name the new cluster, so it applies once");
   public static final JobOption<Map<String, String>> KAFKA_PROPERTIES =
       option(
           "kafka.properties.*",

@@ -35,6 +35,7 @@ import org.spatialingest.sink.write.WriterState;
 import org.spatialingest.sink.write.WriterStateSerializer;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.PositionsListener;
+import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TableLayout;
 
 /**
@@ -60,6 +61,7 @@ public final class BoundedIcebergSink<T>
   private final ClosePolicy policy;
   private final String uidPrefix;
   private final PositionsListener listener;
+  private final StartPositions start;
 
   private BoundedIcebergSink(Builder<T> b) {
     this.tables = List.copyOf(b.tables);
@@ -67,6 +69,7 @@ public final class BoundedIcebergSink<T>
     this.policy = new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions);
     this.uidPrefix = b.uidPrefix;
     this.listener = b.listener;
+    this.start = b.start;
   }
 
   /**
@@ -95,7 +98,7 @@ public final class BoundedIcebergSink<T>
 
   @Override
   public Committer<FileBatch> createCommitter(CommitterInitContext context) {
-    return new IcebergBatchCommitter(tables, listener, context);
+    return new IcebergBatchCommitter(tables, listener, start, context);
   }
 
   @Override
@@ -111,7 +114,7 @@ public final class BoundedIcebergSink<T>
         .transform(
             uidPrefix + "-aggregator",
             CommittableMessageTypeInfo.of(FileBatchSerializer::new),
-            new FileBatchAggregator(tables, uidPrefix))
+            new FileBatchAggregator(tables, uidPrefix, start))
         .uid(uidPrefix + "-aggregator")
         .setParallelism(1)
         .setMaxParallelism(1)
@@ -137,6 +140,7 @@ public final class BoundedIcebergSink<T>
         Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
     private String uidPrefix = "spatial-sink";
     private PositionsListener listener = PositionsListener.none();
+    private StartPositions start;
 
     private Builder(TableRouter<T> router) {
       this.router = router;
@@ -185,10 +189,23 @@ public final class BoundedIcebergSink<T>
       return this;
     }
 
+    /**
+     * What a start without state begins from and which Kafka the positions are taken from ({@link
+     * StartPositions}): the sink id its commits record and tag, the ids, and what its first commit
+     * records. Default: none known, sink id {@code uidPrefix}.
+     */
+    public Builder<T> startPositions(StartPositions start) {
+      this.start = start;
+      return this;
+    }
+
     public BoundedIcebergSink<T> build() {
       if (tables.isEmpty() || closePolicy == null || bounds == null) {
         throw new IllegalStateException(
             "at least one table (loader and layout) and a closePolicy are required");
+      }
+      if (start == null) {
+        start = StartPositions.none(uidPrefix);
       }
       return new BoundedIcebergSink<>(this);
     }

@@ -34,6 +34,7 @@ import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TablePositions;
 
 /**
@@ -85,6 +86,9 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private final List<SinkTable> tables;
   private final String uid;
 
+  /** where a start without state continues from; null: the table's newest positions of any sink */
+  private final StartPositions start;
+
   /** closed files of the reports since the last barrier, as the writers encoded them */
   private final List<ClosedFiles> pending = new ArrayList<>();
 
@@ -125,8 +129,18 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private transient ListState<AggregatorState> state;
 
   public FileBatchAggregator(List<SinkTable> tables, String uid) {
+    this(tables, uid, null);
+  }
+
+  /**
+   * @param start the positions a start without state continues from ({@link StartPositions}: this
+   *     sink's, without those of a topic created again or of another cluster); null: the table's
+   *     newest positions
+   */
+  public FileBatchAggregator(List<SinkTable> tables, String uid, StartPositions start) {
     this.tables = tables;
     this.uid = uid;
+    this.start = start;
   }
 
   @Override
@@ -156,7 +170,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
-        received.putAll(TablePositions.read(table));
+        received.putAll(start == null ? TablePositions.read(table) : start.positions());
         orphanHorizon = lastSinkCommitMillis(table) - ORPHAN_SLACK_MS;
       }
       LOG.info(

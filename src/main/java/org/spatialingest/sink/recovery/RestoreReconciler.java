@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -13,9 +14,12 @@ import org.apache.iceberg.DeleteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.table.KafkaIds;
+import org.spatialingest.table.SinkPositions;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 
@@ -176,7 +180,8 @@ public final class RestoreReconciler {
       return 0;
     }
     Table table = plan.table();
-    DeleteFiles delete = table.newDelete();
+    Transaction tx = table.newTransaction();
+    DeleteFiles delete = tx.newDelete();
     List<String> reverted = new ArrayList<>();
     long files = 0;
     for (Snapshot s : plan.newer()) {
@@ -187,16 +192,31 @@ public final class RestoreReconciler {
       }
     }
     delete.set(SnapshotSummaryKeys.LINEAGE, plan.lineage());
+    String sinkId = null;
     if (plan.primary()) {
+      // this sink's positions as of before the removed batches, as they were recorded (so a walk
+      // for them stops here, not at the removed batches' positions)
+      Snapshot newest = plan.newer().get(0);
       Snapshot oldest = plan.newer().get(plan.newer().size() - 1);
-      Map<String, Long> kept =
-          oldest.parentId() == null
-              ? Map.of()
-              : TablePositions.readAsOf(table, table.snapshot(oldest.parentId()));
-      TablePositions.summary(kept).forEach(delete::set);
+      SinkPositions removed = TablePositions.fromSummary(newest.summary(), newest.snapshotId());
+      sinkId = removed == null ? null : removed.sinkId();
+      Snapshot parent = oldest.parentId() == null ? null : table.snapshot(oldest.parentId());
+      // formats 1 and 2 (a lineage of an older release) name no sink: read as such
+      Optional<SinkPositions> kept =
+          parent == null ? Optional.empty() : TablePositions.readSink(table, sinkId, parent);
+      Map<String, String> entries =
+          kept.isPresent()
+              ? TablePositions.entries(table.snapshot(kept.get().snapshotId()).summary())
+              : TablePositions.summary(
+                  sinkId, removed == null ? KafkaIds.unknown() : removed.ids(), Map.of());
+      entries.forEach(delete::set);
     }
     delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
     delete.commit();
+    if (sinkId != null) {
+      TablePositions.moveTag(tx, sinkId);
+    }
+    tx.commitTransaction();
     LOG.warn(
         "Restored from a state older than the table: removed {} batches ({} files) committed after it by this "
             + "sink lineage from {}; their rows are replayed from Kafka and committed again",
