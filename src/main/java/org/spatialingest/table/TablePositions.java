@@ -145,6 +145,41 @@ public final class TablePositions {
     return walk.endedInExpired();
   }
 
+  /** Attempts of {@link #commitWithTag} when another writer commits at the same time. */
+  static final int TAG_COMMIT_ATTEMPTS = 10;
+
+  /**
+   * Commits, in one transaction, what {@code update} adds to it and the sink's tag moved to the
+   * snapshot it made ({@link #moveTag}). Iceberg's transaction retries its snapshot updates after a
+   * concurrent commit but not a tag update (it fails with "Table metadata refresh is required":
+   * found with table maintenance committing next to the sink), so a conflict retries the whole
+   * transaction here, on the refreshed table: {@code update} runs again and must check again what
+   * it depends on.
+   */
+  public static void commitWithTag(
+      Table table, String sinkId, java.util.function.Consumer<Transaction> update) {
+    for (int attempt = 1; ; attempt++) {
+      Transaction tx = table.newTransaction();
+      update.accept(tx);
+      moveTag(tx, sinkId);
+      try {
+        tx.commitTransaction();
+        return;
+      } catch (org.apache.iceberg.exceptions.CommitFailedException e) {
+        if (attempt >= TAG_COMMIT_ATTEMPTS) {
+          throw e;
+        }
+        try {
+          Thread.sleep(50L * attempt);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        table.refresh();
+      }
+    }
+  }
+
   /**
    * Moves (or creates) the sink's tag to the snapshot the transaction's last update made, so it is
    * part of the same commit.

@@ -15,7 +15,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
-import org.apache.iceberg.Transaction;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
@@ -157,26 +156,31 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       summary(batch, batchId, files, false).forEach(append::set);
       append.commit();
     } else {
-      Snapshot tagged = TablePositions.taggedSnapshot(table, start.sinkId());
-      boolean ownTag =
-          tagged != null
-              && batch.lineage().equals(tagged.summary().get(SnapshotSummaryKeys.LINEAGE));
-      if (ownTag && !TablePositions.isInHistory(table, tagged.snapshotId())) {
-        throw rolledBack(table, tagged);
-      }
+      boolean[] first = new boolean[1];
       SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
       // the append and the sink's tag in one commit: the newest positions stay reachable through
-      // snapshot expiry and other writers' commits
-      Transaction tx = table.newTransaction();
-      AppendFiles append = tx.newFastAppend();
-      files.forEach(f -> append.appendFile(f.file()));
-      summary(batch, batchId, files, true).forEach(append::set);
-      if (!ownTag) {
-        start.notes().forEach(append::set); // the lineage's first commit
-      }
-      append.commit();
-      TablePositions.moveTag(tx, start.sinkId());
-      tx.commitTransaction();
+      // snapshot expiry and other writers' commits; checked again on every attempt
+      TablePositions.commitWithTag(
+          table,
+          start.sinkId(),
+          tx -> {
+            Snapshot tagged = TablePositions.taggedSnapshot(table, start.sinkId());
+            boolean ownTag =
+                tagged != null
+                    && batch.lineage().equals(tagged.summary().get(SnapshotSummaryKeys.LINEAGE));
+            if (ownTag && !TablePositions.isInHistory(table, tagged.snapshotId())) {
+              throw rolledBack(table, tagged);
+            }
+            AppendFiles append = tx.newFastAppend();
+            files.forEach(f -> append.appendFile(f.file()));
+            summary(batch, batchId, files, true).forEach(append::set);
+            if (!ownTag) {
+              start.notes().forEach(append::set); // the lineage's first commit
+            }
+            append.commit();
+            first[0] = !ownTag;
+          });
+      boolean ownTag = !first[0];
       if (!ownTag && start.notes().containsKey(SnapshotSummaryKeys.GAP_RECORDS)) {
         gapRecords.inc(Long.parseLong(start.notes().get(SnapshotSummaryKeys.GAP_RECORDS)));
       }

@@ -180,48 +180,54 @@ public final class RestoreReconciler {
       return 0;
     }
     Table table = plan.table();
-    Transaction tx = table.newTransaction();
-    DeleteFiles delete = tx.newDelete();
-    List<String> reverted = new ArrayList<>();
-    long files = 0;
-    for (Snapshot s : plan.newer()) {
-      reverted.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID));
-      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
-        delete.deleteFile(f.location());
-        files++;
-      }
-    }
-    delete.set(SnapshotSummaryKeys.LINEAGE, plan.lineage());
-    String sinkId = null;
-    if (plan.primary()) {
-      // this sink's positions as of before the removed batches, as they were recorded (so a walk
-      // for them stops here, not at the removed batches' positions)
-      Snapshot newest = plan.newer().get(0);
-      Snapshot oldest = plan.newer().get(plan.newer().size() - 1);
-      SinkPositions removed = TablePositions.fromSummary(newest.summary(), newest.snapshotId());
-      sinkId = removed == null ? null : removed.sinkId();
-      Snapshot parent = oldest.parentId() == null ? null : table.snapshot(oldest.parentId());
-      // formats 1 and 2 (a lineage of an older release) name no sink: read as such
-      Optional<SinkPositions> kept =
-          parent == null ? Optional.empty() : TablePositions.readSink(table, sinkId, parent);
-      Map<String, String> entries =
-          kept.isPresent()
-              ? TablePositions.entries(table.snapshot(kept.get().snapshotId()).summary())
-              : TablePositions.summary(
-                  sinkId, removed == null ? KafkaIds.unknown() : removed.ids(), Map.of());
-      entries.forEach(delete::set);
-    }
-    delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
-    delete.commit();
+    // this sink's positions as of before the removed batches, as they were recorded (so a walk for
+    // them stops here, not at the removed batches' positions); formats 1 and 2 (a lineage of an
+    // older release) name no sink
+    Snapshot newest = plan.newer().get(0);
+    SinkPositions removed = TablePositions.fromSummary(newest.summary(), newest.snapshotId());
+    String sinkId = plan.primary() && removed != null ? removed.sinkId() : null;
+    long[] files = new long[1];
+    java.util.function.Consumer<Transaction> update =
+        tx -> {
+          DeleteFiles delete = tx.newDelete();
+          List<String> reverted = new ArrayList<>();
+          files[0] = 0;
+          for (Snapshot s : plan.newer()) {
+            reverted.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID));
+            for (DataFile f :
+                SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
+              delete.deleteFile(f.location());
+              files[0]++;
+            }
+          }
+          delete.set(SnapshotSummaryKeys.LINEAGE, plan.lineage());
+          if (plan.primary()) {
+            Snapshot oldest = plan.newer().get(plan.newer().size() - 1);
+            Snapshot parent = oldest.parentId() == null ? null : table.snapshot(oldest.parentId());
+            Optional<SinkPositions> kept =
+                parent == null ? Optional.empty() : TablePositions.readSink(table, sinkId, parent);
+            Map<String, String> entries =
+                kept.isPresent()
+                    ? TablePositions.entries(table.snapshot(kept.get().snapshotId()).summary())
+                    : TablePositions.summary(
+                        sinkId, removed == null ? KafkaIds.unknown() : removed.ids(), Map.of());
+            entries.forEach(delete::set);
+          }
+          delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
+          delete.commit();
+        };
     if (sinkId != null) {
-      TablePositions.moveTag(tx, sinkId);
+      TablePositions.commitWithTag(table, sinkId, update);
+    } else {
+      Transaction tx = table.newTransaction();
+      update.accept(tx);
+      tx.commitTransaction();
     }
-    tx.commitTransaction();
     LOG.warn(
         "Restored from a state older than the table: removed {} batches ({} files) committed after it by this "
             + "sink lineage from {}; their rows are replayed from Kafka and committed again",
         plan.newer().size(),
-        files,
+        files[0],
         table.name());
     return plan.newer().size();
   }
