@@ -1,10 +1,14 @@
 package org.spatialingest;
 
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.core.execution.CheckpointingMode;
@@ -36,10 +40,12 @@ import org.spatialingest.source.KafkaClients;
 import org.spatialingest.source.KafkaGroupOffsets;
 import org.spatialingest.source.ResumeFilter;
 import org.spatialingest.source.SourceRecord;
+import org.spatialingest.source.StartCheck;
 import org.spatialingest.source.TelemetrySources;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.RejectsTable;
+import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TableMaintenanceTasks;
@@ -166,7 +172,7 @@ public final class SpatialIngestJob {
     } else {
       stream =
           env.fromSource(
-                  TelemetrySources.source(config, bounded),
+                  TelemetrySources.source(config, bounded, startPositions(env, config)),
                   WatermarkStrategy.noWatermarks(),
                   "kafka-source")
               .uid(SOURCE_UID);
@@ -179,7 +185,11 @@ public final class SpatialIngestJob {
     SingleOutputStreamOperator<SourceRecord> resumed =
         stream
             .process(
-                new ResumeFilter(Catalogs.tableLoader(config), Catalogs.rejectsTableLoader(config)))
+                new ResumeFilter(
+                    Catalogs.tableLoader(config),
+                    Catalogs.rejectsTableLoader(config),
+                    config.sinkId(),
+                    startPositions(env, config).ids()))
             .returns(SourceRecord.class)
             .name("resume-filter")
             .uid(RESUME_FILTER_UID);
@@ -231,6 +241,7 @@ public final class SpatialIngestJob {
    * rejects.dead-letter-topic} the rejects also go to that Kafka topic (at-least-once).
    */
   public static void sink(Transformed t, JobConfig config) {
+    StartPositions start = startPositions(t.rows().getExecutionEnvironment(), config);
     TableLayout layout = TelemetryTable.layout(config);
     EitherTypeInfo<RowData, RowData> type =
         new EitherTypeInfo<>(
@@ -253,7 +264,8 @@ public final class SpatialIngestJob {
         List.of(
             new SinkTarget(Catalogs.tableLoader(config), layout, true),
             new SinkTarget(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, false)),
-        config);
+        config,
+        start);
     if (!config.deadLetterTopic().isEmpty()) {
       KafkaSink<RowData> deadLetters =
           KafkaSink.<RowData>builder()
@@ -276,7 +288,8 @@ public final class SpatialIngestJob {
         List.of(rows),
         TableRouter.single(),
         List.of(new SinkTarget(Catalogs.tableLoader(config), TelemetryTable.layout(config), true)),
-        config);
+        config,
+        StartPositions.none(config.sinkId()));
   }
 
   /**
@@ -293,7 +306,8 @@ public final class SpatialIngestJob {
       List<DataStream<T>> inputs,
       TableRouter<T> router,
       List<SinkTarget> tables,
-      JobConfig config) {
+      JobConfig config,
+      StartPositions start) {
     ensureTables(config);
     if (config.distribution() == JobConfig.DistributionMode.NONE) {
       DataStream<T> input = inputs.get(0);
@@ -303,7 +317,7 @@ public final class SpatialIngestJob {
       BoundedIcebergSink.Builder<T> sink = BoundedIcebergSink.builder(router);
       tables.forEach(target -> sink.table(target.loader(), target.layout()));
       withParallelism(
-          input.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
+          input.sinkTo(configure(sink, config, start).build()).name("spatial-sink").uid(SINK_UID),
           config.sinkParallelism());
       return;
     }
@@ -329,7 +343,7 @@ public final class SpatialIngestJob {
     }
     DataStream<RowBatch> placed = distribution.build().apply(inputs);
     withParallelism(
-        placed.sinkTo(configure(sink, config).build()).name("spatial-sink").uid(SINK_UID),
+        placed.sinkTo(configure(sink, config, start).build()).name("spatial-sink").uid(SINK_UID),
         config.sinkParallelism());
   }
 
@@ -338,8 +352,9 @@ public final class SpatialIngestJob {
   }
 
   private static <T> BoundedIcebergSink.Builder<T> configure(
-      BoundedIcebergSink.Builder<T> builder, JobConfig config) {
+      BoundedIcebergSink.Builder<T> builder, JobConfig config, StartPositions start) {
     return builder
+        .startPositions(start)
         .closePolicy(config.closePolicy(), config.sizingBounds())
         .maxOpenPartitions(config.maxOpenPartitions())
         .uidPrefix(SINK_UID)
@@ -349,6 +364,41 @@ public final class SpatialIngestJob {
                 ? PositionsListener.none()
                 : new KafkaGroupOffsets(
                     KafkaClients.connection(config), config.groupId(), config.topic()));
+  }
+
+  /** The start decided for one environment and config: source and sink must agree on it. */
+  private record DecidedStart(JobConfig config, StartPositions start) {}
+
+  private static final Map<StreamExecutionEnvironment, DecidedStart> STARTS =
+      Collections.synchronizedMap(new WeakHashMap<>());
+
+  /**
+   * What the job starts from ({@link StartCheck#decide}: the table's positions of this {@code
+   * sink.id} that apply to the Kafka cluster and topic it reads now), decided once per environment
+   * where the job is built; refused ({@link org.spatialingest.table.PositionsRefusedException})
+   * when they cannot apply. A file source has none.
+   */
+  public static StartPositions startPositions(StreamExecutionEnvironment env, JobConfig config) {
+    if (config.input().fileSource()) {
+      return StartPositions.none(config.sinkId());
+    }
+    DecidedStart decided = STARTS.get(env);
+    if (decided != null && decided.config().equals(config)) {
+      return decided.start();
+    }
+    ensureTables(config);
+    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+    StartPositions start;
+    try {
+      boolean restore =
+          env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
+      start =
+          StartCheck.decide(config, catalog.loadTable(Catalogs.tableIdentifier(config)), restore);
+    } finally {
+      closeQuietly(catalog);
+    }
+    STARTS.put(env, new DecidedStart(config, start));
+    return start;
   }
 
   /**

@@ -19,9 +19,9 @@ final class ExitCodes {
   }
 
   /**
-   * Configuration errors and Kafka access failures print one line (without stack trace); other
-   * failures their stack trace. Every text passes {@link Secrets#scrub}: a library's message may
-   * quote a credential.
+   * Configuration errors, Kafka access failures and refused positions print one line (without stack
+   * trace); other failures their stack trace. Every text passes {@link Secrets#scrub}: a library's
+   * message may quote a credential.
    */
   static int handle(Exception e, CommandLine cmd, ParseResult parseResult) {
     if (isUsage(e)) {
@@ -40,14 +40,16 @@ final class ExitCodes {
   }
 
   /**
-   * The one-line message of a Kafka access failure in {@code t}'s causes (the start-up check's, or
-   * the one that stopped a running job), found by class name: the CLI loads no Kafka class for
-   * commands that do not use it.
+   * The one-line message of a Kafka access failure, or of positions that refused the start or
+   * stopped the job (issue #34), in {@code t}'s causes (the start-up check's, or the one that
+   * stopped a running job), found by class name: the CLI loads no Kafka class for commands that do
+   * not use it.
    */
   static Optional<String> kafkaAccessFailure(Throwable t) {
     for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
       for (Class<?> k = c.getClass(); k != null; k = k.getSuperclass()) {
-        if (k.getName().equals("org.spatialingest.source.KafkaAccessException")) {
+        if (k.getName().equals("org.spatialingest.source.KafkaAccessException")
+            || k.getName().equals("org.spatialingest.table.PositionsRefusedException")) {
           return Optional.of(Secrets.scrub(c.getMessage()));
         }
       }

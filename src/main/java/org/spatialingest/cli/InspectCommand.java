@@ -192,6 +192,48 @@ final class InspectCommand implements Callable<Integer> {
     }
     out.println();
     out.printf(
+        Locale.ROOT,
+        "%-24s %-22s %-24s %s%n",
+        "positions of sink",
+        "snapshot",
+        "kafka cluster",
+        "topics (id): partitions");
+    for (TableInspection.PositionsRow p : r.positions()) {
+      out.printf(
+          Locale.ROOT,
+          "%-24s %-22d %-24s %s%n",
+          p.sink() == null ? "(any, older release)" : p.sink(),
+          p.snapshotId(),
+          p.kafkaCluster() == null ? "(unknown)" : p.kafkaCluster(),
+          p.offsets().keySet().stream()
+                  .map(k -> k.substring(0, k.lastIndexOf('/')))
+                  .distinct()
+                  .map(t -> t + " (" + p.topicIds().getOrDefault(t, "id unknown") + ")")
+                  .toList()
+              + ": "
+              + p.partitions());
+    }
+    for (TableInspection.PositionsEvent e : r.positionEvents()) {
+      if (e.gaps() != null) {
+        out.printf(
+            Locale.ROOT,
+            "GAP in Kafka, committed past by snapshot %d at %s: %d records lost: %s%n",
+            e.snapshotId(),
+            e.committed(),
+            e.gapRecords() == null ? -1 : e.gapRecords(),
+            e.gaps());
+      }
+      if (e.reset() != null) {
+        out.printf(
+            Locale.ROOT,
+            "positions reset by snapshot %d at %s: %s%n",
+            e.snapshotId(),
+            e.committed(),
+            e.reset());
+      }
+    }
+    out.println();
+    out.printf(
         Locale.ROOT, "%-40s %6s %12s %14s %12s%n", "partition", "files", "rows", "bytes", "median");
     for (TableInspection.PartitionRow p : r.newestPartitions()) {
       out.printf(

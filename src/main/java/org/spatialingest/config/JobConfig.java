@@ -16,6 +16,7 @@ import static org.spatialingest.config.JobOptions.KAFKA_BOOTSTRAP_SERVERS;
 import static org.spatialingest.config.JobOptions.KAFKA_GROUP_ID;
 import static org.spatialingest.config.JobOptions.KAFKA_ON_GAP;
 import static org.spatialingest.config.JobOptions.KAFKA_PROPERTIES;
+import static org.spatialingest.config.JobOptions.KAFKA_RESET_POSITIONS;
 import static org.spatialingest.config.JobOptions.KAFKA_STARTING_OFFSETS;
 import static org.spatialingest.config.JobOptions.KAFKA_TOPIC;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_DELETE_ORPHANS;
@@ -110,7 +111,8 @@ public record JobConfig(
     DistributionMode distribution,
     MaintenanceConfig maintenance,
     String sinkId,
-    OnGap onGap)
+    OnGap onGap,
+    String resetPositions)
     implements Serializable {
 
   /**
@@ -241,7 +243,33 @@ public record JobConfig(
         r.get(SINK_DISTRIBUTION),
         maintenance(r, catalogType, catalogUri),
         sinkId(r),
-        r.get(KAFKA_ON_GAP));
+        r.get(KAFKA_ON_GAP),
+        r.get(KAFKA_RESET_POSITIONS));
+  }
+
+  /**
+   * {@code kafka.reset-positions} checked: empty, {@code earliest}, {@code latest} or an ISO-8601
+   * instant; returned as given (lower-cased keywords).
+   */
+  public static String resetPositionsRule(String value) {
+    String v = value.trim();
+    if (v.isEmpty() || v.equalsIgnoreCase("earliest") || v.equalsIgnoreCase("latest")) {
+      return v.toLowerCase(java.util.Locale.ROOT);
+    }
+    java.time.Instant.parse(v); // throws: not allowed
+    return v;
+  }
+
+  /**
+   * The instant of a {@code kafka.reset-positions} timestamp, or null for empty, {@code earliest},
+   * {@code latest}.
+   */
+  public java.time.Instant resetPositionsInstant() {
+    return resetPositions.isEmpty()
+            || resetPositions.equals("earliest")
+            || resetPositions.equals("latest")
+        ? null
+        : java.time.Instant.parse(resetPositions);
   }
 
   /** The sink id a job gets when {@code sink.id} is empty: its {@code kafka.group-id}, cleaned. */

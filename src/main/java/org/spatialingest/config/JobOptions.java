@@ -54,8 +54,10 @@ public final class JobOptions {
           "table",
           oneOf(JobConfig.StartingOffsets.class),
           JobConfig::startingOffsets,
-          "only for a start without state: `table` (the positions the table records; earliest where it has none), "
-              + "`committed` (the group's offsets; earliest if none), `earliest`, `latest`");
+          "only for a start without state, and only for partitions the table has no position of this `sink.id` "
+              + "for: every partition it has one for resumes exactly there in every mode (a group offset above it "
+              + "never skips rows). The rule for the others: `table` and `earliest` (the first offset), "
+              + "`committed` (the group's offset; the first offset if none), `latest` (the end)");
   public static final JobOption<JobConfig.OnGap> KAFKA_ON_GAP =
       option(
           "kafka.on-gap",
@@ -65,7 +67,24 @@ public final class JobOptions {
           "`fail`, `continue`: when the next offset the table or the job's state needs is no longer in Kafka "
               + "(retention, `kafka-delete-records`), at start or while running: `fail` stops the job naming the "
               + "topic, partition, first missing and first available offset; `continue` goes on from the first "
-              + "available offset and records the gap in the commit's snapshot summary, `inspect` and a metric");
+              + "available offset and records the gap in the commit's snapshot summary, `inspect` and a metric. A "
+              + "gap while running (a restored offset no longer in Kafka) stops the job with `fail` (the consumer's "
+              + "`auto.offset.reset` is `none`); with `continue` the consumer goes on from the first offset and that "
+              + "gap is not recorded yet");
+  public static final JobOption<String> KAFKA_RESET_POSITIONS =
+      option(
+          "kafka.reset-positions",
+          "",
+          JobOption.Type.parsed(
+              "empty, `earliest`, `latest` or an ISO-8601 instant",
+              JobConfig::resetPositionsRule,
+              s -> s),
+          JobConfig::resetPositions,
+          "empty, `earliest`, `latest`, an ISO-8601 instant (`2026-12-01T00:00:00Z`): where to start when the "
+              + "table's positions of this sink cannot apply: they were taken from another Kafka cluster (another "
+              + "cluster id), or the table holds this sink's rows but no positions can be found. Empty: such a start "
+              + "is refused. Used only then (ignored, with an INFO, while the positions apply), and recorded in the "
+              + "first commit's snapshot summary; that commit's positions name the new cluster, so it applies once");
   public static final JobOption<Map<String, String>> KAFKA_PROPERTIES =
       option(
           "kafka.properties.*",

@@ -37,6 +37,7 @@ import org.spatialingest.sink.write.WriterState;
 import org.spatialingest.sink.write.WriterStateSerializer;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.PositionsListener;
+import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TableLayout;
 
 /**
@@ -64,6 +65,7 @@ public final class BoundedIcebergSink<T>
   private final SinkScope scope;
   private final Duration checkpointInterval;
   private final PositionsListener listener;
+  private final StartPositions start;
 
   private BoundedIcebergSink(Builder<T> b) {
     this.tables = List.copyOf(b.tables);
@@ -73,6 +75,7 @@ public final class BoundedIcebergSink<T>
     this.scope = new SinkScope(b.uidPrefix, b.sinkId, b.claimsUnscopedFiles);
     this.checkpointInterval = b.bounds.checkpointInterval();
     this.listener = b.listener;
+    this.start = b.start;
   }
 
   /**
@@ -101,7 +104,7 @@ public final class BoundedIcebergSink<T>
 
   @Override
   public Committer<FileBatch> createCommitter(CommitterInitContext context) {
-    return new IcebergBatchCommitter(tables, listener, context);
+    return new IcebergBatchCommitter(tables, listener, start, context);
   }
 
   @Override
@@ -117,7 +120,7 @@ public final class BoundedIcebergSink<T>
         .transform(
             uidPrefix + "-aggregator",
             CommittableMessageTypeInfo.of(FileBatchSerializer::new),
-            new FileBatchAggregator(tables, scope, checkpointInterval))
+            new FileBatchAggregator(tables, scope, checkpointInterval, start))
         .uid(uidPrefix + "-aggregator")
         .setParallelism(1)
         .setMaxParallelism(1)
@@ -145,6 +148,7 @@ public final class BoundedIcebergSink<T>
     private String sinkId;
     private boolean claimsUnscopedFiles;
     private PositionsListener listener = PositionsListener.none();
+    private StartPositions start;
 
     private Builder(TableRouter<T> router) {
       this.router = router;
@@ -208,10 +212,23 @@ public final class BoundedIcebergSink<T>
       return this;
     }
 
+    /**
+     * What a start without state begins from and which Kafka the positions are taken from ({@link
+     * StartPositions}): the sink id its commits record and tag, the ids, and what its first commit
+     * records. Default: none known, sink id {@code uidPrefix}.
+     */
+    public Builder<T> startPositions(StartPositions start) {
+      this.start = start;
+      return this;
+    }
+
     public BoundedIcebergSink<T> build() {
       if (tables.isEmpty() || closePolicy == null || bounds == null || sinkId == null) {
         throw new IllegalStateException(
             "at least one table (loader and layout), a closePolicy and a sinkId are required");
+      }
+      if (start == null) {
+        start = StartPositions.none(sinkId);
       }
       return new BoundedIcebergSink<>(this);
     }

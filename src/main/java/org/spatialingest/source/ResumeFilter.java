@@ -18,6 +18,7 @@ import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.table.CommittedRecords;
+import org.spatialingest.table.KafkaIds;
 import org.spatialingest.table.PositionRanges;
 
 /**
@@ -48,6 +49,8 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
 
   private final TableLoader telemetry;
   private final TableLoader rejects;
+  private final String sinkId;
+  private final KafkaIds ids;
   private transient CommittedRecords committed;
 
   /** the telemetry table's snapshot the skip was fixed at, or -1 for none */
@@ -62,9 +65,16 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   private transient Counter skipped;
   private transient LongCounter skippedTotal;
 
-  public ResumeFilter(TableLoader telemetry, TableLoader rejects) {
+  /**
+   * @param sinkId whose positions count ({@code sink.id})
+   * @param ids the Kafka the job reads: positions of another cluster, or of a topic since created
+   *     again, skip nothing ({@link CommittedRecords#read})
+   */
+  public ResumeFilter(TableLoader telemetry, TableLoader rejects, String sinkId, KafkaIds ids) {
     this.telemetry = telemetry;
     this.rejects = rejects;
+    this.sinkId = sinkId;
+    this.ids = ids;
   }
 
   @Override
@@ -97,7 +107,9 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
         return;
       }
       try {
-        committed = CommittedRecords.read(table, resumeSnapshot, rejectsTable, rejectsSnapshot);
+        committed =
+            CommittedRecords.read(
+                table, resumeSnapshot, rejectsTable, rejectsSnapshot, sinkId, ids);
       } catch (IllegalStateException expired) {
         // its window (about L of data after that start) passed long before a snapshot is expired
         LOG.info("Resume snapshot {} expired: nothing left to skip", resumeSnapshot);

@@ -7,9 +7,8 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.fs.Path;
-import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.StartPositions;
 
 /**
  * Builds the sources from the job configuration: Kafka (offsets in Flink checkpoints, exactly-once)
@@ -25,10 +24,14 @@ public final class TelemetrySources {
    * @param bounded stop at the offsets that are latest when the job starts (tests and backfills);
    *     otherwise unbounded
    */
-  public static Source<SourceRecord, ?, ?> source(JobConfig config, boolean bounded) {
+  public static Source<SourceRecord, ?, ?> source(
+      JobConfig config, boolean bounded, StartPositions start) {
     Source<SourceRecord, ?, ?> kafka =
-        KafkaAccessGuard.of(
-            RestoredBoundedSource.of(kafka(config, bounded))); // FLINK-31006 when bounded
+        KafkaGapGuard.of(
+            KafkaAccessGuard.of(
+                RestoredBoundedSource.of(
+                    kafka(config, bounded, start))), // FLINK-31006 when bounded
+            KafkaClients.connection(config));
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
       return kafka;
     }
@@ -44,6 +47,16 @@ public final class TelemetrySources {
    *     otherwise unbounded
    */
   public static KafkaSource<SourceRecord> kafka(JobConfig config, boolean bounded) {
+    return kafka(config, bounded, StartPositions.none(config.sinkId()));
+  }
+
+  /**
+   * @param bounded stop at the offsets that are latest when the job starts (tests and backfills);
+   *     otherwise unbounded
+   * @param start where a start without state begins ({@link StartCheck#decide})
+   */
+  public static KafkaSource<SourceRecord> kafka(
+      JobConfig config, boolean bounded, StartPositions start) {
     Properties props = KafkaClients.properties(config);
     // the group's offsets are the table's positions, published after each commit
     // (KafkaGroupOffsets); the source's own
@@ -55,7 +68,7 @@ public final class TelemetrySources {
             .setTopics(config.topic())
             .setGroupId(config.groupId())
             .setProperties(props)
-            .setStartingOffsets(startingOffsets(config))
+            .setStartingOffsets(new TableStartingOffsets(start, config))
             .setDeserializer(new SourceRecordDeserializer());
     if (bounded) {
       builder.setBounded(OffsetsInitializer.latest());
@@ -69,15 +82,5 @@ public final class TelemetrySources {
    */
   public static FileSource<SourceRecord> file(String path) {
     return FileSource.forBulkFileFormat(new LineRecordFormat(), new Path(path)).build();
-  }
-
-  private static OffsetsInitializer startingOffsets(JobConfig config) {
-    return switch (config.startingOffsets()) {
-      case TABLE ->
-          new TableStartingOffsets(Catalogs.tableLoader(config), OffsetsInitializer.earliest());
-      case COMMITTED -> OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST);
-      case EARLIEST -> OffsetsInitializer.earliest();
-      case LATEST -> OffsetsInitializer.latest();
-    };
   }
 }

@@ -5,8 +5,10 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -80,14 +82,21 @@ public record CommittedRecords(
   }
 
   /**
-   * Reads the positions of {@code telemetry} as of its snapshot {@code snapshotId}, the records
-   * committed above them and every committed line of a file source, in the telemetry table at that
-   * snapshot and in the rejects table at {@code rejectsSnapshotId} (-1: none; it is committed
-   * before the telemetry table, so its snapshot can be newer). Deterministic for the two ids, so
-   * every subtask and every restore gets the same answer.
+   * Reads the positions of sink {@code sinkId} in {@code telemetry} as of its snapshot {@code
+   * snapshotId} (only those that apply to the {@code current} Kafka ids: {@link
+   * SinkPositions#applicableTo}; a topic whose positions do not apply has nothing skipped), the
+   * records committed above them and every committed line of a file source, in the telemetry table
+   * at that snapshot and in the rejects table at {@code rejectsSnapshotId} (-1: none; it is
+   * committed before the telemetry table, so its snapshot can be newer). Deterministic for the two
+   * ids, so every subtask and every restore gets the same answer.
    */
   public static CommittedRecords read(
-      Table telemetry, long snapshotId, Table rejects, long rejectsSnapshotId) {
+      Table telemetry,
+      long snapshotId,
+      Table rejects,
+      long rejectsSnapshotId,
+      String sinkId,
+      KafkaIds current) {
     Snapshot snapshot = snapshotId < 0 ? null : telemetry.snapshot(snapshotId);
     if (snapshotId >= 0 && snapshot == null
         || rejectsSnapshotId >= 0 && rejects.snapshot(rejectsSnapshotId) == null) {
@@ -102,8 +111,20 @@ public record CommittedRecords(
               + rejects.name()
               + " is gone (expired)");
     }
+    SinkPositions recorded =
+        snapshot == null ? null : TablePositions.readSink(telemetry, sinkId, snapshot).orElse(null);
     Map<String, Long> positions =
-        new HashMap<>(snapshot == null ? Map.of() : TablePositions.readAsOf(telemetry, snapshot));
+        new HashMap<>(recorded == null ? Map.of() : recorded.applicableTo(current));
+    // records of a topic whose positions do not apply (created again, another cluster) are new
+    // records under old source keys: nothing of that topic is skipped
+    Set<String> notApplied = new HashSet<>();
+    if (recorded != null) {
+      recorded.offsets().keySet().stream()
+          .filter(key -> !positions.containsKey(key))
+          .map(SourceKeys::topic)
+          .forEach(notApplied::add);
+    }
+    boolean otherCluster = recorded != null && recorded.otherCluster(current);
     Map<String, LongList> found = new HashMap<>();
     Map<String, PositionRanges> files = new HashMap<>();
     if (snapshot != null) {
@@ -130,6 +151,7 @@ public record CommittedRecords(
           horizon,
           found,
           files);
+      found.keySet().removeIf(key -> otherCluster || notApplied.contains(SourceKeys.topic(key)));
     }
     if (found.isEmpty() && positions.isEmpty() && files.isEmpty()) {
       return none();

@@ -40,6 +40,22 @@ public final class SnapshotSummaryKeys {
   /** the format of {@link #POSITIONS}; absent: format 1 (see {@link TablePositions}) */
   public static final String POSITIONS_FORMAT = PREFIX + "positions-format";
 
+  /**
+   * on the first commit of a sink lineage whose start did not apply some recorded positions: what
+   * was reset and why (a topic created again under its name: both topic ids; another cluster: both
+   * cluster ids and the {@code kafka.reset-positions} rule the user chose), one line per case
+   */
+  public static final String POSITIONS_RESET = PREFIX + "positions-reset";
+
+  /**
+   * on the commit after records the job needed were found deleted from Kafka ({@code kafka.on-gap:
+   * continue}): {@code <topic>/<partition>:<first missing>..<last missing>}, comma separated
+   */
+  public static final String GAPS = PREFIX + "gaps";
+
+  /** on the same commit: how many records those gaps lost in all */
+  public static final String GAP_RECORDS = PREFIX + "gap-records";
+
   /** followed by a close reason code: how many files of the snapshot closed for that reason */
   public static final String CLOSED_PREFIX = PREFIX + "closed.";
 

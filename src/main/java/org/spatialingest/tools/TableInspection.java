@@ -19,6 +19,8 @@ import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.types.Types;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.TablePositions;
 
 /**
  * {@code inspect}: a summary of the table as the sink left it. Snapshot fields come from the sink's
@@ -53,7 +55,94 @@ public final class TableInspection {
       List<SnapshotRow> snapshotList,
       List<PartitionRow> newestPartitions,
       List<SchemaRow> schemaHistory,
+      List<PositionsRow> positions,
+      List<PositionsEvent> positionEvents,
       @JsonIgnore long[] fileSizeList) {}
+
+  /**
+   * The newest positions of one sink ({@link TablePositions#readSink}): where it records them, the
+   * Kafka cluster and topic ids they are of (null: an older release that did not know them), and
+   * how many partitions they cover.
+   */
+  public record PositionsRow(
+      String sink,
+      long snapshotId,
+      String kafkaCluster,
+      Map<String, String> topicIds,
+      int partitions,
+      Map<String, Long> offsets) {}
+
+  /**
+   * A commit that recorded a reset of positions or records lost in Kafka (gaps; {@code
+   * kafka.on-gap: continue}), newest first.
+   */
+  public record PositionsEvent(
+      long snapshotId, String committed, String reset, String gaps, Long gapRecords) {}
+
+  /**
+   * Every sink's newest positions: the sinks with a tag, and the newest positions of the history.
+   */
+  public static List<PositionsRow> positions(Table table) {
+    java.util.Set<String> sinks = new java.util.TreeSet<>();
+    table.refs().keySet().stream()
+        .filter(n -> n.startsWith(TablePositions.TAG_PREFIX))
+        .map(n -> n.substring(TablePositions.TAG_PREFIX.length()))
+        .forEach(sinks::add);
+    List<PositionsRow> out = new ArrayList<>();
+    if (table.currentSnapshot() == null) {
+      return out;
+    }
+    if (sinks.isEmpty()) {
+      // an older release: one sink, no id
+      Map<String, Long> any = TablePositions.read(table);
+      if (!any.isEmpty()) {
+        out.add(
+            new PositionsRow(
+                null,
+                table.currentSnapshot().snapshotId(),
+                null,
+                Map.of(),
+                any.size(),
+                new java.util.TreeMap<>(any)));
+      }
+      return out;
+    }
+    for (String sink : sinks) {
+      TablePositions.readSink(table, sink)
+          .ifPresent(
+              p ->
+                  out.add(
+                      new PositionsRow(
+                          sink,
+                          p.snapshotId(),
+                          p.ids().clusterId(),
+                          p.ids().topicIds(),
+                          p.offsets().size(),
+                          new java.util.TreeMap<>(p.offsets()))));
+    }
+    return out;
+  }
+
+  /** Commits of the history that recorded a reset or a gap, newest first. */
+  public static List<PositionsEvent> positionEvents(List<Snapshot> history) {
+    List<PositionsEvent> out = new ArrayList<>();
+    for (Snapshot s : history) {
+      Map<String, String> m = s.summary() == null ? Map.of() : s.summary();
+      String reset = m.get(SnapshotSummaryKeys.POSITIONS_RESET);
+      String gaps = m.get(SnapshotSummaryKeys.GAPS);
+      if (reset != null || gaps != null) {
+        String lost = m.get(SnapshotSummaryKeys.GAP_RECORDS);
+        out.add(
+            new PositionsEvent(
+                s.snapshotId(),
+                Instant.ofEpochMilli(s.timestampMillis()).toString(),
+                reset,
+                gaps,
+                lost == null ? null : Long.parseLong(lost)));
+      }
+    }
+    return out;
+  }
 
   /**
    * One schema of the table, oldest first: what changed from the one before (top-level columns,
@@ -256,6 +345,8 @@ public final class TableInspection {
         rows,
         partitions.subList(0, Math.min(limit, partitions.size())),
         schemaHistory(table),
+        positions(table),
+        positionEvents(history),
         all);
   }
 

@@ -22,6 +22,7 @@ import org.spatialingest.sink.MixedInput;
 import org.spatialingest.source.TelemetrySources;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.CommittedRecords;
+import org.spatialingest.table.KafkaIds;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.TablePositions;
@@ -122,7 +123,7 @@ public final class PositionsBenchmark {
       partitions.put(SourceKeys.kafka("vehicle-telemetry", p), 9_000_000_000L + 7_919L * p);
     }
     var append = table.newFastAppend();
-    TablePositions.summary(partitions).forEach(append::set);
+    TablePositions.summary(config.sinkId(), KafkaIds.unknown(), partitions).forEach(append::set);
     append.commit();
     table.refresh();
     System.out.printf(
@@ -149,7 +150,12 @@ public final class PositionsBenchmark {
       long start = System.nanoTime();
       committed =
           CommittedRecords.read(
-              table, table.currentSnapshot().snapshotId(), rejects, rejectsSnapshot);
+              table,
+              table.currentSnapshot().snapshotId(),
+              rejects,
+              rejectsSnapshot,
+              config.sinkId(),
+              KafkaIds.unknown());
       best = Math.min(best, (System.nanoTime() - start) / 1_000_000);
     }
     long heap = usedHeap() - heapBefore;

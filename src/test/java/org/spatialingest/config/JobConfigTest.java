@@ -50,6 +50,16 @@ class JobConfigTest {
         .hasMessageContaining("catalog.uri is required when catalog.type is jdbc");
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("kafka.topic", " ")))
         .hasMessageContaining("kafka.topic must not be empty");
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("kafka.reset-positions", "yesterday")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("kafka.reset-positions")
+        .hasMessageContaining("`earliest`, `latest` or an ISO-8601 instant");
+    assertThat(
+            JobConfig.fromMap(Map.of("kafka.reset-positions", "2026-12-01T00:00:00Z"))
+                .resetPositionsInstant())
+        .isEqualTo(java.time.Instant.parse("2026-12-01T00:00:00Z"));
+    assertThat(JobConfig.fromMap(Map.of("kafka.reset-positions", "Latest")).resetPositions())
+        .isEqualTo("latest");
   }
 
   @Test

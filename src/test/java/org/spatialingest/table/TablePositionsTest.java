@@ -43,7 +43,11 @@ class TablePositionsTest {
     JobConfig config = TestKit.config("localhost:1", "unused", dir, Map.of());
     Table table = newTable(config);
     var append = table.newFastAppend();
-    TablePositions.summary(positions).forEach(append::set);
+    TablePositions.summary(
+            "it-unused",
+            new KafkaIds("cluster-a", Map.of("vehicle-telemetry", "topic-a")),
+            positions)
+        .forEach(append::set);
     append.commit();
     table.refresh();
 
@@ -60,7 +64,7 @@ class TablePositionsTest {
             .getLength();
     long formatOneBytes = new ObjectMapper().writeValueAsString(new TreeMap<>(positions)).length();
     System.out.printf(
-        "positions of 10,000 files + 1,000 partitions: format 1 %,d bytes, format 2 %,d bytes;"
+        "positions of 10,000 files + 1,000 partitions: format 1 %,d bytes, format 3 %,d bytes;"
             + " whole summary %,d bytes, metadata.json %,d bytes%n",
         formatOneBytes,
         summary.get(SnapshotSummaryKeys.POSITIONS).length(),
@@ -79,7 +83,7 @@ class TablePositionsTest {
     Table table = newTable(TestKit.config("localhost:1", "unused", dir, Map.of()));
     table
         .newFastAppend()
-        .set(SnapshotSummaryKeys.POSITIONS_FORMAT, "3")
+        .set(SnapshotSummaryKeys.POSITIONS_FORMAT, Integer.toString(TablePositions.FORMAT + 1))
         .set(SnapshotSummaryKeys.POSITIONS, "{}")
         .commit();
     table.refresh();
@@ -108,6 +112,89 @@ class TablePositionsTest {
     assertThat(lines.contains(4_000)).isFalse();
     assertThat(lines.contains(5_000)).isTrue();
     assertThat(lines.contains(5_001)).isFalse();
+  }
+
+  /**
+   * Format 3: each commit records its own sink's positions with their ids; another sink's commits
+   * on top neither hide nor overwrite them; format 2 reads as any sink's with unknown ids.
+   */
+  @Test
+  void eachSinkReadsItsOwnPositionsAndFormatTwoIsAnySinks(@TempDir Path dir) {
+    Table table = newTable(TestKit.config("localhost:1", "unused", dir, Map.of()));
+    table
+        .newFastAppend()
+        .set(SnapshotSummaryKeys.POSITIONS_FORMAT, "2")
+        .set(SnapshotSummaryKeys.POSITIONS, "{\"kafka\":{\"ta\":[7,-1,9]},\"file-sources\":0}")
+        .commit();
+    table.refresh();
+    SinkPositions old = TablePositions.readSink(table, "a").orElseThrow();
+    assertThat(old.sinkId()).isNull();
+    assertThat(old.knowsCluster()).isFalse();
+    assertThat(old.offsets()).isEqualTo(Map.of("ta/0", 7L, "ta/2", 9L));
+
+    KafkaIds idsA = new KafkaIds("c1", Map.of("ta", "id-ta"));
+    commit(table, "a", idsA, Map.of("ta/0", 10L));
+    commit(table, "b", new KafkaIds("c1", Map.of("tb", "id-tb")), Map.of("tb/0", 3L));
+    SinkPositions a = TablePositions.readSink(table, "a").orElseThrow();
+    assertThat(a.offsets()).isEqualTo(Map.of("ta/0", 10L));
+    assertThat(a.ids()).isEqualTo(idsA);
+    assertThat(TablePositions.readSink(table, "b").orElseThrow().offsets())
+        .isEqualTo(Map.of("tb/0", 3L));
+    assertThat(a.applicableTo(new KafkaIds("c1", Map.of("ta", "id-ta")))).containsKey("ta/0");
+    assertThat(a.applicableTo(new KafkaIds("c1", Map.of("ta", "id-new")))).isEmpty();
+    assertThat(a.otherCluster(new KafkaIds("c2", Map.of("ta", "id-ta")))).isTrue();
+    assertThat(a.applicableTo(new KafkaIds("c2", Map.of("ta", "id-ta")))).isEmpty();
+  }
+
+  /**
+   * Another writer's commits and {@code expireSnapshots} (retain last 1) break the history; the
+   * sink's tag keeps its newest positions reachable. A rollback is told from expiry.
+   */
+  @Test
+  void theTagKeepsPositionsThroughExpiryAndARollbackIsSeen(@TempDir Path dir) {
+    Table table = newTable(TestKit.config("localhost:1", "unused", dir, Map.of()));
+    KafkaIds ids = new KafkaIds("c1", Map.of("ta", "id-ta"));
+    long first = commit(table, "a", ids, Map.of("ta/0", 5L));
+    long second = commit(table, "a", ids, Map.of("ta/0", 8L));
+    assertThat(TablePositions.isInHistory(table, second)).isTrue();
+    for (int i = 0; i < 3; i++) {
+      table.newFastAppend().set("other-writer", Integer.toString(i)).commit();
+    }
+    table.expireSnapshots().retainLast(1).expireOlderThan(Long.MAX_VALUE).commit();
+    table.refresh();
+    assertThat(table.snapshot(first)).as("expired").isNull();
+    assertThat(table.snapshot(second)).as("kept by the tag").isNotNull();
+    assertThat(TablePositions.readAsOf(table, table.currentSnapshot()))
+        .as("the history alone has lost them")
+        .isEmpty();
+    assertThat(TablePositions.readSink(table, "a").orElseThrow().offsets())
+        .isEqualTo(Map.of("ta/0", 8L));
+    assertThat(TablePositions.isInHistory(table, second)).isTrue();
+
+    Table other = newTable(TestKit.config("localhost:1", "unused2", dir.resolve("b"), Map.of()));
+    long b1 = commit(other, "a", ids, Map.of("ta/0", 1L));
+    long b2 = commit(other, "a", ids, Map.of("ta/0", 2L));
+    other.manageSnapshots().rollbackTo(b1).commit();
+    other.newFastAppend().set("other-writer", "after-rollback").commit();
+    other.refresh();
+    assertThat(TablePositions.isInHistory(other, b2)).isFalse();
+    assertThat(TablePositions.readSink(other, "a").orElseThrow().offsets())
+        .as("positions as of the rolled-back table")
+        .isEqualTo(Map.of("ta/0", 1L));
+  }
+
+  /** Commits an empty snapshot with positions of sink {@code sinkId} and moves its tag. */
+  private static long commit(
+      Table table, String sinkId, KafkaIds ids, Map<String, Long> positions) {
+    table.refresh();
+    var tx = table.newTransaction();
+    var append = tx.newFastAppend();
+    TablePositions.summary(sinkId, ids, positions).forEach(append::set);
+    append.commit();
+    TablePositions.moveTag(tx, sinkId);
+    tx.commitTransaction();
+    table.refresh();
+    return table.refs().get(TablePositions.tagName(sinkId)).snapshotId();
   }
 
   private static Table newTable(JobConfig config) {

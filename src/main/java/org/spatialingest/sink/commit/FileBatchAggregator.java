@@ -39,6 +39,7 @@ import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.SinkLease;
 import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TablePositions;
 
 /**
@@ -96,6 +97,9 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private final SinkScope scope;
   private final Duration checkpointInterval;
 
+  /** where a start without state continues from; null: the table's newest positions of any sink */
+  private final StartPositions start;
+
   /** closed files of the reports since the last barrier, as the writers encoded them */
   private final List<ClosedFiles> pending = new ArrayList<>();
 
@@ -141,15 +145,25 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private transient SinkLease lease;
   private transient ScheduledFuture<?> leaseRenewal;
 
+  /** An aggregator whose start without state continues from the table's newest positions. */
+  public FileBatchAggregator(List<SinkTable> tables, SinkScope scope, Duration checkpointInterval) {
+    this(tables, scope, checkpointInterval, null);
+  }
+
   /**
    * @param scope whose files this sink cleans up, and whose lease it holds on the primary table
    * @param checkpointInterval C: how often the lease is renewed and how long it lives ({@link
    *     SinkLease})
+   * @param start the positions a start without state continues from ({@link StartPositions}: this
+   *     sink's, without those of a topic created again or of another cluster); null: the table's
+   *     newest positions
    */
-  public FileBatchAggregator(List<SinkTable> tables, SinkScope scope, Duration checkpointInterval) {
+  public FileBatchAggregator(
+      List<SinkTable> tables, SinkScope scope, Duration checkpointInterval, StartPositions start) {
     this.tables = tables;
     this.scope = scope;
     this.checkpointInterval = checkpointInterval;
+    this.start = start;
   }
 
   @Override
@@ -181,7 +195,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
-        received.putAll(TablePositions.read(table));
+        received.putAll(start == null ? TablePositions.read(table) : start.positions());
         orphanHorizon = lastSinkCommitMillis(table) - ORPHAN_SLACK_MS;
       }
       LOG.info(

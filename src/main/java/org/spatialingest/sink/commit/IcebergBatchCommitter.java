@@ -11,6 +11,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
+import org.apache.flink.metrics.Counter;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
@@ -23,7 +24,9 @@ import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.table.PositionsListener;
+import org.spatialingest.table.PositionsRefusedException;
 import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TablePositions;
 
 /**
@@ -52,9 +55,23 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
   private final PositionsListener listener;
   private final String jobId;
   private final CommitterMetrics metrics;
+  private final StartPositions start;
+  private final Counter gapRecords;
 
   public IcebergBatchCommitter(
       List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
+    this(sinkTables, listener, StartPositions.none("spatial-sink"), context);
+  }
+
+  /**
+   * @param start the sink id and Kafka ids the positions are recorded with, and what the first
+   *     commit of the lineage records ({@link StartPositions#notes})
+   */
+  public IcebergBatchCommitter(
+      List<SinkTable> sinkTables,
+      PositionsListener listener,
+      StartPositions start,
+      CommitterInitContext context) {
     for (SinkTable t : sinkTables) {
       TableLoader loader = t.loader().clone();
       loader.open();
@@ -64,6 +81,9 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     this.listener = listener;
     this.jobId = context.getJobInfo().getJobId().toHexString();
     this.metrics = new CommitterMetrics(context.metricGroup());
+    this.start = start;
+    // records the job went on without (kafka.on-gap: continue), as recorded in the summary
+    this.gapRecords = context.metricGroup().counter("kafkaGapRecords");
   }
 
   @Override
@@ -129,11 +149,42 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           table.name());
       return false;
     }
-    SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
-    AppendFiles append = table.newFastAppend();
-    files.forEach(f -> append.appendFile(f.file()));
-    summary(batch, batchId, files, index == 0).forEach(append::set);
-    append.commit();
+    if (index > 0) {
+      SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
+      AppendFiles append = table.newFastAppend();
+      files.forEach(f -> append.appendFile(f.file()));
+      summary(batch, batchId, files, false).forEach(append::set);
+      append.commit();
+    } else {
+      boolean[] first = new boolean[1];
+      SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
+      // the append and the sink's tag in one commit: the newest positions stay reachable through
+      // snapshot expiry and other writers' commits; checked again on every attempt
+      TablePositions.commitWithTag(
+          table,
+          start.sinkId(),
+          tx -> {
+            Snapshot tagged = TablePositions.taggedSnapshot(table, start.sinkId());
+            boolean ownTag =
+                tagged != null
+                    && batch.lineage().equals(tagged.summary().get(SnapshotSummaryKeys.LINEAGE));
+            if (ownTag && !TablePositions.isInHistory(table, tagged.snapshotId())) {
+              throw rolledBack(table, tagged);
+            }
+            AppendFiles append = tx.newFastAppend();
+            files.forEach(f -> append.appendFile(f.file()));
+            summary(batch, batchId, files, true).forEach(append::set);
+            if (!ownTag) {
+              start.notes().forEach(append::set); // the lineage's first commit
+            }
+            append.commit();
+            first[0] = !ownTag;
+          });
+      boolean ownTag = !first[0];
+      if (!ownTag && start.notes().containsKey(SnapshotSummaryKeys.GAP_RECORDS)) {
+        gapRecords.inc(Long.parseLong(start.notes().get(SnapshotSummaryKeys.GAP_RECORDS)));
+      }
+    }
     SinkFaults.reach(SinkFaults.Point.AFTER_COMMIT);
     for (ClosedFile f : files) {
       metrics.fileCommitted(f.file());
@@ -171,9 +222,30 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     byReason.forEach(
         (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
     if (primary) {
-      s.putAll(TablePositions.summary(batch.positions()));
+      s.putAll(TablePositions.summary(start.sinkId(), start.ids(), batch.positions()));
     }
     return s;
+  }
+
+  /**
+   * The sink's last commit (its tag) is no longer in the table's history: the table was rolled back
+   * or replaced under the running job. Committing would write positions that claim records the
+   * table no longer holds.
+   */
+  private PositionsRefusedException rolledBack(Table table, Snapshot tagged) {
+    return new PositionsRefusedException(
+        "Stopping: "
+            + table.name()
+            + " no longer holds this sink's last commit (snapshot "
+            + tagged.snapshotId()
+            + ", tag "
+            + TablePositions.tagName(start.sinkId())
+            + "), which is not in the history of the current snapshot "
+            + table.currentSnapshot().snapshotId()
+            + ": the table was rolled back or replaced under the running job. Committing now would record "
+            + "positions past records the table no longer holds; nothing was committed. Way out: start the job "
+            + "without state (no savepoint): it resumes from the positions of the table's current snapshot, so "
+            + "the records the rollback removed are read again while Kafka still has them (see operations.md, Operator actions)");
   }
 
   @VisibleForTesting

@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
@@ -13,9 +14,12 @@ import org.apache.iceberg.DeleteFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.Transaction;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.table.KafkaIds;
+import org.spatialingest.table.SinkPositions;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 
@@ -176,32 +180,54 @@ public final class RestoreReconciler {
       return 0;
     }
     Table table = plan.table();
-    DeleteFiles delete = table.newDelete();
-    List<String> reverted = new ArrayList<>();
-    long files = 0;
-    for (Snapshot s : plan.newer()) {
-      reverted.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID));
-      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
-        delete.deleteFile(f.location());
-        files++;
-      }
+    // this sink's positions as of before the removed batches, as they were recorded (so a walk for
+    // them stops here, not at the removed batches' positions); formats 1 and 2 (a lineage of an
+    // older release) name no sink
+    Snapshot newest = plan.newer().get(0);
+    SinkPositions removed = TablePositions.fromSummary(newest.summary(), newest.snapshotId());
+    String sinkId = plan.primary() && removed != null ? removed.sinkId() : null;
+    long[] files = new long[1];
+    java.util.function.Consumer<Transaction> update =
+        tx -> {
+          DeleteFiles delete = tx.newDelete();
+          List<String> reverted = new ArrayList<>();
+          files[0] = 0;
+          for (Snapshot s : plan.newer()) {
+            reverted.add(s.summary().get(SnapshotSummaryKeys.BATCH_ID));
+            for (DataFile f :
+                SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
+              delete.deleteFile(f.location());
+              files[0]++;
+            }
+          }
+          delete.set(SnapshotSummaryKeys.LINEAGE, plan.lineage());
+          if (plan.primary()) {
+            Snapshot oldest = plan.newer().get(plan.newer().size() - 1);
+            Snapshot parent = oldest.parentId() == null ? null : table.snapshot(oldest.parentId());
+            Optional<SinkPositions> kept =
+                parent == null ? Optional.empty() : TablePositions.readSink(table, sinkId, parent);
+            Map<String, String> entries =
+                kept.isPresent()
+                    ? TablePositions.entries(table.snapshot(kept.get().snapshotId()).summary())
+                    : TablePositions.summary(
+                        sinkId, removed == null ? KafkaIds.unknown() : removed.ids(), Map.of());
+            entries.forEach(delete::set);
+          }
+          delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
+          delete.commit();
+        };
+    if (sinkId != null) {
+      TablePositions.commitWithTag(table, sinkId, update);
+    } else {
+      Transaction tx = table.newTransaction();
+      update.accept(tx);
+      tx.commitTransaction();
     }
-    delete.set(SnapshotSummaryKeys.LINEAGE, plan.lineage());
-    if (plan.primary()) {
-      Snapshot oldest = plan.newer().get(plan.newer().size() - 1);
-      Map<String, Long> kept =
-          oldest.parentId() == null
-              ? Map.of()
-              : TablePositions.readAsOf(table, table.snapshot(oldest.parentId()));
-      TablePositions.summary(kept).forEach(delete::set);
-    }
-    delete.set(SnapshotSummaryKeys.REVERTED_BATCHES, String.join(",", reverted));
-    delete.commit();
     LOG.warn(
         "Restored from a state older than the table: removed {} batches ({} files) committed after it by this "
             + "sink lineage from {}; their rows are replayed from Kafka and committed again",
         plan.newer().size(),
-        files,
+        files[0],
         table.name());
     return plan.newer().size();
   }

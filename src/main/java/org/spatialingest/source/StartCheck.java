@@ -1,0 +1,329 @@
+package org.spatialingest.source;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.IcebergGenerics;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.io.CloseableIterable;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.table.KafkaIds;
+import org.spatialingest.table.PositionsRefusedException;
+import org.spatialingest.table.SinkPositions;
+import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.SourceKeys;
+import org.spatialingest.table.StartPositions;
+import org.spatialingest.table.TablePositions;
+
+/**
+ * Decides, where the job is built (at every start and every restore), what the table's positions of
+ * this sink ({@code sink.id}) mean for the Kafka the job reads now ({@link StartPositions}):
+ *
+ * <ul>
+ *   <li>positions of another Kafka cluster (another cluster id): refused, unless {@code
+ *       kafka.reset-positions} says where to start instead;
+ *   <li>a topic created again under its name (another topic id): its old positions do not apply; it
+ *       is read from its start (a WARN names both ids; the first commit records the reset). On a
+ *       restore the state's offsets are the old topic's: refused (start without state);
+ *   <li>the table holds rows of the topic but no positions of this sink can be found: refused
+ *       (unless {@code kafka.reset-positions}), never read again from the start;
+ *   <li>on a start without state, a position below the first offset Kafka still has: records were
+ *       deleted before they were committed; {@code kafka.on-gap: fail} refuses, {@code continue}
+ *       goes on and the first commit records the gap.
+ * </ul>
+ *
+ * Positions of formats 1 and 2 do not know their ids: they are applied (INFO); the first commit
+ * records the ids.
+ */
+public final class StartCheck {
+  private static final Logger LOG = LoggerFactory.getLogger(StartCheck.class);
+  private static final long TIMEOUT_S = 60;
+
+  private StartCheck() {}
+
+  /** The Kafka ids of the job's cluster and topic, asked of the brokers. */
+  public static KafkaIds kafkaIds(JobConfig config) {
+    try (Admin admin = Admin.create(KafkaClients.properties(config))) {
+      String cluster = admin.describeCluster().clusterId().get(TIMEOUT_S, TimeUnit.SECONDS);
+      TopicDescription topic =
+          admin
+              .describeTopics(List.of(config.topic()))
+              .allTopicNames()
+              .get(TIMEOUT_S, TimeUnit.SECONDS)
+              .get(config.topic());
+      return new KafkaIds(cluster, Map.of(config.topic(), topic.topicId().toString()));
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "cannot read the Kafka cluster id and the id of topic "
+              + config.topic()
+              + " at "
+              + config.bootstrapServers(),
+          e);
+    }
+  }
+
+  /**
+   * @param table the telemetry table
+   * @param restore the job restores a savepoint or checkpoint (the source's offsets come from it)
+   */
+  public static StartPositions decide(JobConfig config, Table table, boolean restore) {
+    KafkaIds ids = kafkaIds(config);
+    String sinkId = config.sinkId();
+    String reset = config.resetPositions();
+    Map<String, String> notes = new LinkedHashMap<>();
+    Optional<SinkPositions> found = TablePositions.readSink(table, sinkId);
+    if (found.isEmpty()) {
+      if (!hasRowsOf(table, config.topic())) {
+        return new StartPositions(sinkId, ids, Map.of(), "", notes);
+      }
+      if (reset.isEmpty()) {
+        throw new PositionsRefusedException(
+            "Refusing to start: "
+                + table.name()
+                + " holds rows of topic "
+                + config.topic()
+                + ", but no positions of sink '"
+                + sinkId
+                + "' can be found (its snapshots and its tag "
+                + TablePositions.tagName(sinkId)
+                + " are gone: expired, rolled back or the table replaced), so a start would read the whole "
+                + "topic again and commit its records twice. Ways out: restore the job from a savepoint or "
+                + "checkpoint; or set kafka.reset-positions (earliest, latest or an ISO-8601 instant) to say "
+                + "where to start, recorded in the first commit; or check sink.id (positions are kept per sink "
+                + "id; it defaults to kafka.group-id)");
+      }
+      notes.put(
+          SnapshotSummaryKeys.POSITIONS_RESET,
+          "no positions of sink " + sinkId + " found; started by kafka.reset-positions=" + reset);
+      LOG.warn(
+          "No positions of sink {} found in {}, which holds rows of topic {}: starting by kafka.reset-positions={}",
+          sinkId,
+          table.name(),
+          config.topic(),
+          reset);
+      return new StartPositions(sinkId, ids, Map.of(), reset, notes);
+    }
+    SinkPositions recorded = found.get();
+    if (recorded.otherCluster(ids)) {
+      if (reset.isEmpty()) {
+        throw new PositionsRefusedException(
+            "Refusing to "
+                + (restore ? "restore" : "start")
+                + ": the positions of sink '"
+                + sinkId
+                + "' in "
+                + table.name()
+                + " (snapshot "
+                + recorded.snapshotId()
+                + ") were taken from Kafka cluster "
+                + recorded.ids().clusterId()
+                + ", but "
+                + config.bootstrapServers()
+                + " is cluster "
+                + ids.clusterId()
+                + "; its offsets do not apply here. Ways out: point kafka.bootstrap-servers at cluster "
+                + recorded.ids().clusterId()
+                + "; or start without state with kafka.reset-positions (earliest, latest or an ISO-8601 "
+                + "instant) to start there on this cluster, recorded in the first commit; or use another "
+                + "sink.id (or table) for this cluster");
+      }
+      if (restore) {
+        throw new PositionsRefusedException(
+            "Refusing to restore: the state's offsets are of Kafka cluster "
+                + recorded.ids().clusterId()
+                + ", not of "
+                + ids.clusterId()
+                + " ("
+                + config.bootstrapServers()
+                + "); kafka.reset-positions applies to a start without state only: start without state");
+      }
+      notes.put(
+          SnapshotSummaryKeys.POSITIONS_RESET,
+          "kafka cluster "
+              + recorded.ids().clusterId()
+              + " -> "
+              + ids.clusterId()
+              + ": started by kafka.reset-positions="
+              + reset);
+      LOG.warn(
+          "Positions of sink {} are of Kafka cluster {}, the job reads cluster {}: starting by kafka.reset-positions={}",
+          sinkId,
+          recorded.ids().clusterId(),
+          ids.clusterId(),
+          reset);
+      return new StartPositions(sinkId, ids, Map.of(), reset, notes);
+    }
+    if (!reset.isEmpty()) {
+      LOG.info(
+          "kafka.reset-positions={} is ignored: the positions of sink {} apply to this cluster",
+          reset,
+          sinkId);
+    }
+    if (!recorded.knowsCluster()) {
+      LOG.info(
+          "The positions of sink {} (snapshot {}) were written by an older release and do not name their Kafka "
+              + "cluster and topic ids; applied as they are. The first commit records the ids",
+          sinkId,
+          recorded.snapshotId());
+    }
+    List<String> resets = new ArrayList<>();
+    for (String topic :
+        recorded.offsets().keySet().stream().map(SourceKeys::topic).distinct().sorted().toList()) {
+      if (recorded.topicRecreated(topic, ids)) {
+        if (restore && topic.equals(config.topic())) {
+          throw new PositionsRefusedException(
+              "Refusing to restore: topic "
+                  + topic
+                  + " was deleted and created again (topic id "
+                  + recorded.ids().topicId(topic)
+                  + " -> "
+                  + ids.topicId(topic)
+                  + "); the state's offsets are the old topic's. Start without state: the new topic is read "
+                  + "from its start");
+        }
+        LOG.warn(
+            "Topic {} was created again: its id was {} when the table's positions were taken and is {} now. Its "
+                + "old positions do not apply; it is read from its start",
+            topic,
+            recorded.ids().topicId(topic),
+            ids.topicId(topic));
+        resets.add(
+            "topic "
+                + topic
+                + " created again: id "
+                + recorded.ids().topicId(topic)
+                + " -> "
+                + ids.topicId(topic)
+                + ", read from its start");
+      }
+    }
+    if (!resets.isEmpty()) {
+      notes.put(SnapshotSummaryKeys.POSITIONS_RESET, String.join("; ", resets));
+    }
+    Map<String, Long> positions = recorded.applicableTo(ids);
+    if (!restore) {
+      gaps(config, positions, notes);
+    }
+    return new StartPositions(sinkId, ids, positions, "", notes);
+  }
+
+  /**
+   * Positions of the job's topic below the first offset Kafka keeps: {@code fail} refuses, {@code
+   * continue} records them in {@code notes}.
+   */
+  private static void gaps(
+      JobConfig config, Map<String, Long> positions, Map<String, String> notes) {
+    Map<TopicPartition, OffsetSpec> earliest = new HashMap<>();
+    positions.forEach(
+        (key, offset) -> {
+          if (SourceKeys.topic(key).equals(config.topic())) {
+            earliest.put(
+                new TopicPartition(config.topic(), SourceKeys.partition(key)),
+                OffsetSpec.earliest());
+          }
+        });
+    if (earliest.isEmpty()) {
+      return;
+    }
+    Map<TopicPartition, Long> first = new HashMap<>();
+    try (Admin admin = Admin.create(KafkaClients.properties(config))) {
+      admin
+          .listOffsets(earliest)
+          .all()
+          .get(TIMEOUT_S, TimeUnit.SECONDS)
+          .forEach((tp, info) -> first.put(tp, info.offset()));
+    } catch (Exception e) {
+      throw new IllegalStateException(
+          "cannot read the first offsets of topic " + config.topic() + " to check for gaps", e);
+    }
+    List<Gap> gaps = new ArrayList<>();
+    first.forEach(
+        (tp, available) -> {
+          long position = positions.get(SourceKeys.kafka(tp.topic(), tp.partition()));
+          if (position < available) {
+            gaps.add(new Gap(tp.topic(), tp.partition(), position, available));
+          }
+        });
+    if (gaps.isEmpty()) {
+      return;
+    }
+    gaps.sort(java.util.Comparator.comparingInt(Gap::partition));
+    if (config.onGap() == JobConfig.OnGap.FAIL) {
+      throw new PositionsRefusedException(
+          "Refusing to start: records the table never committed were deleted from Kafka (retention or "
+              + "kafka-delete-records): "
+              + String.join("; ", gaps.stream().map(Gap::describe).toList())
+              + ". Ways out: set kafka.on-gap: continue to go on from the first available offsets (each gap is "
+              + "recorded in the snapshot summary and shown by inspect), after replaying the lost records from "
+              + "elsewhere if they exist");
+    }
+    gaps.forEach(
+        g ->
+            LOG.warn(
+                "{}; kafka.on-gap is continue: going on from {}", g.describe(), g.available()));
+    notes.put(SnapshotSummaryKeys.GAPS, String.join(",", gaps.stream().map(Gap::range).toList()));
+    notes.put(
+        SnapshotSummaryKeys.GAP_RECORDS, Long.toString(gaps.stream().mapToLong(Gap::lost).sum()));
+  }
+
+  /** Records {@code missing}..{@code available - 1} of a partition are gone. */
+  record Gap(String topic, int partition, long missing, long available) {
+    long lost() {
+      return available - missing;
+    }
+
+    String range() {
+      return SourceKeys.kafka(topic, partition) + ":" + missing + ".." + (available - 1);
+    }
+
+    String describe() {
+      return "topic "
+          + topic
+          + " partition "
+          + partition
+          + ": first missing offset "
+          + missing
+          + ", first available offset "
+          + available
+          + ", "
+          + lost()
+          + " records gone";
+    }
+  }
+
+  /** Whether the table holds a row of a partition of {@code topic}. */
+  private static boolean hasRowsOf(Table table, String topic) {
+    if (table.currentSnapshot() == null) {
+      return false;
+    }
+    try (CloseableIterable<Record> rows =
+        IcebergGenerics.read(table)
+            .select("source")
+            .where(Expressions.startsWith("source", SourceKeys.kafkaPrefix(topic)))
+            .build()) {
+      for (Record r : rows) {
+        Object source = r.getField("source");
+        if (source != null && source.toString().startsWith(SourceKeys.kafkaPrefix(topic))) {
+          return true;
+        }
+      }
+      return false;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}
