@@ -83,7 +83,8 @@ class LocalLogFileTest {
         .contains(LateShutdownLogging.LATE_LINE);
   }
 
-  private static List<Path> classpath() {
+  /** This JVM's classpath, for a child JVM running {@link Main}. */
+  static List<Path> classpath() {
     return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
         .map(Path::of)
         .toList();
