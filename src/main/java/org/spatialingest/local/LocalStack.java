@@ -229,6 +229,10 @@ public final class LocalStack {
           drainFailure = drain(job, monitor);
           health = monitor.health();
         }
+        if (drainFailure == null) { // drained: the run ended normally
+          LocalFlink.removeRunFolder(flinkConf);
+        }
+
         progress.print();
         DemoResult result =
             new DemoResult(
