@@ -17,6 +17,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
 import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.acl.AccessControlEntry;
 import org.apache.kafka.common.acl.AclBinding;
@@ -53,11 +55,12 @@ import org.spatialingest.local.TelemetryGenerator;
  * certificate for {@code localhost} made here with {@code keytool}, ACLs on ({@code
  * allow.everyone.if.no.acl.found=false}). The job's client configuration is the one operations.md
  * shows (the CA as a PEM truststore). With the ACLs operations.md lists the job commits every
- * record; an untrusted certificate, a wrong host name and a wrong password each stop the start with
- * one line naming the cause. The broker's other listener (PLAINTEXT, super user ANONYMOUS) is the
- * test's own, for setting up topics, users and ACLs.
+ * record (rows, group offsets, dead letters; {@code plan --topic} samples with the same
+ * properties); an untrusted certificate, a wrong host name and a wrong password each stop the start
+ * with one line naming the cause. The broker's other listener (PLAINTEXT, super user ANONYMOUS) is
+ * the test's own, for setting up topics, users and ACLs.
  */
-@Tag("extended") // 80-170 s here on 2 loaded cores (a broker JVM, keytool, a job): CI time
+@Tag("extended") // 48-170 s here on 2 shared cores (a broker JVM, keytool, a job): CI time
 class TlsKafkaTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
@@ -234,6 +237,28 @@ class TlsKafkaTest {
     assertThat(committed)
         .as("the group's offsets (the table's positions) cover every record")
         .isEqualTo(valid + malformed);
+    TopicPartition dlq = new TopicPartition(DEAD_LETTERS, 0);
+    assertThat(admin.listOffsets(Map.of(dlq, OffsetSpec.latest())).all().get().get(dlq).offset())
+        .as("every reject produced to the dead-letter topic over SASL_SSL")
+        .isEqualTo(malformed);
+
+    // plan --topic samples over SASL_SSL with the same kafka.properties
+    Path yaml = warehouse.resolve("job.yaml");
+    Files.writeString(yaml, yaml(config));
+    CliRun plan =
+        CliRun.of(
+            "plan",
+            "--topic",
+            TOPIC,
+            "--bootstrap",
+            config.bootstrapServers(),
+            "--config",
+            yaml.toString(),
+            "--sample-records",
+            "100",
+            "--rate",
+            "10");
+    assertThat(plan.exitCode()).as(plan.err()).isZero();
   }
 
   @Test
@@ -259,11 +284,7 @@ class TlsKafkaTest {
 
   private static void assertStartRefused(JobConfig config, String cause) throws Exception {
     Path yaml = Files.createTempFile(dir, "job", ".yaml");
-    StringBuilder out = new StringBuilder();
-    config
-        .toMap()
-        .forEach((k, v) -> out.append(k).append(": '").append(v.replace("'", "''")).append("'\n"));
-    Files.writeString(yaml, out);
+    Files.writeString(yaml, yaml(config));
     long start = System.nanoTime();
     CliRun run = CliRun.of("run", "--config", yaml.toString());
     Duration took = Duration.ofNanos(System.nanoTime() - start);
@@ -272,6 +293,14 @@ class TlsKafkaTest {
     assertThat(run.err().strip().lines()).as(run.err()).hasSize(1);
     assertThat(run.err()).contains(cause).doesNotContain(PASSWORD).doesNotContain("wrong-pw");
     assertThat(took).as("the start ends within a minute").isLessThan(Duration.ofSeconds(60));
+  }
+
+  private static String yaml(JobConfig config) {
+    StringBuilder out = new StringBuilder();
+    config
+        .toMap()
+        .forEach((k, v) -> out.append(k).append(": '").append(v.replace("'", "''")).append("'\n"));
+    return out.toString();
   }
 
   /** The client configuration operations.md shows for SASL_SSL with SCRAM and a PEM truststore. */
