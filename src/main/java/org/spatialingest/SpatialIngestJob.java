@@ -35,6 +35,7 @@ import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.source.GuardedKafkaSink;
 import org.spatialingest.source.KafkaAccessCheck;
 import org.spatialingest.source.KafkaClients;
 import org.spatialingest.source.KafkaGroupOffsets;
@@ -275,7 +276,7 @@ public final class SpatialIngestJob {
               .setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)
               .build();
       t.rejects()
-          .sinkTo(deadLetters)
+          .sinkTo(GuardedKafkaSink.of(deadLetters)) // access failures bounded as the source's
           .name("dead-letter-sink")
           .uid(DEAD_LETTER_UID)
           .setParallelism(DEAD_LETTER_PARALLELISM);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.config.Secrets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -46,7 +47,12 @@ public final class Main implements Runnable {
     }
     // no logger before this point: log4j reads the log file name when it starts
     Logger log = LoggerFactory.getLogger(Main.class);
-    command.ifPresent(c -> log.info("spatial-ingest {} started: {}", c, String.join(" ", args)));
+    command.ifPresent(
+        c ->
+            log.info(
+                "spatial-ingest {} started: {}",
+                c,
+                String.join(" ", Secrets.displayArguments(List.of(args)))));
     int exitCode = commandLine().execute(args);
     command.ifPresent(c -> log.info("spatial-ingest {} ended with exit code {}", c, exitCode));
     System.exit(exitCode);

@@ -86,6 +86,7 @@ final class RunCommand implements Callable<Integer> {
         out.flush();
       }
     }
+    RunEnvironment.ended(env);
     return Main.EXIT_OK;
   }
 }

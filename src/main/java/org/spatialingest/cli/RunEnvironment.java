@@ -36,4 +36,12 @@ final class RunEnvironment {
     LocalLogFile.current().ifPresent(log -> out.println("Logs:        " + log));
     return StreamExecutionEnvironment.createLocalEnvironment(conf);
   }
+
+  /**
+   * Called when the run ended normally: a local run deletes its run folder (default checkpoints,
+   * Flink's scratch folders; {@link LocalFlink#removeRunFolder}); nothing else.
+   */
+  static void ended(StreamExecutionEnvironment env) {
+    LocalFlink.removeRunFolder(env.getConfiguration());
+  }
 }

@@ -61,6 +61,13 @@ public final class Secrets {
               + String.join("|", SECRET_KEY_PARTS)
               + ")[\\w.\\-]*\\s*[:=]\\s*).+$");
 
+  /**
+   * A {@code key=value} or {@code key:value} command-line argument, optionally after an {@code
+   * --option=} prefix.
+   */
+  private static final Pattern KEY_VALUE_ARGUMENT =
+      Pattern.compile("(?s)^(--?[\\w-]+=)?([^=:\\s]+)([=:])(.*)$");
+
   /** Values of secret keys of every configuration read in this JVM, longest first when scrubbed. */
   private static final Set<String> REMEMBERED = ConcurrentHashMap.newKeySet();
 
@@ -93,6 +100,27 @@ public final class Secrets {
     Map<String, String> out = new TreeMap<>();
     config.forEach((k, v) -> out.put(k, display(k, v)));
     return out;
+  }
+
+  /**
+   * The arguments of a command line as they may be shown (e.g. logged): the value of every {@code
+   * key=value} or {@code key:value} argument whose key is a secret key ({@code --set
+   * kafka.properties.ssl.truststore.password=...}, {@code --flink s3.secret-key=...}, also as
+   * {@code --set=key=value}) shows as {@link #MASK}; URI passwords and quoted JAAS password options
+   * are masked in every argument. Needed because a command line is logged before its configuration
+   * is read and {@link #remember remembered}.
+   */
+  public static List<String> displayArguments(List<String> args) {
+    return args.stream()
+        .map(
+            arg -> {
+              Matcher m = KEY_VALUE_ARGUMENT.matcher(arg);
+              if (m.matches() && isSecretKey(m.group(2)) && !m.group(4).isEmpty()) {
+                return (m.group(1) == null ? "" : m.group(1)) + m.group(2) + m.group(3) + MASK;
+              }
+              return maskInlineCredentials(arg);
+            })
+        .toList();
   }
 
   /**

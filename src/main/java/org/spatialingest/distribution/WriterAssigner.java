@@ -161,6 +161,10 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   private transient List<TablePlacement> tables;
   private transient RowBatch out;
   private transient Counter rowsSent;
+
+  /** the vertex's (task's) records out, the Flink UI's "Records Sent": Flink counts each batch */
+  private transient Counter vertexRowsSent;
+
   private transient StreamRecord<RowBatch> outRecord;
 
   /** batches holding rows (and some emptied since), in the order they were first filled */
@@ -215,6 +219,9 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     out = new RowBatch();
     outRecord = new StreamRecord<>(out);
     rowsSent = getMetricGroup().getIOMetricGroup().getNumRecordsOutCounter();
+    // the task's count is the sum of its network outputs' counters plus its own: this operator's
+    // output always crosses the network (partitionCustom), so the rows added here are rows sent
+    vertexRowsSent = metrics.getTaskIOMetricGroup().getNumRecordsOutCounter();
     pending = new ArrayList<>();
     random = new SplittableRandom(getRuntimeContext().getTaskInfo().getIndexOfThisSubtask());
     ratio = settings.seedRatio();
@@ -380,8 +387,10 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     out.f3 = batch.range;
     out.f4 = batch.rows.getCopyOfBuffer();
     output.collect(outRecord);
-    // the Flink UI's "Records Sent" counts rows, as before batching: the collect counted one
+    // the operator's numRecordsOut and the vertex's "Records Sent" count rows, as before batching:
+    // the collect counted one
     rowsSent.inc(batch.count - 1);
+    vertexRowsSent.inc(batch.count - 1);
     pendingBytes -= batch.rows.length();
     batch.rows.clear();
     batch.count = 0;

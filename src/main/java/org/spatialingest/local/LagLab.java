@@ -155,6 +155,7 @@ public final class LagLab {
             runScenario(kafka, s, inputSeconds, out.resolve("warehouse"), scenarioConf, log));
       }
     }
+    LocalFlink.removeRunFolder(flinkConf); // every scenario's job ended
     return results;
   }
 

@@ -29,6 +29,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.source.KafkaClients;
 import org.spatialingest.table.Catalogs;
 
 /**
@@ -109,9 +110,11 @@ public final class LocalStack {
     }
     Path kafkaDir = Files.createTempDirectory("spatial-ingest-kafka");
     out.println("Starting Kafka (KRaft) ...");
+    String topic = TOPIC_PREFIX + System.currentTimeMillis();
+    // the demo's own clients (generator, catch-up) connect as the job does: kafka.properties too
     try (EmbeddedKafka kafka = EmbeddedKafka.start(kafkaDir);
-        Admin admin = Admin.create(kafka.adminProperties())) {
-      String topic = TOPIC_PREFIX + System.currentTimeMillis();
+        Admin admin =
+            Admin.create(KafkaClients.properties(jobConfig(o, kafka.bootstrapServers(), topic)))) {
       kafka.createTopic(topic, 3);
       JobConfig config = jobConfig(o, kafka.bootstrapServers(), topic);
       Configuration flinkConf =
@@ -130,9 +133,7 @@ public final class LocalStack {
 
       AtomicBoolean stop = new AtomicBoolean();
       AtomicLong produced = new AtomicLong();
-      Thread generator =
-          new Thread(
-              () -> generate(kafka.bootstrapServers(), topic, o, stop, produced, out), "generator");
+      Thread generator = new Thread(() -> generate(config, o, stop, produced, out), "generator");
       generator.setDaemon(true);
       JobClient job = env.executeAsync("spatial-ingest demo");
       generator.start();
@@ -229,6 +230,10 @@ public final class LocalStack {
           drainFailure = drain(job, monitor);
           health = monitor.health();
         }
+        if (drainFailure == null) { // drained: the run ended normally
+          LocalFlink.removeRunFolder(flinkConf);
+        }
+
         progress.print();
         DemoResult result =
             new DemoResult(
@@ -344,17 +349,12 @@ public final class LocalStack {
   }
 
   private static void generate(
-      String bootstrap,
-      String topic,
-      Options o,
-      AtomicBoolean stop,
-      AtomicLong produced,
-      PrintStream out) {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-    p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
-    p.put(ProducerConfig.LINGER_MS_CONFIG, "20");
-    p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(8 << 20));
+      JobConfig config, Options o, AtomicBoolean stop, AtomicLong produced, PrintStream out) {
+    String topic = config.topic();
+    Properties p = KafkaClients.properties(config); // the user's kafka.properties win
+    p.putIfAbsent(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
+    p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "20");
+    p.putIfAbsent(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(8 << 20));
     TelemetryGenerator gen =
         new TelemetryGenerator(
                 System.nanoTime(), o.vehicles(), o.polygonEvery(), o.polygonVertices())

@@ -1,9 +1,13 @@
 package org.spatialingest.source;
 
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
 import java.util.Optional;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.SslAuthenticationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.spatialingest.config.Secrets;
 
@@ -35,6 +39,9 @@ public class KafkaAccessException extends RuntimeException {
    * authorization failed: topic X / group Y}.
    */
   public static String describe(Throwable accessFailure) {
+    if (accessFailure instanceof SslAuthenticationException) {
+      return "Kafka TLS handshake failed: " + tlsCause(accessFailure);
+    }
     if (accessFailure instanceof AuthenticationException) {
       return "Kafka authentication failed (check the credentials in kafka.properties: sasl.mechanism,"
           + " sasl.jaas.config, TLS key store): "
@@ -54,5 +61,32 @@ public class KafkaAccessException extends RuntimeException {
     }
     return "Kafka authorization failed: "
         + Secrets.scrub(String.valueOf(accessFailure.getMessage()));
+  }
+
+  /**
+   * What failed in a TLS handshake, in the user's terms (a certificate no CA of the truststore
+   * signed, a certificate for another host name), followed by the JDK's own words.
+   */
+  private static String tlsCause(Throwable handshake) {
+    Throwable root = handshake;
+    boolean untrusted = false;
+    boolean otherHost = false;
+    for (Throwable t = handshake; t != null && t.getCause() != t; t = t.getCause()) {
+      root = t;
+      untrusted |= t instanceof CertPathBuilderException || t instanceof CertPathValidatorException;
+      String m = String.valueOf(t.getMessage());
+      otherHost |=
+          t instanceof CertificateException
+              && (m.contains("subject alternative") || m.contains("No name matching"));
+    }
+    String what =
+        untrusted
+            ? "the broker's certificate is not trusted: no CA in kafka.properties ssl.truststore.*"
+                + " signed it"
+            : otherHost
+                ? "the broker's certificate is for another host name than the one in"
+                    + " kafka.bootstrap-servers (or the broker's advertised listener)"
+                : "check ssl.truststore.*, ssl.keystore.* and security.protocol in kafka.properties";
+    return what + " (" + Secrets.scrub(String.valueOf(root.getMessage())) + ")";
   }
 }

@@ -20,22 +20,56 @@ import org.spatialingest.local.TelemetryGenerator;
  * prints its own log file and its checkpoint directory (given with {@code --flink}); after the JVM
  * has exited, the log file holds the run's first line, its last line, and a line logged by a
  * shutdown hook after log4j would formerly have stopped (which used to re-initialise log4j and
- * truncate the file).
+ * truncate the file). The run leaves nothing but its log file in its {@code java.io.tmpdir}: its
+ * default checkpoint folder and Flink's scratch folders are deleted, a checkpoint directory given
+ * with {@code --flink} is kept.
  */
 class LocalLogFileTest {
   @Test
+  void aLocalRunLeavesOnlyItsLogFileInTheTempDirectory(@TempDir Path tmp) throws Exception {
+    Path input = input(tmp);
+    Path javaTmp = Files.createDirectories(tmp.resolve("java-tmp"));
+    int exit;
+    String output;
+    try (ChildJvm run =
+        ChildJvm.start(
+            "local run with default checkpoints",
+            classpath(),
+            List.of("-Xmx512m", "-Djava.io.tmpdir=" + javaTmp),
+            Main.class.getName(),
+            List.of(
+                "run",
+                "--set",
+                "source=file:" + input,
+                "--set",
+                "catalog.warehouse=" + tmp.resolve("warehouse"),
+                "--set",
+                "checkpoint.interval=200ms"),
+            Map.of(),
+            tmp.resolve("child-output.txt"))) {
+      exit = run.waitFor(Duration.ofSeconds(120));
+      output = run.output();
+    }
+    assertThat(exit).as(output).isZero();
+    String checkpoints =
+        output.lines().filter(l -> l.startsWith("Checkpoints:")).findFirst().orElseThrow();
+    assertThat(checkpoints)
+        .as("the default checkpoint folder is under the run's temp directory")
+        .contains(javaTmp.toUri().toString())
+        .contains("deleted when the run ends normally");
+    assertThat(output).contains("Summary: 200 records read");
+    try (Stream<Path> left = Files.list(javaTmp)) {
+      assertThat(left.map(p -> p.getFileName().toString()).toList())
+          .as("what the run left in java.io.tmpdir")
+          .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+          .matches("spatial-ingest-run-\\d{8}-\\d{6}-\\d+\\.log");
+    }
+  }
+
+  @Test
   @Tag("extended") // ~13 s (a child JVM); CI time
   void localRunLogsToItsOwnFileWhichIsWholeAfterTheJvmExits(@TempDir Path tmp) throws Exception {
-    Path input = tmp.resolve("in.jsonl");
-    TelemetryGenerator generator = new TelemetryGenerator(7, 5, 0, 0);
-    List<String> lines = new ArrayList<>();
-    for (int i = 0; i < 200; i++) {
-      lines.add(
-          new String(
-              generator.next(1_796_000_000_000L + i).json(),
-              java.nio.charset.StandardCharsets.UTF_8));
-    }
-    Files.write(input, lines);
+    Path input = input(tmp);
     Path checkpoints = tmp.resolve("checkpoints");
     String checkpointsUri = checkpoints.toUri().toString();
     Path javaTmp = Files.createDirectories(tmp.resolve("java-tmp"));
@@ -81,9 +115,30 @@ class LocalLogFileTest {
         .contains("spatial-ingest run started: run --set source=file:")
         .contains("spatial-ingest run ended with exit code 0")
         .contains(LateShutdownLogging.LATE_LINE);
+    try (Stream<Path> left = Files.list(javaTmp)) {
+      assertThat(left.toList())
+          .as("only the log file is left in java.io.tmpdir")
+          .containsExactly(log);
+    }
   }
 
-  private static List<Path> classpath() {
+  /** 200 records, one a line. */
+  private static Path input(Path dir) throws Exception {
+    Path input = dir.resolve("in.jsonl");
+    TelemetryGenerator generator = new TelemetryGenerator(7, 5, 0, 0);
+    List<String> lines = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      lines.add(
+          new String(
+              generator.next(1_796_000_000_000L + i).json(),
+              java.nio.charset.StandardCharsets.UTF_8));
+    }
+    Files.write(input, lines);
+    return input;
+  }
+
+  /** This JVM's classpath, for a child JVM running {@link Main}. */
+  static List<Path> classpath() {
     return Stream.of(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
         .map(Path::of)
         .toList();

@@ -12,8 +12,11 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -28,6 +31,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.KafkaBroker;
 import org.spatialingest.config.ConfigLoader;
+import org.spatialingest.it.ChildJvm;
 import org.spatialingest.local.TelemetryGenerator;
 
 /**
@@ -37,6 +41,10 @@ import org.spatialingest.local.TelemetryGenerator;
  * output, configuration errors that quote a bad line, a library's failure that quotes a catalog
  * URI, and the Flink REST API of the MiniCluster job (name, plan, global job parameters, job and
  * cluster configuration, exceptions). None of the marks may show anywhere.
+ *
+ * <p>A local {@code run} in its own JVM (as {@code java -jar} starts it) with secrets on its
+ * command line and a library line quoting one: neither its output nor any log file it writes under
+ * its {@code java.io.tmpdir} holds them.
  */
 class SecretsOnScreenTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
@@ -58,9 +66,68 @@ class SecretsOnScreenTest {
           "MARK-set-10",
           "MARK-jdbc-11");
 
+  /** Secrets given on a local run's command line; the test fails if any shows anywhere. */
+  private static final List<String> COMMAND_LINE_MARKS =
+      List.of("MARK-cmdline-12", "MARK-cmdline-13", "MARK-cmdline-14");
+
   @Test
-  void noMarkedSecretShowsOnAnyPath(@TempDir Path dir, @InjectMiniCluster MiniCluster flink)
-      throws Exception {
+  void aLocalRunsLogFilesHoldNoSecret(@TempDir Path dir) throws Exception {
+    Path records = records(dir);
+    Path javaTmp = Files.createDirectories(dir.resolve("java-tmp"));
+    String output;
+    int exit;
+    try (ChildJvm run =
+        ChildJvm.start(
+            "local run with secrets on its command line",
+            LocalLogFileTest.classpath(),
+            List.of(
+                "-Xmx512m",
+                "-Djava.io.tmpdir=" + javaTmp,
+                // a library that quotes a value it was given, after the configuration was read
+                "-D" + LateShutdownLogging.EXTRA_PROPERTY + "=: quoted MARK-cmdline-12"),
+            LateShutdownLogging.class.getName(),
+            List.of(
+                "run",
+                "--set",
+                "source=file:" + records,
+                "--set",
+                "catalog.warehouse=" + dir.resolve("warehouse"),
+                "--set",
+                "checkpoint.interval=200ms",
+                "--set",
+                "kafka.properties.ssl.truststore.password=MARK-cmdline-12",
+                "--set",
+                "catalog.properties.s3.secret-access-key=MARK-cmdline-13",
+                "--set=kafka.properties.ssl.key.password=MARK-cmdline-14"),
+            Map.of(),
+            dir.resolve("child-output.txt"))) {
+      exit = run.waitFor(Duration.ofSeconds(120));
+      output = run.output();
+    }
+    assertThat(exit).as(output).isZero();
+    List<Path> logs;
+    try (Stream<Path> files = Files.walk(javaTmp)) {
+      logs = files.filter(f -> f.getFileName().toString().endsWith(".log")).toList();
+    }
+    assertThat(logs).as("the run's log file").isNotEmpty();
+    StringBuilder logged = new StringBuilder();
+    for (Path log : logs) {
+      logged.append(new String(Files.readAllBytes(log), StandardCharsets.UTF_8));
+    }
+    assertThat(logged.toString())
+        .contains("spatial-ingest run started: run --set source=file:")
+        .contains("--set kafka.properties.ssl.truststore.password=******")
+        .contains("--set catalog.properties.s3.secret-access-key=******")
+        .contains("--set=kafka.properties.ssl.key.password=******")
+        .contains(LateShutdownLogging.LATE_LINE + ": quoted ******");
+    for (String mark : COMMAND_LINE_MARKS) {
+      assertThat(output).as("no %s in the output", mark).doesNotContain(mark);
+      assertThat(logged.toString()).as("no %s in a log file", mark).doesNotContain(mark);
+    }
+  }
+
+  /** 200 valid records and one malformed. */
+  private static Path records(Path dir) throws Exception {
     Path records = dir.resolve("records.jsonl");
     TelemetryGenerator generator = new TelemetryGenerator(3, 5, 10, 20);
     StringBuilder lines = new StringBuilder();
@@ -71,6 +138,13 @@ class SecretsOnScreenTest {
     }
     lines.append("{not json\n");
     Files.writeString(records, lines);
+    return records;
+  }
+
+  @Test
+  void noMarkedSecretShowsOnAnyPath(@TempDir Path dir, @InjectMiniCluster MiniCluster flink)
+      throws Exception {
+    Path records = records(dir);
     Path config = dir.resolve("job.yaml");
     Files.writeString(
         config,

@@ -16,7 +16,9 @@ import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,17 +31,44 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LocalFlinkTest {
   @Test
-  void defaultsToFilesystemCheckpointsInANewTempDirectory() throws Exception {
+  void defaultsToFilesystemCheckpointsInANewRunFolderThatIsRemovedAtTheEnd() throws Exception {
     Configuration conf = LocalFlink.configuration("test", new Configuration(), Map.of());
     assertThat(conf.get(CheckpointingOptions.CHECKPOINT_STORAGE)).isEqualTo("filesystem");
+    Path runFolder = LocalFlink.runFolder(conf).orElseThrow();
+    assertThat(runFolder)
+        .isDirectory()
+        .startsWith(Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath());
+    assertThat(runFolder.getFileName().toString()).startsWith("spatial-ingest-test-");
     Path dir = Path.of(java.net.URI.create(conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY)));
-    assertThat(dir).isDirectory().startsWith(Path.of(System.getProperty("java.io.tmpdir")));
-    assertThat(dir.getFileName().toString()).startsWith("spatial-ingest-test-checkpoints-");
+    assertThat(dir).isDirectory().isEqualTo(runFolder.resolve("checkpoints"));
     assertThat(conf.get(CheckpointingOptions.SAVEPOINT_DIRECTORY))
         .isEqualTo(
             conf.get(CheckpointingOptions.CHECKPOINTS_DIRECTORY).replaceAll("/+$", "")
                 + "/savepoints");
-    Files.delete(dir);
+    // Flink's scratch folders (working directory, blobs, the RPC jar; web uploads) in the run
+    // folder
+    assertThat(Path.of(conf.get(CoreOptions.TMP_DIRS))).startsWith(runFolder);
+    assertThat(Path.of(conf.get(WebOptions.TMP_DIR))).startsWith(runFolder);
+    assertThat(LocalFlink.describeCheckpoints(conf))
+        .endsWith("; deleted when the run ends normally)");
+    Files.writeString(dir.resolve("a-checkpoint-file"), "state");
+    LocalFlink.removeRunFolder(conf);
+    assertThat(runFolder).doesNotExist();
+  }
+
+  @Test
+  void aCheckpointDirectoryTheUserGaveIsNotRemoved(@TempDir Path checkpoints) throws Exception {
+    Configuration conf =
+        LocalFlink.configuration(
+            "test",
+            new Configuration(),
+            Map.of("execution.checkpointing.dir", checkpoints.toUri().toString()));
+    Files.writeString(checkpoints.resolve("a-checkpoint-file"), "state");
+    assertThat(LocalFlink.describeCheckpoints(conf)).doesNotContain("deleted");
+    Path runFolder = LocalFlink.runFolder(conf).orElseThrow();
+    LocalFlink.removeRunFolder(conf);
+    assertThat(runFolder).doesNotExist();
+    assertThat(checkpoints.resolve("a-checkpoint-file")).hasContent("state");
   }
 
   @Test
@@ -71,6 +100,7 @@ class LocalFlinkTest {
       }
     } finally {
       cancel(job);
+      LocalFlink.removeRunFolder(conf);
     }
   }
 
@@ -99,6 +129,7 @@ class LocalFlinkTest {
           .containsPattern("\\[t\\] !! the job restarted \\(\\d+ restarts? so far\\): ");
     } finally {
       cancel(job);
+      LocalFlink.removeRunFolder(conf);
     }
   }
 

@@ -321,6 +321,74 @@ class SecuredKafkaTest {
                     .doesNotContain("rotating-pw-1"));
   }
 
+  @Test
+  void deadLetterAccessLostWhileRunningEndsTheJobAfterBoundedRestarts(@TempDir Path warehouse)
+      throws Exception {
+    String topic = "dlq-lost-in";
+    String deadLetters = "dlq-lost";
+    String group = "dlq-lost-group";
+    admin
+        .createTopics(
+            List.of(new NewTopic(topic, 1, (short) 1), new NewTopic(deadLetters, 1, (short) 1)))
+        .all()
+        .get();
+    createUser("dlq-losing", "dlq-losing-pw");
+    grant("dlq-losing", ResourceType.TOPIC, topic, AclOperation.READ, AclOperation.DESCRIBE);
+    grant("dlq-losing", ResourceType.GROUP, group, AclOperation.READ);
+    grant("dlq-losing", ResourceType.TOPIC, deadLetters, AclOperation.WRITE);
+    produce(topic, List.of(new TelemetryGenerator(3, 2, 5, 8).next(0).json()));
+    JobConfig config =
+        config(warehouse, "dlq-losing", "dlq-losing-pw")
+            .with(
+                Map.of(
+                    "kafka.topic", topic,
+                    "kafka.group-id", group,
+                    "rejects.dead-letter-topic", deadLetters));
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, Integer.MAX_VALUE);
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(500));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    env.setParallelism(1);
+    SpatialIngestJob.build(env, config, false);
+    JobClient job = env.executeAsync("dlq-lost");
+    awaitRunning(job);
+
+    // the dead-letter topic's WRITE is taken away, then rejects arrive
+    admin
+        .deleteAcls(
+            List.of(
+                new AclBinding(
+                        new ResourcePattern(ResourceType.TOPIC, deadLetters, PatternType.LITERAL),
+                        new AccessControlEntry(
+                            "User:dlq-losing", "*", AclOperation.WRITE, AclPermissionType.ALLOW))
+                    .toFilter()))
+        .all()
+        .get();
+    Thread.sleep(500); // ACLs reach the broker's authorizer through the metadata log
+    produce(topic, List.of("{not json".getBytes(StandardCharsets.UTF_8)));
+
+    Throwable failure = null;
+    try {
+      job.getJobExecutionResult().get(180, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      failure = e;
+    } finally {
+      if (!job.getJobStatus().get().isTerminalState()) {
+        job.cancel().get(60, TimeUnit.SECONDS);
+      }
+    }
+    assertThat(failure).as("the job failed instead of restarting for ever").isNotNull();
+    assertThat(ExceptionUtils.findThrowable(failure, KafkaAccessLostException.class))
+        .as("ended by the access guard: %s", ExceptionUtils.stringifyException(failure))
+        .hasValueSatisfying(
+            e ->
+                assertThat(e.getMessage())
+                    .contains("authorization failed")
+                    .contains(deadLetters)
+                    .contains(KafkaAccessGuard.ATTEMPTS + " times in a row"));
+  }
+
   private static void assertStartRefused(JobConfig config, String cause, String resource) {
     long start = System.nanoTime();
     assertThatThrownBy(
