@@ -291,17 +291,7 @@ public final class StartCheck {
     }
 
     String describe() {
-      return "topic "
-          + topic
-          + " partition "
-          + partition
-          + ": first missing offset "
-          + missing
-          + ", first available offset "
-          + available
-          + ", "
-          + lost()
-          + " records gone";
+      return KafkaGapGuard.describe(topic, partition, missing, available);
     }
   }
 
