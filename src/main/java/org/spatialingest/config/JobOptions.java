@@ -489,8 +489,8 @@ public final class JobOptions {
           "2s",
           POSITIVE_DURATION,
           c -> Duration.ofMillis(c.transform().budget().millis()),
-          "duration > 0: a geometry step starts only while the record has used less (a backstop: a started step runs to "
-              + "its end)");
+          "duration > 0: a geometry step starts only while the record has used less CPU time (the task thread's, so a "
+              + "busy machine does not change the verdict; a backstop: a started step runs to its end)");
   public static final JobOption<String> REJECTS_DEAD_LETTER_TOPIC =
       option(
           "rejects.dead-letter-topic",

@@ -66,7 +66,7 @@ final class GeometryChain {
           false); // points, and everything when validation and simplification are off: nothing
       // expensive to budget
     }
-    long start = System.nanoTime();
+    long start = GeometryBudget.cpuNanos();
     budget.checkSize(g, GeometryCost.linework(g, topology));
     if (validate) {
       budget.checkTime(start, "validation");

@@ -118,6 +118,21 @@ public final class StartCheck {
       return new StartPositions(sinkId, ids, Map.of(), reset, notes);
     }
     SinkPositions recorded = found.get();
+    boolean namesTopic =
+        recorded.offsets().keySet().stream()
+            .anyMatch(key -> SourceKeys.topic(key).equals(config.topic()));
+    if (recorded.otherCluster(ids) && !namesTopic) {
+      // nothing recorded for the topic this job reads (the demo's new topic on a new broker):
+      // the other cluster's positions are not applied, and there is nothing to refuse
+      LOG.info(
+          "The positions of sink {} are of Kafka cluster {} and do not name topic {}; this job reads it on "
+              + "cluster {} from where kafka.starting-offsets says",
+          sinkId,
+          recorded.ids().clusterId(),
+          config.topic(),
+          ids.clusterId());
+      return new StartPositions(sinkId, ids, Map.of(), "", notes);
+    }
     if (recorded.otherCluster(ids)) {
       if (reset.isEmpty()) {
         throw new PositionsRefusedException(

@@ -156,7 +156,7 @@ class GeometryBudgetTest {
             0);
     assertThat(tooComplex(chain(none), Shapes.star(5, 45, 100, 1)).getMessage())
         .matches(
-            "geometry steps used \\d+ ms before validation; the time budget is 0 ms per record \\(transform.budget-time\\)");
+            "geometry steps used \\d+ ms of CPU before validation; the time budget is 0 ms per record \\(transform.budget-time\\)");
     assertThat(
             tooComplex(
                     chain(
