@@ -61,6 +61,7 @@ public final class BoundedIcebergSink<T>
   private final List<SinkTable> tables;
   private final TableRouter<T> router;
   private final ClosePolicy policy;
+  private final long rowGroupBytes;
   private final String uidPrefix;
   private final SinkScope scope;
   private final Duration checkpointInterval;
@@ -71,6 +72,7 @@ public final class BoundedIcebergSink<T>
     this.tables = List.copyOf(b.tables);
     this.router = b.router;
     this.policy = new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions);
+    this.rowGroupBytes = Math.max(1, b.bounds.targetFileBytes() / b.rowGroupsPerFile);
     this.uidPrefix = b.uidPrefix;
     this.scope = new SinkScope(b.uidPrefix, b.sinkId, b.claimsUnscopedFiles);
     this.checkpointInterval = b.bounds.checkpointInterval();
@@ -94,7 +96,8 @@ public final class BoundedIcebergSink<T>
   @Override
   public StatefulSinkWriter<T, WriterState> restoreWriter(
       WriterInitContext context, Collection<WriterState> recoveredState) throws IOException {
-    return new BufferingWriter<>(tables, router, policy, scope, context, recoveredState);
+    return new BufferingWriter<>(
+        tables, router, policy, rowGroupBytes, scope, context, recoveredState);
   }
 
   @Override
@@ -144,6 +147,8 @@ public final class BoundedIcebergSink<T>
     private SizingBounds bounds;
     private int maxOpenPartitions =
         Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
+    private int rowGroupsPerFile =
+        Integer.parseInt(JobOptions.SINK_ROW_GROUPS_PER_FILE.defaultValue());
     private String uidPrefix = "spatial-sink";
     private String sinkId;
     private boolean claimsUnscopedFiles;
@@ -167,6 +172,19 @@ public final class BoundedIcebergSink<T>
     public Builder<T> closePolicy(ClosePolicyKind closePolicy, SizingBounds bounds) {
       this.closePolicy = closePolicy;
       this.bounds = bounds;
+      return this;
+    }
+
+    /**
+     * Parquet row groups per data file: row groups of T / n bytes, each with its own statistics, so
+     * a filter skips most of a sorted file; a table's {@code write.parquet.row-group-size-bytes}
+     * wins. Default: {@code sink.row-groups-per-file}'s.
+     */
+    public Builder<T> rowGroupsPerFile(int rowGroupsPerFile) {
+      if (rowGroupsPerFile <= 0) {
+        throw new IllegalArgumentException("rowGroupsPerFile must be > 0");
+      }
+      this.rowGroupsPerFile = rowGroupsPerFile;
       return this;
     }
 

@@ -32,8 +32,6 @@ import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.table.Catalogs;
-import org.spatialingest.table.TableBootstrap;
 
 /**
  * Hilbert-sorted files give tight row-group bbox statistics: a small bbox query reads few row
@@ -70,17 +68,18 @@ class SpatialPruningTest {
     }
     TestKit.produceValues(kafka.bootstrapServers(), topic, values);
     JobConfig config =
-        TestKit.config(kafka.bootstrapServers(), topic, dir, Map.of("sink.max-latency", "1h"));
-    Table created =
-        TableBootstrap.ensureTable(
-            Catalogs.catalogLoader(config).loadCatalog(),
-            Catalogs.tableIdentifier(config),
-            org.spatialingest.table.TelemetryTable.LAYOUT,
-            config.partitioning());
-    created
-        .updateProperties()
-        .set("write.parquet.row-group-size-bytes", "32768")
-        .commit(); // many small row groups
+        TestKit.config(
+            kafka.bootstrapServers(),
+            topic,
+            dir,
+            // many small row groups (T / n = 32 KiB), through the job's own key
+            Map.of(
+                "sink.max-latency",
+                "1h",
+                "sink.target-file-size",
+                "4MiB",
+                "sink.row-groups-per-file",
+                "128"));
 
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);

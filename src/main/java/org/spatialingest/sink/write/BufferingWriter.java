@@ -71,6 +71,7 @@ public final class BufferingWriter<T>
       List<SinkTable> sinkTables,
       TableRouter<T> router,
       ClosePolicy policy,
+      long rowGroupBytes,
       SinkScope scope,
       WriterInitContext context,
       Collection<WriterState> restored)
@@ -84,7 +85,15 @@ public final class BufferingWriter<T>
       SinkTable t = sinkTables.get(i);
       tables.add(
           new TableWriter(
-              i, t.loader().clone(), t.layout(), scope, token, subtask, attempt, received));
+              i,
+              t.loader().clone(),
+              t.layout(),
+              rowGroupBytes,
+              scope,
+              token,
+              subtask,
+              attempt,
+              received));
     }
     this.metrics = new WriterMetrics(context.metricGroup(), tables);
     this.rowsReceived = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();

@@ -14,6 +14,7 @@ import org.apache.iceberg.Schema;
 import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
@@ -39,8 +40,13 @@ final class SortedFileWriter {
   private final MetricsConfig metricsConfig;
   private final Schema writeSchema;
   private final OutputFileFactory files;
+  private final long rowGroupBytes;
 
-  SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files) {
+  /**
+   * @param rowGroupBytes the Parquet row group size our files get unless the table sets {@code
+   *     write.parquet.row-group-size-bytes}; 0: Parquet's (Iceberg's) default
+   */
+  SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files, long rowGroupBytes) {
     this.table = table;
     this.layout = layout;
     this.spec = table.spec();
@@ -48,6 +54,11 @@ final class SortedFileWriter {
     this.metricsConfig = MetricsConfig.forTable(table);
     this.writeSchema = layout.writeSchema(table.schema());
     this.files = files;
+    this.rowGroupBytes = rowGroupBytes;
+  }
+
+  SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files) {
+    this(table, layout, files, 0);
   }
 
   /**
@@ -63,7 +74,21 @@ final class SortedFileWriter {
 
   /** The table's properties over {@link #WRITER_DEFAULTS}. */
   static Map<String, String> writerProperties(Map<String, String> tableProperties) {
+    return writerProperties(tableProperties, 0);
+  }
+
+  /**
+   * The table's properties over {@link #WRITER_DEFAULTS} and row groups of {@code rowGroupBytes}
+   * (0: not set). Several row groups per file give a filter several sets of statistics to skip by:
+   * the rows are sorted by Hilbert key, so each row group covers a compact area
+   * (benchmarks.md, "Row groups per file").
+   */
+  static Map<String, String> writerProperties(
+      Map<String, String> tableProperties, long rowGroupBytes) {
     Map<String, String> p = new HashMap<>(WRITER_DEFAULTS);
+    if (rowGroupBytes > 0) {
+      p.put(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, Long.toString(rowGroupBytes));
+    }
     p.putAll(tableProperties);
     return p;
   }
@@ -96,7 +121,7 @@ final class SortedFileWriter {
     DataWriter<RowData> writer =
         FormatModelRegistry.<RowData, Object>dataWriteBuilder(
                 FileFormat.PARQUET, RowData.class, out)
-            .setAll(writerProperties(table.properties()))
+            .setAll(writerProperties(table.properties(), rowGroupBytes))
             .meta(footer)
             .schema(columns == null ? writeSchema : columns.schema())
             .engineSchema(columns == null ? layout.rowType() : columns.rowType())

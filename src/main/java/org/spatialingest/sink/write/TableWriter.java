@@ -58,6 +58,7 @@ final class TableWriter implements AutoCloseable {
       int index,
       TableLoader loader,
       TableLayout layout,
+      long rowGroupBytes,
       SinkScope scope,
       String token,
       int subtask,
@@ -81,7 +82,7 @@ final class TableWriter implements AutoCloseable {
             .format(FileFormat.PARQUET)
             .operationId(SinkFileNames.operationId(scope, token))
             .build();
-    this.fileWriter = new SortedFileWriter(table, layout, files);
+    this.fileWriter = new SortedFileWriter(table, layout, files, rowGroupBytes);
     seedEncodedRatio(table.currentSnapshot());
   }
 

@@ -153,6 +153,15 @@ class GeoParquetFilesTest {
         .containsEntry("parquet.enable.dictionary", "false");
     assertThat(SortedFileWriter.writerProperties(Map.of("parquet.enable.dictionary", "true")))
         .containsEntry("parquet.enable.dictionary", "true");
+    // row groups of T / sink.row-groups-per-file, unless the table sets its own
+    assertThat(SortedFileWriter.writerProperties(Map.of(), 16_000_000))
+        .containsEntry("write.parquet.row-group-size-bytes", "16000000");
+    assertThat(
+            SortedFileWriter.writerProperties(
+                Map.of("write.parquet.row-group-size-bytes", "1000"), 16_000_000))
+        .containsEntry("write.parquet.row-group-size-bytes", "1000");
+    assertThat(SortedFileWriter.writerProperties(Map.of(), 0))
+        .doesNotContainKey("write.parquet.row-group-size-bytes");
   }
 
   @Test
