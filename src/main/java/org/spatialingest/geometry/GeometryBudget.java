@@ -149,9 +149,8 @@ record GeometryBudget(
 
   /**
    * The calling thread's CPU time, ns (wall time where the JVM cannot tell): what the time budget
-   * counts, so a record's verdict does not depend on how busy the machine is (on wall time, a
-   * valid 400-hole polygon whose repair takes ~0.2 s was refused while three test JVMs shared two
-   * cores).
+   * counts, so a record's verdict does not depend on how busy the machine is (on wall time, a valid
+   * 400-hole polygon whose repair takes ~0.2 s was refused while three test JVMs shared two cores).
    */
   static long cpuNanos() {
     return THREADS.isCurrentThreadCpuTimeSupported()

@@ -80,8 +80,8 @@ final class SortedFileWriter {
   /**
    * The table's properties over {@link #WRITER_DEFAULTS} and row groups of {@code rowGroupBytes}
    * (0: not set). Several row groups per file give a filter several sets of statistics to skip by:
-   * the rows are sorted by Hilbert key, so each row group covers a compact area
-   * (benchmarks.md, "Row groups per file").
+   * the rows are sorted by Hilbert key, so each row group covers a compact area (benchmarks.md,
+   * "Row groups per file").
    */
   static Map<String, String> writerProperties(
       Map<String, String> tableProperties, long rowGroupBytes) {
