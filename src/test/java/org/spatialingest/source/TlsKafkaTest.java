@@ -37,6 +37,7 @@ import org.apache.kafka.common.resource.ResourceType;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,6 +60,7 @@ import org.spatialingest.local.TelemetryGenerator;
  * with one line naming the cause. The broker's other listener (PLAINTEXT, super user ANONYMOUS) is
  * the test's own, for setting up topics, users and ACLs.
  */
+@Tag("extended") // a broker JVM, keytool and a job: ~40-50 s of two cores; CI time (tests.md)
 class TlsKafkaTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
