@@ -139,6 +139,18 @@ public final class TestKit {
     return ids;
   }
 
+  /**
+   * The telemetry table of {@code config}, created empty if it does not exist (as a job's start
+   * does).
+   */
+  public static Table newTable(JobConfig config) {
+    return org.spatialingest.table.TableBootstrap.ensureTable(
+        Catalogs.catalogLoader(config).loadCatalog(),
+        Catalogs.tableIdentifier(config),
+        org.spatialingest.table.TelemetryTable.LAYOUT,
+        config.partitioning());
+  }
+
   public static Table table(JobConfig config) {
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
     return catalog.loadTable(Catalogs.tableIdentifier(config));

@@ -48,12 +48,6 @@ public record CommittedRecords(
    */
   private static final int MAX_FILTER_TERMS = 256;
 
-  /**
-   * Rejects rejected this long before the telemetry snapshot are still looked at (a checkpoint and
-   * a commit).
-   */
-  private static final long REJECTS_SLACK_MS = 10 * 60_000L;
-
   private static final String FILE_KEY_PREFIX = SourceKeys.file("");
 
   public static CommittedRecords none() {
@@ -144,7 +138,7 @@ public record CommittedRecords(
       long horizon =
           snapshot == null
               ? Long.MIN_VALUE
-              : (snapshot.timestampMillis() - REJECTS_SLACK_MS) * 1000;
+              : SinkHistory.horizon(snapshot.timestampMillis()) * 1000;
       scanRejects(
           IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId),
           positions,

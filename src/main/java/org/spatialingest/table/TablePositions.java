@@ -74,7 +74,7 @@ public final class TablePositions {
 
   /** The Kafka positions of {@code snapshot} or its newest ancestor that has any; empty if none. */
   public static Map<String, Long> readAsOf(Table table, Snapshot snapshot) {
-    for (Snapshot s : Ancestors.of(table, snapshot)) {
+    for (Snapshot s : SinkHistory.from(table, snapshot)) {
       SinkPositions p = fromSummary(s.summary(), s.snapshotId());
       if (p != null) {
         return p.offsets();
@@ -96,14 +96,14 @@ public final class TablePositions {
    * not newer than {@code asOf}. Empty when neither has any.
    */
   public static Optional<SinkPositions> readSink(Table table, String sinkId, Snapshot asOf) {
-    Ancestors walk = Ancestors.of(table, asOf);
+    SinkHistory.Window walk = SinkHistory.from(table, asOf);
     for (Snapshot s : walk) {
       SinkPositions p = fromSummary(s.summary(), s.snapshotId());
       if (p != null && p.ofSink(sinkId)) {
         return Optional.of(p);
       }
     }
-    if (walk.endedInExpired()) {
+    if (walk.cutByExpiry()) {
       Snapshot tagged = taggedSnapshot(table, sinkId);
       if (tagged != null && tagged.sequenceNumber() <= asOf.sequenceNumber()) {
         SinkPositions p = fromSummary(tagged.summary(), tagged.snapshotId());
@@ -133,7 +133,7 @@ public final class TablePositions {
     if (target == null || current == null) {
       return target == null && current == null;
     }
-    Ancestors walk = Ancestors.of(table, current);
+    SinkHistory.Window walk = SinkHistory.from(table, current);
     for (Snapshot s : walk) {
       if (s.snapshotId() == snapshotId) {
         return true;
@@ -142,7 +142,7 @@ public final class TablePositions {
         return false;
       }
     }
-    return walk.endedInExpired();
+    return walk.cutByExpiry();
   }
 
   /** Attempts of {@link #commitWithTag} when another writer commits at the same time. */

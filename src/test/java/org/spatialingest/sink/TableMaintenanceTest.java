@@ -274,12 +274,7 @@ class TableMaintenanceTest {
 
   /** An empty telemetry table in a Hadoop catalog under {@code dir}. */
   private static Table newTable(Path dir) {
-    JobConfig config = TestKit.config("localhost:1", "unused", dir, Map.of());
-    return org.spatialingest.table.TableBootstrap.ensureTable(
-        org.spatialingest.table.Catalogs.catalogLoader(config).loadCatalog(),
-        org.spatialingest.table.Catalogs.tableIdentifier(config),
-        org.spatialingest.table.TelemetryTable.LAYOUT,
-        config.partitioning());
+    return TestKit.newTable(TestKit.config("localhost:1", "unused", dir, Map.of()));
   }
 
   private static long firstSnapshotId(Table table) {

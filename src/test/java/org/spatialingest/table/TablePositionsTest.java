@@ -198,10 +198,6 @@ class TablePositionsTest {
   }
 
   private static Table newTable(JobConfig config) {
-    return TableBootstrap.ensureTable(
-        Catalogs.catalogLoader(config).loadCatalog(),
-        Catalogs.tableIdentifier(config),
-        TelemetryTable.LAYOUT,
-        config.partitioning());
+    return TestKit.newTable(config);
   }
 }

@@ -26,7 +26,6 @@ import org.apache.flink.streaming.api.operators.BoundedOneInput;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.api.operators.util.SimpleVersionedListState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.sink.core.ClosedFiles;
@@ -38,7 +37,7 @@ import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.SinkLease;
 import org.spatialingest.sink.recovery.StagingReferences;
-import org.spatialingest.table.SnapshotSummaryKeys;
+import org.spatialingest.table.SinkHistory;
 import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TablePositions;
 
@@ -87,11 +86,6 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
    * restore.
    */
   static final int PENDING_BATCHES = 8;
-
-  /**
-   * How far before the restored state's time orphan candidates are looked for; covers clock skew.
-   */
-  private static final long ORPHAN_SLACK_MS = 10 * 60_000L;
 
   private final List<SinkTable> tables;
   private final SinkScope scope;
@@ -196,7 +190,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
         loader.open();
         Table table = loader.loadTable();
         received.putAll(start == null ? TablePositions.read(table) : start.positions());
-        orphanHorizon = lastSinkCommitMillis(table) - ORPHAN_SLACK_MS;
+        orphanHorizon = SinkHistory.horizon(SinkHistory.lastSinkCommitMillis(table));
       }
       LOG.info(
           "New sink lineage {}; positions continue from the table's {} sources",
@@ -209,7 +203,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       restoredStateTime = restored.stateTimeMillis();
       stagingHorizons = restored.stagingHorizons();
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
-      orphanHorizon = restoredStateTime - ORPHAN_SLACK_MS;
+      orphanHorizon = SinkHistory.horizon(restoredStateTime);
       List<TableLoader> loaders = new ArrayList<>();
       try {
         List<Table> loaded = new ArrayList<>();
@@ -371,17 +365,6 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     }
     stagingHorizons = horizons;
     cleanupPending = false;
-  }
-
-  /** When this sink (any lineage) last committed to the table, or 0. */
-  private static long lastSinkCommitMillis(Table table) {
-    long last = 0;
-    for (Snapshot s : table.snapshots()) {
-      if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
-        last = Math.max(last, s.timestampMillis());
-      }
-    }
-    return last;
   }
 
   @Override

@@ -16,7 +16,6 @@ import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.CloseReason;
@@ -25,6 +24,7 @@ import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.PositionsRefusedException;
+import org.spatialingest.table.SinkHistory;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TablePositions;
@@ -43,12 +43,6 @@ import org.spatialingest.table.TablePositions;
 @Internal
 public final class IcebergBatchCommitter implements Committer<FileBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(IcebergBatchCommitter.class);
-
-  /**
-   * How far before a batch's creation to look for its commit; covers clock skew between task
-   * managers.
-   */
-  private static final long LOOKBACK_SLACK_MS = 10 * 60_000L;
 
   private final List<TableLoader> loaders = new ArrayList<>();
   private final List<Table> tables = new ArrayList<>();
@@ -250,24 +244,14 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
 
   @VisibleForTesting
   public static boolean alreadyCommitted(Table table, String batchId, long createdAtMillis) {
-    Snapshot current = table.currentSnapshot();
-    if (current == null) {
-      return false;
-    }
-    long horizon = createdAtMillis - LOOKBACK_SLACK_MS;
-    Snapshot oldest = null;
-    for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
+    SinkHistory.Window window = SinkHistory.since(table, createdAtMillis);
+    for (Snapshot s : window) {
       if (batchId.equals(s.summary().get(SnapshotSummaryKeys.BATCH_ID))) {
         return true;
       }
-      if (s.timestampMillis() < horizon) {
-        return false;
-      }
-      oldest = s;
     }
-    if (oldest.parentId() != null && oldest.timestampMillis() > createdAtMillis) {
-      // the history ends in an expired snapshot newer than the batch: its commit may have been
-      // expired with it
+    if (window.mayHaveExpired(createdAtMillis)) {
+      // its commit may have been expired with the snapshots before the oldest one left
       throw new IllegalStateException(
           "cannot tell whether batch "
               + batchId
@@ -276,7 +260,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
               + " ms) is already in "
               + table.name()
               + ": its snapshots before "
-              + oldest.timestampMillis()
+              + window.oldest().timestampMillis()
               + " ms are "
               + "expired. Restore from a newer state, or keep snapshots longer (maintenance.expire-snapshots.max-age "
               + "above the age of the oldest state the job may be restored from)");

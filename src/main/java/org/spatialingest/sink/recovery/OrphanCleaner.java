@@ -16,11 +16,11 @@ import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
+import org.spatialingest.table.SinkHistory;
 
 /**
  * Removes what a failure left behind in a table's location: data files and staging runs this sink
@@ -146,21 +146,13 @@ public final class OrphanCleaner {
    */
   private static Set<String> addedSince(Table table, long horizonMillis) {
     Set<String> added = new HashSet<>();
-    Snapshot current = table.currentSnapshot();
-    if (current == null) {
-      return added;
-    }
-    Snapshot last = current;
-    for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
-      if (s.timestampMillis() < horizonMillis) {
-        return added;
-      }
-      last = s;
+    SinkHistory.Window window = SinkHistory.downTo(table, horizonMillis);
+    for (Snapshot s : window) {
       for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
         added.add(sameForm(f.location()));
       }
     }
-    if (last.parentId() != null) { // the window's history is partly expired
+    if (window.cutByExpiry()) { // the window's history is partly expired
       try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
         tasks.forEach(t -> added.add(sameForm(t.file().location())));
       } catch (IOException e) {

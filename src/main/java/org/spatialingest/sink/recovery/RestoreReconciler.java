@@ -15,10 +15,10 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.Transaction;
-import org.apache.iceberg.util.SnapshotUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.table.KafkaIds;
+import org.spatialingest.table.SinkHistory;
 import org.spatialingest.table.SinkPositions;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
@@ -116,10 +116,9 @@ public final class RestoreReconciler {
     // snapshot that removed them; only ancestors newer than the oldest batch to revert matter
     Map<String, Snapshot> removedBy = new LinkedHashMap<>();
     List<Snapshot> since = new ArrayList<>();
-    Snapshot last = current;
+    SinkHistory.Window history = SinkHistory.whole(table);
     boolean reachedState = false;
-    for (Snapshot s : SnapshotUtil.ancestorsOf(current.snapshotId(), table::snapshot)) {
-      last = s;
+    for (Snapshot s : history) {
       String batchId = s.summary().get(SnapshotSummaryKeys.BATCH_ID);
       if (batchId != null && lineage.equals(s.summary().get(SnapshotSummaryKeys.LINEAGE))) {
         if (knownBatchIds.contains(batchId)) {
@@ -135,7 +134,7 @@ public final class RestoreReconciler {
       }
       since.add(s);
     }
-    if (!reachedState && last.parentId() != null && last.timestampMillis() >= stateTimeMillis) {
+    if (!reachedState && history.mayHaveExpired(stateTimeMillis)) {
       // the history ends in expired snapshots newer than the state: batches committed after it may
       // be among them
       throw new IllegalStateException(
@@ -144,7 +143,7 @@ public final class RestoreReconciler {
               + " to a state taken at "
               + stateTimeMillis
               + " ms: its snapshots before "
-              + last.timestampMillis()
+              + history.oldest().timestampMillis()
               + " ms are expired, so batches committed after "
               + "the state cannot all be found and reverted. Restore from a newer state, or keep snapshots longer "
               + "(maintenance.expire-snapshots.max-age above the age of the oldest state the job may be restored from)");
