@@ -14,7 +14,6 @@ import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.streaming.api.datastream.BroadcastStream;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.datastream.DataStreamSink;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
@@ -26,14 +25,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.deadletter.DeadLetterSerializer;
-import org.spatialingest.distribution.Distribution;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.RegionBootstrap;
 import org.spatialingest.geometry.RegionEnrichment;
 import org.spatialingest.geometry.RegionRefresh;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
-import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.source.GuardedKafkaSink;
 import org.spatialingest.source.KafkaAccessCheck;
@@ -128,15 +125,12 @@ public final class SpatialIngestJob {
     }
   }
 
+  /**
+   * Checkpoints every {@code checkpoint.interval}, exactly once (the sink's builder turns unaligned
+   * checkpoints off), and the sink's bounds in the log.
+   */
   public static void configureCheckpointing(StreamExecutionEnvironment env, JobConfig config) {
     env.enableCheckpointing(config.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
-    if (env.getCheckpointConfig().isUnalignedCheckpointsEnabled()) {
-      // the positions the sink records rely on every record before a barrier having reached the
-      // writers
-      LOG.warn(
-          "execution.checkpointing.unaligned.enabled is true; the sink needs aligned checkpoints: disabled");
-    }
-    env.getCheckpointConfig().enableUnalignedCheckpoints(false);
     var bounds = config.sizingBounds();
     LOG.info(
         "Sink bounds: memory budget M={} bytes per writer, target file T={} bytes, max latency L={}, "
@@ -300,8 +294,8 @@ public final class SpatialIngestJob {
   private record SinkTarget(TableLoader loader, TableLayout layout, boolean ranged) {}
 
   /**
-   * The sink over {@code tables} (the first is the primary one), behind the {@code
-   * sink.distribution} exchange unless it is {@code none}.
+   * The sink over {@code tables} (the first is the primary one), put into the job by its builder
+   * like any user's: behind the {@code sink.distribution} exchange unless it is {@code none}.
    */
   private static <T> void write(
       List<DataStream<T>> inputs,
@@ -310,62 +304,28 @@ public final class SpatialIngestJob {
       JobConfig config,
       StartPositions start) {
     ensureTables(config);
-    if (config.distribution() == JobConfig.DistributionMode.NONE) {
-      DataStream<T> input = inputs.get(0);
-      for (DataStream<T> other : inputs.subList(1, inputs.size())) {
-        input = input.union(other);
-      }
-      BoundedIcebergSink.Builder<T> sink = BoundedIcebergSink.builder(router);
-      tables.forEach(target -> sink.table(target.loader(), target.layout()));
-      withParallelism(
-          input.sinkTo(configure(sink, config, start).build()).name("spatial-sink").uid(SINK_UID),
-          config.sinkParallelism());
-      return;
-    }
-    int writers =
-        config.sinkParallelism() > 0
-            ? config.sinkParallelism()
-            : inputs.get(0).getExecutionEnvironment().getParallelism();
-    Distribution.Builder<T> distribution =
-        Distribution.builder(router)
-            .mode(config.distribution())
-            .bounds(config.sizingBounds(), config.maxOpenPartitions())
-            .writers(writers)
-            .uid(SINK_UID + "-distribution");
+    BoundedIcebergSink.Builder<T> sink =
+        BoundedIcebergSink.forRows(router)
+            .distribution(config.distribution())
+            .writers(config.sinkParallelism())
+            .startPositions(start)
+            .closePolicy(config.closePolicy(), config.sizingBounds())
+            .maxOpenPartitions(config.maxOpenPartitions())
+            .rowGroupsPerFile(config.rowGroupsPerFile())
+            .uidPrefix(SINK_UID)
+            .sinkId(config.sinkId(), config.sinkIdIsDefault())
+            .positionsListener(
+                config.input().fileSource()
+                    ? PositionsListener.none()
+                    : new KafkaGroupOffsets(
+                        KafkaClients.connection(config), config.groupId(), config.topic()));
+    tables.forEach(target -> sink.table(target.loader(), target.layout(), target.ranged()));
     if (config.input().fileSource() && config.distribution() == JobConfig.DistributionMode.RANGE) {
       // a bounded input: key ranges from a sample of all of it from the first row
       BoundedInputSample.read(config)
-          .ifPresent(s -> distribution.startingSample(s.rows(), s.rowsPerSampledRow()));
+          .ifPresent(s -> sink.startingSample(s.rows(), s.rowsPerSampledRow()));
     }
-    BoundedIcebergSink.Builder<RowBatch> sink = BoundedIcebergSink.builder(TableRouter.batched());
-    for (SinkTarget target : tables) {
-      distribution.table(target.loader(), target.layout(), target.ranged());
-      sink.table(target.loader(), target.layout());
-    }
-    DataStream<RowBatch> placed = distribution.build().apply(inputs);
-    withParallelism(
-        placed.sinkTo(configure(sink, config, start).build()).name("spatial-sink").uid(SINK_UID),
-        config.sinkParallelism());
-  }
-
-  private static <T> DataStreamSink<T> withParallelism(DataStreamSink<T> sink, int p) {
-    return p > 0 ? sink.setParallelism(p) : sink;
-  }
-
-  private static <T> BoundedIcebergSink.Builder<T> configure(
-      BoundedIcebergSink.Builder<T> builder, JobConfig config, StartPositions start) {
-    return builder
-        .startPositions(start)
-        .closePolicy(config.closePolicy(), config.sizingBounds())
-        .maxOpenPartitions(config.maxOpenPartitions())
-        .rowGroupsPerFile(config.rowGroupsPerFile())
-        .uidPrefix(SINK_UID)
-        .sinkId(config.sinkId(), config.sinkIdIsDefault())
-        .positionsListener(
-            config.input().fileSource()
-                ? PositionsListener.none()
-                : new KafkaGroupOffsets(
-                    KafkaClients.connection(config), config.groupId(), config.topic()));
+    sink.append(inputs);
   }
 
   /** The start decided for one environment and config: source and sink must agree on it. */

@@ -28,7 +28,6 @@ class PackageRulesTest {
               Set.of(
                   "local",
                   "root",
-                  "distribution",
                   "tools",
                   "geometry",
                   "source",
@@ -41,7 +40,6 @@ class PackageRulesTest {
               "local",
               Set.of(
                   "root",
-                  "distribution",
                   "tools",
                   "geometry",
                   "source",
@@ -53,7 +51,6 @@ class PackageRulesTest {
           Map.entry(
               "root",
               Set.of(
-                  "distribution",
                   "tools",
                   "geometry",
                   "source",
@@ -62,16 +59,19 @@ class PackageRulesTest {
                   "table",
                   "config",
                   "sizing")),
-          Map.entry("distribution", Set.of("sink", "table", "config", "sizing")),
           Map.entry("deadletter", Set.of("table", "config", "sizing")),
           Map.entry("tools", Set.of("geometry", "source", "sink", "table", "config", "sizing")),
           Map.entry("geometry", Set.of("source", "sink", "table", "config", "sizing")),
           Map.entry("source", Set.of("table", "config", "sizing")),
-          // the sink's rooms: its public surface on top, then commit (over recovery), and write;
-          // write and commit never import each other, and core is what they all share
+          // the sink's rooms: its public surface on top (the builder assembles distribution,
+          // writers
+          // and commit), then the distribution (the exchange in front of the writers, sized as the
+          // writers buffer), commit (over recovery), and write; write and commit never import each
+          // other, and core is what they all share
           Map.entry(
               "sink",
               Set.of(
+                  "sink.distribution",
                   "sink.write",
                   "sink.commit",
                   "sink.recovery",
@@ -79,6 +79,8 @@ class PackageRulesTest {
                   "table",
                   "config",
                   "sizing")),
+          Map.entry(
+              "sink.distribution", Set.of("sink.write", "sink.core", "table", "config", "sizing")),
           Map.entry(
               "sink.commit", Set.of("sink.recovery", "sink.core", "table", "config", "sizing")),
           Map.entry("sink.recovery", Set.of("sink.core", "table", "config", "sizing")),

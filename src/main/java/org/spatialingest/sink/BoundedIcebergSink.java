@@ -19,8 +19,14 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.connector.sink2.SupportsPreCommitTopology;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSink;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
 import org.apache.iceberg.flink.TableLoader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig.ClosePolicyKind;
+import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.config.JobOptions;
 import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchAggregator;
@@ -31,6 +37,7 @@ import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.core.WriterReportSerializer;
+import org.spatialingest.sink.distribution.Distribution;
 import org.spatialingest.sink.write.BufferingWriter;
 import org.spatialingest.sink.write.ClosePolicy;
 import org.spatialingest.sink.write.WriterState;
@@ -48,7 +55,8 @@ import org.spatialingest.table.TableLayout;
  * rows at each barrier, closes files when the {@link ClosePolicy} says so) → {@link
  * FileBatchAggregator} (parallelism 1; one batch per checkpoint, with source positions) → {@link
  * IcebergBatchCommitter} (after the checkpoint completes: one snapshot per table, the primary table
- * last, with the positions). Build it with {@link #builder(TableRouter)}.
+ * last, with the positions). In front of the writers, unless {@code none}, the distribution's
+ * exchange ({@link Distribution}). Build it with {@link #forRows(TableRouter)}.
  *
  * @param <T> input elements; a {@link TableRouter} maps each to a table and a row
  */
@@ -58,6 +66,7 @@ public final class BoundedIcebergSink<T>
         SupportsWriterState<T, WriterState>,
         SupportsCommitter<FileBatch>,
         SupportsPreCommitTopology<WriterReport, FileBatch> {
+  private static final Logger LOG = LoggerFactory.getLogger(BoundedIcebergSink.class);
   private final List<SinkTable> tables;
   private final TableRouter<T> router;
   private final ClosePolicy policy;
@@ -68,9 +77,9 @@ public final class BoundedIcebergSink<T>
   private final PositionsListener listener;
   private final StartPositions start;
 
-  private BoundedIcebergSink(Builder<T> b) {
+  private BoundedIcebergSink(Builder<?> b, TableRouter<T> router) {
     this.tables = List.copyOf(b.tables);
-    this.router = b.router;
+    this.router = router;
     this.policy = new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions);
     this.rowGroupBytes = Math.max(1, b.bounds.targetFileBytes() / b.rowGroupsPerFile);
     this.uidPrefix = b.uidPrefix;
@@ -81,10 +90,11 @@ public final class BoundedIcebergSink<T>
   }
 
   /**
-   * A sink of elements into the tables the router picks (added in order with {@link
-   * Builder#table}).
+   * The sink of elements into the tables the router picks (added in order with {@link
+   * Builder#table}); {@link Builder#append} puts the whole contract into a job: the distribution in
+   * front of the writers, the writer count it places rows on, and aligned checkpoints.
    */
-  public static <T> Builder<T> builder(TableRouter<T> router) {
+  public static <T> Builder<T> forRows(TableRouter<T> router) {
     return new Builder<>(router);
   }
 
@@ -154,17 +164,64 @@ public final class BoundedIcebergSink<T>
     private boolean claimsUnscopedFiles;
     private PositionsListener listener = PositionsListener.none();
     private StartPositions start;
+    private final List<Boolean> ranged = new ArrayList<>();
+    private DistributionMode distribution = DistributionMode.RANGE;
+    private int writers;
+    private List<? extends RowData> sampledRows = List.of();
+    private double rowsPerSampledRow;
 
     private Builder(TableRouter<T> router) {
       this.router = router;
     }
 
     /**
-     * Adds a table (its index is the number of tables added before it). The first table is the
-     * primary one: its snapshots record the source positions of all tables' rows.
+     * Adds a table whose partitions the {@code range} distribution splits by Hilbert-key range (its
+     * index is the number of tables added before it). The first table is the primary one: its
+     * snapshots record the source positions of all tables' rows.
      */
     public Builder<T> table(TableLoader loader, TableLayout layout) {
+      return table(loader, layout, true);
+    }
+
+    /**
+     * Adds a table; {@code ranged}: the {@code range} distribution may split its partitions by
+     * Hilbert-key range (false for a table of few rows, e.g. rejects, which go by partition only).
+     */
+    public Builder<T> table(TableLoader loader, TableLayout layout, boolean ranged) {
       tables.add(new SinkTable(loader, layout));
+      this.ranged.add(ranged);
+      return this;
+    }
+
+    /**
+     * The exchange in front of the writers ({@code sink.distribution}): {@code range} (default),
+     * {@code hash} or {@code none}.
+     */
+    public Builder<T> distribution(DistributionMode mode) {
+      this.distribution = mode;
+      return this;
+    }
+
+    /**
+     * Writer subtasks ({@code sink.parallelism}); 0 (default): the environment's parallelism. The
+     * distribution places rows on exactly these.
+     */
+    public Builder<T> writers(int writers) {
+      if (writers < 0) {
+        throw new IllegalArgumentException("writers must be >= 0");
+      }
+      this.writers = writers;
+      return this;
+    }
+
+    /**
+     * A sample of a bounded input's rows of the first ranged table, each standing for {@code
+     * rowsPerSampledRow} input rows: the {@code range} distribution starts from their key
+     * boundaries instead of holding the first rows for its early merge.
+     */
+    public Builder<T> startingSample(List<? extends RowData> rows, double rowsPerSampledRow) {
+      this.sampledRows = rows;
+      this.rowsPerSampledRow = rowsPerSampledRow;
       return this;
     }
 
@@ -240,7 +297,58 @@ public final class BoundedIcebergSink<T>
       return this;
     }
 
+    /** The sink as the last step of {@code input}'s job ({@link #append(List)}). */
+    public DataStreamSink<?> append(DataStream<T> input) {
+      return append(List.of(input));
+    }
+
+    /**
+     * The sink as the last step of {@code inputs}' job (e.g. rows and rejects of one transform):
+     * behind the distribution's exchange unless it is {@code none}, with the writer count it places
+     * rows on, uids {@code <uidPrefix>} (writers, committer) and {@code <uidPrefix>-distribution};
+     * turns unaligned checkpoints off, since the positions the sink records rely on every record
+     * before a barrier having reached the writers.
+     */
+    public DataStreamSink<?> append(List<DataStream<T>> inputs) {
+      StreamExecutionEnvironment env = inputs.get(0).getExecutionEnvironment();
+      if (env.getCheckpointConfig().isUnalignedCheckpointsEnabled()) {
+        LOG.warn(
+            "execution.checkpointing.unaligned.enabled is true; the sink needs aligned checkpoints: disabled");
+      }
+      env.getCheckpointConfig().enableUnalignedCheckpoints(false);
+      DataStreamSink<?> sink;
+      if (distribution == DistributionMode.NONE) {
+        DataStream<T> input = inputs.get(0);
+        for (DataStream<T> other : inputs.subList(1, inputs.size())) {
+          input = input.union(other);
+        }
+        sink = input.sinkTo(build());
+      } else {
+        Distribution.Builder<T> exchange =
+            Distribution.builder(router)
+                .mode(distribution)
+                .bounds(bounds, maxOpenPartitions)
+                .writers(writers > 0 ? writers : env.getParallelism())
+                .startingSample(sampledRows, rowsPerSampledRow)
+                .uid(uidPrefix + "-distribution");
+        for (int t = 0; t < tables.size(); t++) {
+          exchange.table(tables.get(t).loader(), tables.get(t).layout(), ranged.get(t));
+        }
+        sink = exchange.build().apply(inputs).sinkTo(sinkOf(TableRouter.batched()));
+      }
+      sink.name(uidPrefix).uid(uidPrefix);
+      return writers > 0 ? sink.setParallelism(writers) : sink;
+    }
+
+    /**
+     * The sink alone, without the distribution: its writers get the input as it comes (what {@code
+     * sink.distribution: none} does). {@link #append} puts the whole contract into a job.
+     */
     public BoundedIcebergSink<T> build() {
+      return sinkOf(router);
+    }
+
+    private <R> BoundedIcebergSink<R> sinkOf(TableRouter<R> elements) {
       if (tables.isEmpty() || closePolicy == null || bounds == null || sinkId == null) {
         throw new IllegalStateException(
             "at least one table (loader and layout), a closePolicy and a sinkId are required");
@@ -248,7 +356,7 @@ public final class BoundedIcebergSink<T>
       if (start == null) {
         start = StartPositions.none(sinkId);
       }
-      return new BoundedIcebergSink<>(this);
+      return new BoundedIcebergSink<>(this, elements);
     }
   }
 }

@@ -253,7 +253,7 @@ public final class CommitPathBenchmark {
             new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
             new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT));
     BoundedIcebergSink<RowBatch> sink =
-        BoundedIcebergSink.builder(TableRouter.batched())
+        BoundedIcebergSink.forRows(TableRouter.batched())
             .table(tables.get(0).loader(), tables.get(0).layout())
             .table(tables.get(1).loader(), tables.get(1).layout())
             .closePolicy(config.closePolicy(), config.sizingBounds())

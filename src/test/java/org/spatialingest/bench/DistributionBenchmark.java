@@ -28,10 +28,10 @@ import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.distribution.ClusteredPoints;
-import org.spatialingest.distribution.KeyedAreas;
-import org.spatialingest.distribution.TableFiles;
 import org.spatialingest.local.EmbeddedKafka;
+import org.spatialingest.sink.distribution.ClusteredPoints;
+import org.spatialingest.sink.distribution.KeyedAreas;
+import org.spatialingest.sink.distribution.TableFiles;
 import org.spatialingest.sizing.Units;
 import org.spatialingest.table.Catalogs;
 

@@ -25,7 +25,7 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.distribution.ClusteredPoints;
+import org.spatialingest.sink.distribution.ClusteredPoints;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TelemetryTable;

@@ -1,4 +1,4 @@
-package org.spatialingest.distribution;
+package org.spatialingest.sink.distribution;
 
 import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.operators.coordination.OperatorCoordinator;

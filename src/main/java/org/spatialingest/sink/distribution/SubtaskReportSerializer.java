@@ -1,4 +1,4 @@
-package org.spatialingest.distribution;
+package org.spatialingest.sink.distribution;
 
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package org.spatialingest.distribution;
+package org.spatialingest.sink.distribution;
 
 /**
  * The load of one partition of one table: the bytes routed there recently (a rate smoothed over

@@ -1,4 +1,4 @@
-package org.spatialingest.distribution;
+package org.spatialingest.sink.distribution;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
