@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -30,6 +31,7 @@ import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.table.Catalogs;
 
 /**
@@ -105,6 +107,8 @@ class RestS3CatalogIT {
       Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
       try {
         verifyReadBack(catalog, config, lake, bucket, n, sent.keySet());
+        assertStagingRunsOfTheJobWereNotDeletedOneByOne(lake.requests(), lake);
+        assertDeletesGoInBulk(catalog.loadTable(Catalogs.tableIdentifier(config)), lake);
       } finally {
         ((AutoCloseable) catalog).close(); // RESTCatalog; also closes its S3FileIO
       }
@@ -124,6 +128,58 @@ class RestS3CatalogIT {
             }
           });
     }
+  }
+
+  /**
+   * The job's staging runs (if its checkpoints came while rows waited) went in {@code
+   * DeleteObjects} requests, never one {@code DELETE} a run, and none is left (issue #37).
+   */
+  private static void assertStagingRunsOfTheJobWereNotDeletedOneByOne(
+      List<String> requests, LoopbackLake lake) throws Exception {
+    long runsWritten = requests.stream().filter(r -> r.startsWith("PUT ") && isRun(r)).count();
+    System.out.printf(
+        "REST+S3: %d S3 requests, %d staging runs written%n", requests.size(), runsWritten);
+    assertThat(requests).as("the S3 server's request log").isNotEmpty();
+    assertThat(requests.stream().filter(r -> r.startsWith("DELETE ") && isRun(r)))
+        .as("staging runs deleted one request each")
+        .isEmpty();
+    try (Stream<Path> left = Files.walk(lake.bucketDir())) {
+      assertThat(left.filter(Files::isRegularFile).map(Path::toString))
+          .as("staging runs left in the bucket")
+          .noneMatch(p -> p.contains("_staging") && !p.endsWith("lease"));
+    }
+  }
+
+  /**
+   * What the committer does with a commit's staging runs ({@link FileDeletes}), through the table's
+   * own {@code S3FileIO}: 120 runs go in one {@code DeleteObjects} request, not 120 requests.
+   */
+  private static void assertDeletesGoInBulk(Table table, LoopbackLake lake) throws Exception {
+    List<String> runs = new ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      String path = table.location() + "/_staging/sinks/bulk-check/spatial-sink/run-" + i;
+      try (var out = table.io().newOutputFile(path).createOrOverwrite()) {
+        out.write(new byte[] {1});
+      }
+      runs.add(path);
+    }
+    int before = lake.requests().size();
+    try (FileDeletes deletes = new FileDeletes()) {
+      deletes.deleteLater(table.io(), runs);
+    }
+    List<String> requests = lake.requests();
+    List<String> made = requests.subList(before, requests.size());
+    System.out.printf("REST+S3: deleting 120 runs took %d S3 requests: %s%n", made.size(), made);
+    assertThat(made).as("requests to delete 120 runs").hasSize(1);
+    assertThat(made.get(0)).startsWith("POST ").contains("?delete");
+    for (String path : runs) {
+      assertThat(table.io().newInputFile(path).exists()).as(path).isFalse();
+    }
+  }
+
+  /** A staging run's key (the sink's lease file sits beside them, and is not one). */
+  private static boolean isRun(String request) {
+    return request.contains("/_staging/") && !request.endsWith("/lease");
   }
 
   private static void verifyReadBack(

@@ -7,6 +7,7 @@ import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -20,6 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.table.PositionsListener;
@@ -51,6 +53,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
   private final CommitterMetrics metrics;
   private final StartPositions start;
   private final Counter gapRecords;
+  private final FileDeletes deletes = new FileDeletes();
 
   public IcebergBatchCommitter(
       List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
@@ -104,11 +107,13 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       committedAny |= commitTable(t, batch, batchId, files);
     }
     long end = System.currentTimeMillis();
+    // the runs of the files just committed, per table, in the background: the next commit does
+    // not wait for them
+    Map<Integer, List<String>> runs = new TreeMap<>();
     for (ClosedFile f : batch.files()) {
-      for (String run : f.consumedStaging()) {
-        tables.get(f.table()).io().deleteFile(run);
-      }
+      runs.computeIfAbsent(f.table(), t -> new ArrayList<>()).addAll(f.consumedStaging());
     }
+    runs.forEach((t, paths) -> deletes.deleteLater(tables.get(t).io(), paths));
     if (committedAny) {
       metrics.batchCommitted(batch, start, end);
       LOG.info(
@@ -270,6 +275,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
 
   @Override
   public void close() throws Exception {
+    deletes.close();
     listener.close();
     for (TableLoader loader : loaders) {
       loader.close();

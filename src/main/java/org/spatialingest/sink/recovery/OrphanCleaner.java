@@ -18,6 +18,7 @@ import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.table.SinkHistory;
@@ -71,7 +72,7 @@ public final class OrphanCleaner {
           table.io().getClass().getSimpleName());
       return 0;
     }
-    int deleted = 0;
+    List<String> orphans = new ArrayList<>();
     for (String dir : SinkFileNames.stagingDirs(table.location(), scope)) {
       for (FileInfo f : list(io, dir + "/")) {
         SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
@@ -79,8 +80,7 @@ public final class OrphanCleaner {
           continue;
         }
         if (references.isOrphan(name, currentTokens)) {
-          io.deleteFile(f.location());
-          deleted++;
+          orphans.add(f.location());
         } else {
           keptStagingTokens.add(name.token());
         }
@@ -104,10 +104,10 @@ public final class OrphanCleaner {
         referenced = addedSince(table, horizonMillis);
       }
       if (!referenced.contains(sameForm(f.location()))) {
-        io.deleteFile(f.location());
-        deleted++;
+        orphans.add(f.location());
       }
     }
+    int deleted = FileDeletes.deleteNow(table.io(), orphans);
     if (deleted > 0) {
       LOG.warn(
           "Removed {} files of {} that a failure left unreferenced (uncommitted data files, staging runs of an "
