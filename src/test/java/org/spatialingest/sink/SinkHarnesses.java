@@ -103,6 +103,31 @@ public final class SinkHarnesses {
         .loadTable(Catalogs.rejectsTableIdentifier(config));
   }
 
+  /** A location of the Hadoop catalog in the temporary directory, as a local path. */
+  public static Path local(String location) {
+    return location.contains(":") ? Path.of(java.net.URI.create(location)) : Path.of(location);
+  }
+
+  /**
+   * The staging runs on disk, of both tables, sorted (not the lease, nor Hadoop's checksum files).
+   */
+  public List<Path> stagingRuns() throws java.io.IOException {
+    List<Path> runs = new ArrayList<>();
+    for (Table t : List.of(table(), rejectsTable())) {
+      Path staging = local(t.location()).resolve("_staging");
+      if (java.nio.file.Files.exists(staging)) {
+        try (var files = java.nio.file.Files.walk(staging)) {
+          files
+              .filter(java.nio.file.Files::isRegularFile)
+              .filter(f -> f.getFileName().toString().endsWith(".rows"))
+              .forEach(runs::add);
+        }
+      }
+    }
+    runs.sort(null);
+    return runs;
+  }
+
   /** A writer subtask (not yet opened: restore with {@code initializeState} first if needed). */
   public OneInputStreamOperatorTestHarness<
           Either<RowData, RowData>, CommittableMessage<WriterReport>>
@@ -214,6 +239,19 @@ public final class SinkHarnesses {
     }
     h.getOutput().clear();
     return out;
+  }
+
+  /**
+   * Feeds every committable message {@code from} emitted since the last call to {@code to} (as the
+   * job's exchange would), and clears {@code from}'s output.
+   */
+  public static <C> void forward(
+      AbstractStreamOperatorTestHarness<CommittableMessage<C>> from,
+      OneInputStreamOperatorTestHarness<CommittableMessage<C>, ?> to)
+      throws Exception {
+    for (CommittableMessage<C> m : drainMessages(from)) {
+      to.processElement(new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(m));
+    }
   }
 
   /** Every committable message a harness emitted since the last call (its output is cleared). */

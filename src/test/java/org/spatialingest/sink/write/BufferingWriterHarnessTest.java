@@ -241,7 +241,6 @@ class BufferingWriterHarnessTest {
     long now = System.currentTimeMillis();
     List<Either<RowData, RowData>> first = rows(1, 100, 0, 0, DAY_1, now);
     List<Either<RowData, RowData>> second = rows(2, 50, 0, 100, DAY_1, now);
-    Path staging = local(s.table().location()).resolve("_staging");
     OperatorSubtaskState state;
     try (var writer = s.writer(0, 1)) {
       writer.open();
@@ -250,14 +249,14 @@ class BufferingWriterHarnessTest {
       assertThat(report.closed().isEmpty()).isTrue();
       assertThat(report.buffered()).isEqualTo(Map.of(key(0), 0L));
       writer.snapshot(1, 1);
-      List<Path> afterFirst = runs(staging);
+      List<Path> afterFirst = s.stagingRuns();
       assertThat(afterFirst).hasSize(1);
       long firstRunBytes = Files.size(afterFirst.get(0));
 
       feed(writer, second);
       barrier(writer, 2);
       state = writer.snapshot(2, 2);
-      List<Path> afterSecond = runs(staging);
+      List<Path> afterSecond = s.stagingRuns();
       assertThat(afterSecond)
           .as("the second barrier adds one run, the first is kept")
           .hasSize(2)
@@ -282,26 +281,8 @@ class BufferingWriterHarnessTest {
       all.addAll(idsOf(second));
       assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(all);
       assertThat(files.get(0).consumedStaging())
-          .extracting(BufferingWriterHarnessTest::local)
-          .containsExactlyInAnyOrderElementsOf(runs(staging));
-    }
-  }
-
-  /** A table location or file path of the Hadoop catalog in the temporary directory. */
-  private static Path local(String location) {
-    return location.contains(":") ? Path.of(java.net.URI.create(location)) : Path.of(location);
-  }
-
-  private static List<Path> runs(Path staging) throws Exception {
-    if (!Files.exists(staging)) {
-      return List.of();
-    }
-    try (Stream<Path> files = Files.walk(staging)) {
-      return files
-          .filter(Files::isRegularFile)
-          .filter(p -> !p.getFileName().toString().startsWith("."))
-          .sorted()
-          .toList();
+          .extracting(SinkHarnesses::local)
+          .containsExactlyInAnyOrderElementsOf(s.stagingRuns());
     }
   }
 }
