@@ -191,9 +191,23 @@ public final class SinkHarnesses {
   public static List<Either<RowData, RowData>> rows(
       long seed, int n, int partition, long firstOffset, long eventMillis, long ingestMillis)
       throws Exception {
+    return rows(
+        seed, n, partition, firstOffset, eventMillis, ingestMillis, TelemetryGenerator.Area.EUROPE);
+  }
+
+  /** As {@link #rows(long, int, int, long, long, long)}, the vehicles starting in {@code area}. */
+  public static List<Either<RowData, RowData>> rows(
+      long seed,
+      int n,
+      int partition,
+      long firstOffset,
+      long eventMillis,
+      long ingestMillis,
+      TelemetryGenerator.Area area)
+      throws Exception {
     List<Either<RowData, RowData>> rows = new ArrayList<>(n);
     for (GenericRowData row :
-        SinkTables.rows(new TelemetryGenerator(seed, 50, 0, 0), n, eventMillis, 1)) {
+        SinkTables.rows(new TelemetryGenerator(seed, 50, 0, 0, area), n, eventMillis, 1)) {
       int i = rows.size();
       // ids name the source position: unique across calls
       row.setField(TelemetryTable.ID, StringData.fromString(partition + "-" + (firstOffset + i)));
