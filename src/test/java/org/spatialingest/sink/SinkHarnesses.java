@@ -5,7 +5,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
@@ -146,11 +148,19 @@ public final class SinkHarnesses {
   public OneInputStreamOperatorTestHarness<
           CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
       aggregator() throws Exception {
+    return aggregator(new JobID());
+  }
+
+  /** The aggregator of a job with id {@code job}, not yet opened. */
+  public OneInputStreamOperatorTestHarness<
+          CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
+      aggregator(JobID job) throws Exception {
     var harness =
         new OneInputStreamOperatorTestHarness<
             CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>(
             new FileBatchAggregator(
-                tables, scope(), config.sizingBounds().checkpointInterval(), null));
+                tables, scope(), config.sizingBounds().checkpointInterval(), null),
+            environment(job));
     harness.setup(batchSerializer());
     return withStorage(harness);
   }
@@ -159,10 +169,17 @@ public final class SinkHarnesses {
   public OneInputStreamOperatorTestHarness<
           CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
       committer() throws Exception {
+    return committer(new JobID());
+  }
+
+  /** The committer of a job with id {@code job}, not yet opened. */
+  public OneInputStreamOperatorTestHarness<
+          CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
+      committer(JobID job) throws Exception {
     var harness =
         new OneInputStreamOperatorTestHarness<
             CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>(
-            new CommitterOperatorFactory<>(sink, false, true));
+            new CommitterOperatorFactory<>(sink, false, true), environment(job));
     harness.setup(batchSerializer());
     return withStorage(harness);
   }
@@ -171,6 +188,19 @@ public final class SinkHarnesses {
       batchSerializer() {
     return CommittableMessageTypeInfo.of(FileBatchSerializer::new)
         .createSerializer(new SerializerConfigImpl());
+  }
+
+  /** A single subtask's environment, as the harness makes it, of the job {@code job}. */
+  private static MockEnvironment environment(JobID job) {
+    return MockEnvironment.builder()
+        .setTaskName("MockTask")
+        .setManagedMemorySize(3 * 1024 * 1024)
+        .setBufferSize(1024)
+        .setMaxParallelism(1)
+        .setParallelism(1)
+        .setSubtaskIndex(0)
+        .setJobID(job)
+        .build();
   }
 
   /** Checkpoints to a directory, as the job's do (JobManager memory refuses large states). */
@@ -205,9 +235,26 @@ public final class SinkHarnesses {
       long ingestMillis,
       TelemetryGenerator.Area area)
       throws Exception {
+    return rows(
+        new TelemetryGenerator(seed, 50, 0, 0, area),
+        n,
+        partition,
+        firstOffset,
+        eventMillis,
+        ingestMillis);
+  }
+
+  /** As {@link #rows(long, int, int, long, long, long)}, the records {@code generator} makes. */
+  public static List<Either<RowData, RowData>> rows(
+      TelemetryGenerator generator,
+      int n,
+      int partition,
+      long firstOffset,
+      long eventMillis,
+      long ingestMillis)
+      throws Exception {
     List<Either<RowData, RowData>> rows = new ArrayList<>(n);
-    for (GenericRowData row :
-        SinkTables.rows(new TelemetryGenerator(seed, 50, 0, 0, area), n, eventMillis, 1)) {
+    for (GenericRowData row : SinkTables.rows(generator, n, eventMillis, 1)) {
       int i = rows.size();
       // ids name the source position: unique across calls
       row.setField(TelemetryTable.ID, StringData.fromString(partition + "-" + (firstOffset + i)));

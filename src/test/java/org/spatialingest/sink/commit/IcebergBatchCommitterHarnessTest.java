@@ -12,6 +12,7 @@ import static org.spatialingest.sink.commit.FileBatchAggregatorHarnessTest.sinkS
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
@@ -124,5 +125,54 @@ class IcebergBatchCommitterHarnessTest {
       assertThat(commits).as("restore %d: one commit of the batch", restore).hasSize(1);
       assertThat(TablePositions.read(table)).isEqualTo(Map.of(key(0), 30L));
     }
+  }
+
+  /**
+   * A start without state that reuses the job id (application mode with a fixed job id after its HA
+   * data is gone) counts checkpoints from 1 again. Iceberg's own sink skips commits it believes it
+   * made (apache/iceberg#18098); this one keys commits by content and commits the new data.
+   */
+  @Test
+  void aStartWithoutStateThatReusesTheJobIdCommitsAtCheckpointIdsItAlreadyUsed() throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    JobID fixed = new JobID();
+    long old = System.currentTimeMillis() - HOUR;
+    List<String> expected = new java.util.ArrayList<>();
+    int checkpoints = 3;
+    for (int run = 0; run < 2; run++) {
+      try (var writer = s.writer(0, 1);
+          var aggregator = s.aggregator(fixed);
+          var committer = s.committer(fixed)) {
+        writer.open();
+        aggregator.open();
+        committer.open();
+        for (long cp = 1; cp <= (run == 0 ? checkpoints : 1); cp++) {
+          List<Either<RowData, RowData>> input = rows(run * 10 + cp, 10, run, cp * 10, DAY_1, old);
+          expected.addAll(idsOf(input));
+          for (Either<RowData, RowData> row : input) {
+            writer.processElement(new StreamRecord<>(row));
+          }
+          writer.prepareSnapshotPreBarrier(cp);
+          forward(writer, aggregator);
+          aggregator.prepareSnapshotPreBarrier(cp);
+          forward(aggregator, committer);
+          committer.snapshot(cp, cp);
+          committer.notifyOfCompletedCheckpoint(cp);
+        }
+      }
+    }
+    Table table = s.table();
+    assertThat(ids(table)).containsExactlyInAnyOrderElementsOf(expected);
+    List<Snapshot> commits = sinkSnapshots(table);
+    assertThat(commits).hasSize(checkpoints + 1);
+    assertThat(commits)
+        .extracting(c -> c.summary().get(SnapshotSummaryKeys.FLINK_JOB_ID))
+        .containsOnly(fixed.toHexString());
+    Snapshot last = commits.get(commits.size() - 1);
+    assertThat(last.summary().get(SnapshotSummaryKeys.CHECKPOINT_ID))
+        .as("the second run committed at a checkpoint id the first had already committed")
+        .isEqualTo("1");
+    assertThat(last.summary().get(SnapshotSummaryKeys.LINEAGE))
+        .isNotEqualTo(commits.get(0).summary().get(SnapshotSummaryKeys.LINEAGE));
   }
 }

@@ -18,6 +18,7 @@ import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.types.Either;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
@@ -25,10 +26,12 @@ import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.TestKit;
+import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.SinkHarnesses;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.table.TelemetryTable;
 
 /**
  * The writer ({@link BufferingWriter}) as Flink runs it, in {@code SinkWriterOperator} inside
@@ -136,6 +139,34 @@ class BufferingWriterHarnessTest {
     }
   }
 
+  /** Rows far wider than usual (5,000-vertex polygons, ~80 KB each) still close files by M. */
+  @Test
+  void widePolygonsCloseFilesByMemoryAndNoFileHoldsMoreThanMPlusOneRow() throws Exception {
+    SinkHarnesses s =
+        sink(
+            Map.of(
+                "sink.memory-budget", "300KB",
+                "sink.target-file-size", "1GB",
+                "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input =
+        SinkHarnesses.rows(
+            new TelemetryGenerator(13, 5, 5, 5_000), 60, 0, 0, DAY_1, System.currentTimeMillis());
+    List<ClosedFile> files = new ArrayList<>();
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      files.addAll(barrier(writer, 1).closed().files());
+      writer.endInput();
+      SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
+    }
+    assertThat(files.stream().filter(f -> f.reason() == CloseReason.MEMORY))
+        .hasSizeGreaterThanOrEqualTo(3);
+    long widestRow = 100_000;
+    assertThat(files)
+        .allSatisfy(f -> assertThat(f.bufferedBytes()).isLessThanOrEqualTo(300_000 + widestRow));
+    assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
+  }
+
   @Test
   void partitionLimitClosesTheLeastRecentlyWrittenPartition() throws Exception {
     SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "1", "sink.max-latency", "1h"));
@@ -152,6 +183,33 @@ class BufferingWriterHarnessTest {
       assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(first));
       assertThat(report.buffered()).isEqualTo(Map.of(key(0), 10L));
     }
+  }
+
+  /**
+   * Late rows of 11 earlier days among today's with at most 3 open partitions: the least recently
+   * written closes, and every row is in a file once, per day.
+   */
+  @Test
+  void lateRowsOfManyDaysKeepAtMostTheOpenPartitionLimit() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "3", "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input = rows(1, 2_000, 0, 0, DAY_1, System.currentTimeMillis());
+    for (int i = 49; i < input.size(); i += 50) {
+      long day = DAY_1 - (1 + (i / 50) % 11) * 24 * HOUR;
+      ((org.apache.flink.table.data.GenericRowData) input.get(i).left())
+          .setField(TelemetryTable.EVENT_TIME, TimestampData.fromEpochMillis(day));
+    }
+    List<ClosedFile> files = new ArrayList<>();
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      files.addAll(barrier(writer, 1).closed().files());
+      writer.endInput();
+      SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
+    }
+    assertThat(files.stream().filter(f -> f.reason() == CloseReason.PARTITION_LIMIT)).isNotEmpty();
+    assertThat(files.stream().map(f -> f.file().partition().get(0, Integer.class)).distinct())
+        .hasSize(12);
+    assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
   }
 
   @Test
