@@ -139,18 +139,18 @@ class BufferingWriterHarnessTest {
     }
   }
 
-  /** Rows far wider than usual (5,000-vertex polygons, ~80 KB each) still close files by M. */
+  /** Rows far wider than usual (2,000-vertex polygons, ~32 KB each) still close files by M. */
   @Test
   void widePolygonsCloseFilesByMemoryAndNoFileHoldsMoreThanMPlusOneRow() throws Exception {
     SinkHarnesses s =
         sink(
             Map.of(
-                "sink.memory-budget", "300KB",
+                "sink.memory-budget", "100KB",
                 "sink.target-file-size", "1GB",
                 "sink.max-latency", "1h"));
     List<Either<RowData, RowData>> input =
         SinkHarnesses.rows(
-            new TelemetryGenerator(13, 5, 5, 5_000), 60, 0, 0, DAY_1, System.currentTimeMillis());
+            new TelemetryGenerator(13, 5, 4, 2_000), 40, 0, 0, DAY_1, System.currentTimeMillis());
     List<ClosedFile> files = new ArrayList<>();
     try (var writer = s.writer(0, 1)) {
       writer.open();
@@ -160,10 +160,10 @@ class BufferingWriterHarnessTest {
       SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
     }
     assertThat(files.stream().filter(f -> f.reason() == CloseReason.MEMORY))
-        .hasSizeGreaterThanOrEqualTo(3);
-    long widestRow = 100_000;
+        .hasSizeGreaterThanOrEqualTo(2);
+    long widestRow = 40_000;
     assertThat(files)
-        .allSatisfy(f -> assertThat(f.bufferedBytes()).isLessThanOrEqualTo(300_000 + widestRow));
+        .allSatisfy(f -> assertThat(f.bufferedBytes()).isLessThanOrEqualTo(100_000 + widestRow));
     assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
   }
 
@@ -192,7 +192,7 @@ class BufferingWriterHarnessTest {
   @Test
   void lateRowsOfManyDaysKeepAtMostTheOpenPartitionLimit() throws Exception {
     SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "3", "sink.max-latency", "1h"));
-    List<Either<RowData, RowData>> input = rows(1, 2_000, 0, 0, DAY_1, System.currentTimeMillis());
+    List<Either<RowData, RowData>> input = rows(1, 1_000, 0, 0, DAY_1, System.currentTimeMillis());
     for (int i = 49; i < input.size(); i += 50) {
       long day = DAY_1 - (1 + (i / 50) % 11) * 24 * HOUR;
       ((org.apache.flink.table.data.GenericRowData) input.get(i).left())
