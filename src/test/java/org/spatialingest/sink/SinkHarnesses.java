@@ -155,12 +155,22 @@ public final class SinkHarnesses {
   public OneInputStreamOperatorTestHarness<
           CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
       aggregator(JobID job) throws Exception {
+    MockEnvironment environment = environment(job);
     var harness =
         new OneInputStreamOperatorTestHarness<
             CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>(
             new FileBatchAggregator(
                 tables, scope(), config.sizingBounds().checkpointInterval(), null),
-            environment(job));
+            environment) {
+          @Override
+          public void close() throws Exception {
+            try {
+              super.close();
+            } finally {
+              environment.close(); // the harness closes only an environment it made
+            }
+          }
+        };
     harness.setup(batchSerializer());
     return withStorage(harness);
   }
@@ -176,10 +186,20 @@ public final class SinkHarnesses {
   public OneInputStreamOperatorTestHarness<
           CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
       committer(JobID job) throws Exception {
+    MockEnvironment environment = environment(job);
     var harness =
         new OneInputStreamOperatorTestHarness<
             CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>(
-            new CommitterOperatorFactory<>(sink, false, true), environment(job));
+            new CommitterOperatorFactory<>(sink, false, true), environment) {
+          @Override
+          public void close() throws Exception {
+            try {
+              super.close();
+            } finally {
+              environment.close(); // the harness closes only an environment it made
+            }
+          }
+        };
     harness.setup(batchSerializer());
     return withStorage(harness);
   }
