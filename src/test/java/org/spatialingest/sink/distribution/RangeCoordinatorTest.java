@@ -228,4 +228,53 @@ class RangeCoordinatorTest {
     assertThat(rangesSentTo(3)).as("the failed attempt's gateway is forgotten").hasSize(1);
     assertThat(context.isJobFailed()).isFalse();
   }
+
+  /**
+   * Reassignment: when the keys move between checkpoint rounds (every subtask now reads subtask 3's
+   * area), the next merge recuts the boundaries toward where the keys are and sends the same new
+   * set to every subtask.
+   */
+  @Test
+  void aLaterRoundWhoseKeysMovedRecutsTheRangesForEverySubtask() throws Exception {
+    RangeStatistics merged = empty();
+    List<SubtaskReport> first = new ArrayList<>();
+    for (int s = 0; s < SUBTASKS; s++) {
+      first.add(areaOf(s, 1));
+    }
+    merged.merge(first, System.currentTimeMillis());
+    RangeCoordinator coordinator = start(merged);
+    for (int s = 0; s < SUBTASKS; s++) {
+      coordinator.handleEventFromOperator(s, 0, report(s, 5));
+    }
+    settle(coordinator);
+    for (int s = 0; s < SUBTASKS; s++) {
+      SubtaskReport moved = areaOf(SUBTASKS - 1, 10 + s);
+      coordinator.handleEventFromOperator(
+          s,
+          0,
+          new RangeEvents.Report(
+              SubtaskReportSerializer.VERSION,
+              new SubtaskReportSerializer()
+                  .serialize(
+                      new SubtaskReport(
+                          6, moved.seconds(), moved.encodedPerBufferedByte(), moved.tables()))));
+    }
+    settle(coordinator);
+    long[] before = rangesSentTo(0).get(0).tables().get(0).partitions().get("day=1").boundaries();
+    long[] after = rangesSentTo(0).get(1).tables().get(0).partitions().get("day=1").boundaries();
+    for (int s = 1; s < SUBTASKS; s++) {
+      assertThat(rangesSentTo(s)).hasSize(2);
+      assertThat(rangesSentTo(s).get(1).round()).isEqualTo(6);
+      assertThat(rangesSentTo(s).get(1).tables().get(0).partitions().get("day=1").boundaries())
+          .as("every subtask gets the same new boundaries")
+          .isEqualTo(after);
+    }
+    long areaStart = (SUBTASKS - 1) * 1_000_000_000_000_000L;
+    assertThat(java.util.Arrays.stream(after).filter(b -> b >= areaStart).count())
+        .as(
+            "more cuts inside the area the keys moved to: %s -> %s",
+            java.util.Arrays.toString(before), java.util.Arrays.toString(after))
+        .isGreaterThan(java.util.Arrays.stream(before).filter(b -> b >= areaStart).count());
+    assertThat(context.isJobFailed()).isFalse();
+  }
 }

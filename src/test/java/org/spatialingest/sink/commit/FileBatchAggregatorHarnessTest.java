@@ -1,0 +1,173 @@
+package org.spatialingest.sink.commit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.forward;
+import static org.spatialingest.sink.SinkHarnesses.key;
+import static org.spatialingest.sink.SinkHarnesses.rows;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.types.Either;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.TestKit;
+import org.spatialingest.sink.SinkHarnesses;
+import org.spatialingest.table.SnapshotSummaryKeys;
+
+/**
+ * The aggregator ({@link FileBatchAggregator}) in Flink's operator test harness, fed by real
+ * writers (also in harnesses) and feeding the real committer, against a real Hadoop table: one
+ * batch per barrier from all writers' reports with the positions below what any writer still
+ * buffers, no batch for a barrier without files, the end-of-input batch tagged with the
+ * aggregator's own next checkpoint, and a restore from an older state that removes its lineage's
+ * later batch from the table so the replay commits it once.
+ */
+class FileBatchAggregatorHarnessTest {
+  private static final long HOUR = 3_600_000L;
+
+  @TempDir Path dir;
+
+  private static void feed(
+      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?>
+          writer,
+      List<Either<RowData, RowData>> rows)
+      throws Exception {
+    for (Either<RowData, RowData> row : rows) {
+      writer.processElement(new StreamRecord<>(row));
+    }
+  }
+
+  @Test
+  void allWritersReportsBecomeOneBatchPerBarrierWithPositionsBelowWhatIsStillBuffered()
+      throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    long now = System.currentTimeMillis();
+    try (var w0 = s.writer(0, 2);
+        var w1 = s.writer(1, 2);
+        var aggregator = s.aggregator()) {
+      w0.open();
+      w1.open();
+      aggregator.open();
+      // writer 0 holds rows old enough to close by latency, writer 1 later fresh ones of the same
+      // Kafka partition, which it keeps
+      feed(w0, rows(1, 30, 0, 0, DAY_1, now - HOUR));
+      feed(w1, rows(2, 30, 0, 30, DAY_1, now));
+      for (var w : List.of(w0, w1)) {
+        w.prepareSnapshotPreBarrier(1);
+        forward(w, aggregator);
+      }
+      aggregator.prepareSnapshotPreBarrier(1);
+      List<FileBatch> first = SinkHarnesses.drain(aggregator);
+      assertThat(first).hasSize(1);
+      assertThat(first.get(0).checkpointId()).isEqualTo(1);
+      assertThat(first.get(0).rowCount(0)).isEqualTo(30);
+      assertThat(first.get(0).positions())
+          .as("below writer 1's lowest buffered offset, not its highest received")
+          .isEqualTo(Map.of(key(0), 30L));
+
+      for (var w : List.of(w0, w1)) {
+        w.prepareSnapshotPreBarrier(2);
+        forward(w, aggregator);
+      }
+      aggregator.prepareSnapshotPreBarrier(2);
+      assertThat(SinkHarnesses.drain(aggregator)).as("no files, no batch").isEmpty();
+
+      // writers finish at different checkpoints: writer 1 tags its last report with its own next
+      // id; the aggregator releases it at its own end of input
+      w1.endInput();
+      forward(w1, aggregator);
+      w0.endInput();
+      forward(w0, aggregator);
+      aggregator.endInput();
+      List<FileBatch> last = SinkHarnesses.drain(aggregator);
+      assertThat(last).hasSize(1);
+      assertThat(last.get(0).checkpointId()).isEqualTo(3);
+      assertThat(last.get(0).rowCount(0)).isEqualTo(30);
+      assertThat(last.get(0).positions()).isEqualTo(Map.of(key(0), 60L));
+      assertThat(last.get(0).lineage()).isEqualTo(first.get(0).lineage());
+    }
+  }
+
+  /**
+   * Checkpoint 1 commits batch A, checkpoint 2 batch B; the job restores from checkpoint 1's state
+   * (a savepoint older than the table): the aggregator removes B (its rows come again from the
+   * replay), the committer's pending A is not committed twice.
+   */
+  @Test
+  void aRestoreFromAnOlderStateRemovesTheLaterBatchOfItsLineageAndKeepsTheEarlierOnce()
+      throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    long old = System.currentTimeMillis() - HOUR;
+    List<Either<RowData, RowData>> a = rows(1, 20, 0, 0, DAY_1, old);
+    List<Either<RowData, RowData>> b = rows(2, 20, 0, 20, DAY_1, old);
+    OperatorSubtaskState aggregatorAt1;
+    OperatorSubtaskState committerAt1;
+    try (var writer = s.writer(0, 1);
+        var aggregator = s.aggregator();
+        var committer = s.committer()) {
+      writer.open();
+      aggregator.open();
+      committer.open();
+      feed(writer, a);
+      writer.prepareSnapshotPreBarrier(1);
+      forward(writer, aggregator);
+      aggregator.prepareSnapshotPreBarrier(1);
+      forward(aggregator, committer);
+      aggregatorAt1 = aggregator.snapshot(1, 1);
+      committerAt1 = committer.snapshot(1, 1);
+      committer.notifyOfCompletedCheckpoint(1);
+
+      feed(writer, b);
+      writer.prepareSnapshotPreBarrier(2);
+      forward(writer, aggregator);
+      aggregator.prepareSnapshotPreBarrier(2);
+      forward(aggregator, committer);
+      committer.snapshot(2, 2);
+      committer.notifyOfCompletedCheckpoint(2);
+    }
+    assertThat(ids(s.table())).hasSize(40);
+    assertThat(sinkSnapshots(s.table())).hasSize(2);
+
+    try (var aggregator = s.aggregator();
+        var committer = s.committer()) {
+      aggregator.initializeState(aggregatorAt1);
+      aggregator.open();
+      committer.initializeState(committerAt1);
+      committer.open();
+      committer.notifyOfCompletedCheckpoint(2);
+    }
+    Table table = s.table();
+    assertThat(ids(table)).as("B removed, A once").containsExactlyInAnyOrderElementsOf(idsOf(a));
+    assertThat(sinkSnapshots(table)).as("A's commit is not repeated").hasSize(2);
+    assertThat(table.currentSnapshot().operation()).isEqualTo("delete");
+  }
+
+  static List<String> ids(Table table) throws Exception {
+    table.refresh();
+    return new ArrayList<>(TestKit.distinctIds(TestKit.rows(table)));
+  }
+
+  static List<String> idsOf(List<Either<RowData, RowData>> rows) {
+    return rows.stream().map(r -> r.left().getString(0).toString()).toList();
+  }
+
+  /** The table's snapshots that carry a sink batch id. */
+  static List<Snapshot> sinkSnapshots(Table table) {
+    table.refresh();
+    List<Snapshot> sink = new ArrayList<>();
+    for (Snapshot snapshot : table.snapshots()) {
+      if (snapshot.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
+        sink.add(snapshot);
+      }
+    }
+    return sink;
+  }
+}

@@ -1,0 +1,346 @@
+package org.spatialingest.sink.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.key;
+import static org.spatialingest.sink.SinkHarnesses.rows;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.types.Either;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.iceberg.io.CloseableIterable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.TestKit;
+import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.sink.SinkHarnesses;
+import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.table.TelemetryTable;
+
+/**
+ * The writer ({@link BufferingWriter}) as Flink runs it, in {@code SinkWriterOperator} inside
+ * Flink's operator test harness, writing real Parquet files and staging runs into a real Hadoop
+ * table: every close reason, what a barrier's report and state hold, and a restore from staging
+ * runs. Asserts on the reports the operator emits and the files it wrote.
+ */
+class BufferingWriterHarnessTest {
+  private static final long HOUR = 3_600_000L;
+
+  @TempDir Path dir;
+
+  private SinkHarnesses sink(Map<String, String> settings) {
+    return new SinkHarnesses(dir, settings);
+  }
+
+  private static void feed(
+      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?> writer,
+      List<Either<RowData, RowData>> rows)
+      throws Exception {
+    for (Either<RowData, RowData> row : rows) {
+      writer.processElement(new StreamRecord<>(row));
+    }
+  }
+
+  /** The reports a barrier released (the writer operator emits them before the barrier). */
+  private static WriterReport barrier(
+      OneInputStreamOperatorTestHarness<?, CommittableMessage<WriterReport>> writer, long id)
+      throws Exception {
+    writer.prepareSnapshotPreBarrier(id);
+    List<WriterReport> reports = SinkHarnesses.drain(writer);
+    assertThat(reports).as("one report per barrier").hasSize(1);
+    return reports.get(0);
+  }
+
+  private static Set<String> ids(Table table, List<ClosedFile> files) throws Exception {
+    Set<String> ids = new HashSet<>();
+    for (ClosedFile f : files) {
+      long previousKey = Long.MIN_VALUE;
+      try (CloseableIterable<Record> rows = TestKit.fileRows(table, f.file())) {
+        for (Record r : rows) {
+          assertThat(ids.add((String) r.getField("id"))).as("no row twice").isTrue();
+          long key = (Long) r.getField("hilbert");
+          assertThat(key)
+              .as("a file is sorted by its Hilbert key")
+              .isGreaterThanOrEqualTo(previousKey);
+          previousKey = key;
+        }
+      }
+    }
+    return ids;
+  }
+
+  private static long rowsIn(List<ClosedFile> files) {
+    return files.stream().mapToLong(f -> f.file().recordCount()).sum();
+  }
+
+  private static List<String> idsOf(List<Either<RowData, RowData>> rows) {
+    return rows.stream().map(r -> r.left().getString(0).toString()).toList();
+  }
+
+  @Test
+  void bytesCloseABufferAtTAndTheBarrierReportsItsFileWithThePositions() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.target-file-size", "40KB", "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input = rows(1, 1_000, 0, 0, DAY_1, System.currentTimeMillis());
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      WriterReport report = barrier(writer, 1);
+      List<ClosedFile> files = report.closed().files();
+      assertThat(files).isNotEmpty();
+      assertThat(files).extracting(ClosedFile::reason).containsOnly(CloseReason.BYTES);
+      // files close in arrival order, so the rows still buffered are the newest ones
+      long closedRows = rowsIn(files);
+      assertThat(closedRows).isLessThan(1_000);
+      assertThat(report.seen()).isEqualTo(Map.of(key(0), 1_000L));
+      assertThat(report.buffered()).isEqualTo(Map.of(key(0), closedRows));
+      assertThat(ids(s.table(), files)).hasSize((int) closedRows);
+      for (ClosedFile f : files) {
+        assertThat(f.bufferedBytes())
+            .as("a bytes close happens at T")
+            .isGreaterThanOrEqualTo(40_000);
+        assertThat(f.consumedStaging()).as("closed before any barrier: no staging run").isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void memoryClosesTheLargestBufferWhenTheWriterHoldsM() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.memory-budget", "60KB", "sink.max-latency", "1h"));
+    long now = System.currentTimeMillis();
+    List<Either<RowData, RowData>> small = rows(2, 20, 0, 0, DAY_1 + 24 * HOUR, now);
+    List<Either<RowData, RowData>> big = rows(1, 400, 0, 20, DAY_1, now);
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, small);
+      feed(writer, big);
+      WriterReport report = barrier(writer, 1);
+      List<ClosedFile> files = report.closed().files();
+      assertThat(files).extracting(ClosedFile::reason).containsOnly(CloseReason.MEMORY);
+      // the larger day closed; the smaller one is still buffered from its first offset
+      assertThat(ids(s.table(), files)).isSubsetOf(idsOf(big));
+      assertThat(files).allSatisfy(f -> assertThat(f.bufferedBytes()).isLessThanOrEqualTo(60_000));
+      assertThat(report.buffered()).isEqualTo(Map.of(key(0), 0L));
+    }
+  }
+
+  /** Rows far wider than usual (2,000-vertex polygons, ~32 KB each) still close files by M. */
+  @Test
+  void widePolygonsCloseFilesByMemoryAndNoFileHoldsMoreThanMPlusOneRow() throws Exception {
+    SinkHarnesses s =
+        sink(
+            Map.of(
+                "sink.memory-budget", "100KB",
+                "sink.target-file-size", "1GB",
+                "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input =
+        SinkHarnesses.rows(
+            new TelemetryGenerator(13, 5, 4, 2_000), 40, 0, 0, DAY_1, System.currentTimeMillis());
+    List<ClosedFile> files = new ArrayList<>();
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      files.addAll(barrier(writer, 1).closed().files());
+      writer.endInput();
+      SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
+    }
+    assertThat(files.stream().filter(f -> f.reason() == CloseReason.MEMORY))
+        .hasSizeGreaterThanOrEqualTo(2);
+    long widestRow = 40_000;
+    assertThat(files)
+        .allSatisfy(f -> assertThat(f.bufferedBytes()).isLessThanOrEqualTo(100_000 + widestRow));
+    assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
+  }
+
+  @Test
+  void partitionLimitClosesTheLeastRecentlyWrittenPartition() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "1", "sink.max-latency", "1h"));
+    long now = System.currentTimeMillis();
+    List<Either<RowData, RowData>> first = rows(1, 10, 0, 0, DAY_1, now);
+    List<Either<RowData, RowData>> second = rows(2, 10, 0, 10, DAY_1 + 24 * HOUR, now);
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, first);
+      feed(writer, second);
+      WriterReport report = barrier(writer, 1);
+      List<ClosedFile> files = report.closed().files();
+      assertThat(files).extracting(ClosedFile::reason).containsExactly(CloseReason.PARTITION_LIMIT);
+      assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(first));
+      assertThat(report.buffered()).isEqualTo(Map.of(key(0), 10L));
+    }
+  }
+
+  /**
+   * Late rows of 11 earlier days among today's with at most 3 open partitions: the least recently
+   * written closes, and every row is in a file once, per day.
+   */
+  @Test
+  void lateRowsOfManyDaysKeepAtMostTheOpenPartitionLimit() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "3", "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input = rows(1, 1_000, 0, 0, DAY_1, System.currentTimeMillis());
+    for (int i = 49; i < input.size(); i += 50) {
+      long day = DAY_1 - (1 + (i / 50) % 11) * 24 * HOUR;
+      ((org.apache.flink.table.data.GenericRowData) input.get(i).left())
+          .setField(TelemetryTable.EVENT_TIME, TimestampData.fromEpochMillis(day));
+    }
+    List<ClosedFile> files = new ArrayList<>();
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      files.addAll(barrier(writer, 1).closed().files());
+      writer.endInput();
+      SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
+    }
+    assertThat(files.stream().filter(f -> f.reason() == CloseReason.PARTITION_LIMIT)).isNotEmpty();
+    assertThat(files.stream().map(f -> f.file().partition().get(0, Integer.class)).distinct())
+        .hasSize(12);
+    assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
+  }
+
+  @Test
+  void latencyClosesAtTheBarrierWhatWouldBeOlderThanLAndKeepsFreshRows() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-latency", "10min"));
+    long now = System.currentTimeMillis();
+    List<Either<RowData, RowData>> old = rows(1, 30, 0, 0, DAY_1, now - HOUR);
+    List<Either<RowData, RowData>> fresh = rows(2, 30, 1, 0, DAY_1 + 24 * HOUR, now);
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, old);
+      feed(writer, fresh);
+      assertThat(SinkHarnesses.drain(writer)).as("nothing closes between barriers").isEmpty();
+      WriterReport report = barrier(writer, 1);
+      List<ClosedFile> files = report.closed().files();
+      assertThat(files).extracting(ClosedFile::reason).containsExactly(CloseReason.LATENCY);
+      assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(old));
+      assertThat(files.get(0).minIngestMillis()).isEqualTo(now - HOUR);
+      assertThat(report.seen()).isEqualTo(Map.of(key(0), 30L, key(1), 30L));
+      assertThat(report.buffered())
+          .as("only the fresh partition still buffers")
+          .isEqualTo(Map.of(key(1), 0L));
+    }
+  }
+
+  @Test
+  void everyCheckpointClosesEveryBufferAtEachBarrier() throws Exception {
+    SinkHarnesses s =
+        sink(Map.of("sink.close-policy", "every-checkpoint", "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input = rows(1, 40, 0, 0, DAY_1, System.currentTimeMillis());
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      WriterReport report = barrier(writer, 1);
+      assertThat(report.closed().files())
+          .extracting(ClosedFile::reason)
+          .containsExactly(CloseReason.CHECKPOINT);
+      assertThat(report.buffered()).isEmpty();
+      assertThat(barrier(writer, 2).closed().isEmpty()).as("nothing new, nothing closed").isTrue();
+    }
+  }
+
+  @Test
+  void endOfInputClosesEverythingAndEmitsItAfterTheLastBarrier() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-latency", "1h"));
+    long now = System.currentTimeMillis();
+    List<Either<RowData, RowData>> input = new ArrayList<>(rows(1, 25, 0, 0, DAY_1, now));
+    input.addAll(rows(2, 25, 0, 25, DAY_1 + 24 * HOUR, now));
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      assertThat(barrier(writer, 4).closed().isEmpty()).isTrue();
+      writer.endInput();
+      List<CommittableMessage<WriterReport>> messages = SinkHarnesses.drainMessages(writer);
+      assertThat(messages).extracting(CommittableMessage::getCheckpointId).containsOnly(5L);
+      List<WriterReport> reports =
+          messages.stream()
+              .flatMap(
+                  m ->
+                      m
+                              instanceof
+                              org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage<
+                                      WriterReport>
+                                  c
+                          ? Stream.of(c.getCommittable())
+                          : Stream.empty())
+              .toList();
+      List<ClosedFile> files = reports.get(0).closed().files();
+      assertThat(files)
+          .extracting(ClosedFile::reason)
+          .containsOnly(CloseReason.END_OF_INPUT)
+          .hasSize(2);
+      assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
+      assertThat(reports.get(0).buffered()).isEmpty();
+      assertThat(reports.get(0).seen()).isEqualTo(Map.of(key(0), 50L));
+    }
+  }
+
+  /**
+   * At each barrier only the rows that arrived since the previous one are staged; the state is the
+   * list of runs; a restored writer buffers them again, reports their positions, and its file
+   * consumes exactly those runs.
+   */
+  @Test
+  void aBarrierStagesOnlyNewRowsAndARestoreRebuffersThem() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-latency", "1h"));
+    long now = System.currentTimeMillis();
+    List<Either<RowData, RowData>> first = rows(1, 100, 0, 0, DAY_1, now);
+    List<Either<RowData, RowData>> second = rows(2, 50, 0, 100, DAY_1, now);
+    OperatorSubtaskState state;
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, first);
+      WriterReport report = barrier(writer, 1);
+      assertThat(report.closed().isEmpty()).isTrue();
+      assertThat(report.buffered()).isEqualTo(Map.of(key(0), 0L));
+      writer.snapshot(1, 1);
+      List<Path> afterFirst = s.stagingRuns();
+      assertThat(afterFirst).hasSize(1);
+      long firstRunBytes = Files.size(afterFirst.get(0));
+
+      feed(writer, second);
+      barrier(writer, 2);
+      state = writer.snapshot(2, 2);
+      List<Path> afterSecond = s.stagingRuns();
+      assertThat(afterSecond)
+          .as("the second barrier adds one run, the first is kept")
+          .hasSize(2)
+          .containsAll(afterFirst);
+      Path secondRun =
+          afterSecond.stream().filter(p -> !afterFirst.contains(p)).findFirst().orElseThrow();
+      assertThat(Files.size(secondRun)).as("only the 50 new rows").isLessThan(firstRunBytes);
+      assertThat(barrier(writer, 3).closed().isEmpty()).as("no barrier wrote a data file").isTrue();
+    }
+
+    try (var restored = s.writer(0, 1)) {
+      restored.initializeState(state);
+      restored.open();
+      WriterReport report = barrier(restored, 3);
+      assertThat(report.seen()).isEqualTo(Map.of(key(0), 150L));
+      assertThat(report.buffered()).isEqualTo(Map.of(key(0), 0L));
+      restored.endInput();
+      List<WriterReport> last = SinkHarnesses.drain(restored);
+      List<ClosedFile> files = last.get(0).closed().files();
+      assertThat(files).hasSize(1);
+      List<String> all = new ArrayList<>(idsOf(first));
+      all.addAll(idsOf(second));
+      assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(all);
+      assertThat(files.get(0).consumedStaging())
+          .extracting(SinkHarnesses::local)
+          .containsExactlyInAnyOrderElementsOf(s.stagingRuns());
+    }
+  }
+}
