@@ -343,6 +343,16 @@ public final class JobOptions {
               + "newline-delimited records; bounded: the job ends when all are read. `\\r\\n` accepted, blank lines are "
               + "not records");
 
+  public static final JobOption<InputConfig.FileLastLine> SOURCE_FILE_LAST_LINE =
+      option(
+          "source.file.last-line",
+          "hold",
+          oneOf(InputConfig.FileLastLine.class),
+          c -> c.input().fileLastLine(),
+          "`hold`, `read`: a file source's last line without a newline: `hold` leaves it for a later run (the file "
+              + "may still be written; logged, and counted in the summary's `lines-held`), `read` reads it (the file "
+              + "is final; a later run refuses the file if it has grown past that line)");
+
   public static final JobOption<Boolean> SOURCE_SKIP_COMMITTED =
       option(
           "source.skip-committed",

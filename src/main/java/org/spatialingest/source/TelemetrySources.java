@@ -81,6 +81,15 @@ public final class TelemetrySources {
    * is read).
    */
   public static FileSource<SourceRecord> file(String path) {
-    return FileSource.forBulkFileFormat(new LineRecordFormat(), new Path(path)).build();
+    return file(path, org.spatialingest.table.FileInputs.none());
+  }
+
+  /**
+   * The same, reading of each file the prefix {@code plan} fixed at the start check ({@link
+   * FileStartCheck}).
+   */
+  public static FileSource<SourceRecord> file(
+      String path, org.spatialingest.table.FileInputs plan) {
+    return FileSource.forBulkFileFormat(new LineRecordFormat(plan), new Path(path)).build();
   }
 }
