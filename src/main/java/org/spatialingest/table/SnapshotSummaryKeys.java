@@ -75,6 +75,13 @@ public final class SnapshotSummaryKeys {
    */
   public static final String LINES_HELD = PREFIX + "lines-held";
 
+  /**
+   * on an empty snapshot that records a gap the Kafka reader went past while running ({@code
+   * kafka.on-gap: continue}; with {@link #GAPS} and {@link #GAP_RECORDS}): the sink whose reader
+   * met it
+   */
+  public static final String GAP_SINK = PREFIX + "gap-sink";
+
   /** followed by a close reason code: how many files of the snapshot closed for that reason */
   public static final String CLOSED_PREFIX = PREFIX + "closed.";
 
