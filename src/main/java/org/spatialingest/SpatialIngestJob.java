@@ -19,6 +19,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.types.Either;
+import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
@@ -32,6 +33,7 @@ import org.spatialingest.geometry.RegionRefresh;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
 import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.source.FileStartCheck;
 import org.spatialingest.source.GuardedKafkaSink;
 import org.spatialingest.source.KafkaAccessCheck;
 import org.spatialingest.source.KafkaClients;
@@ -160,7 +162,8 @@ public final class SpatialIngestJob {
     if (config.input().fileSource()) {
       stream =
           env.fromSource(
-                  TelemetrySources.file(config.input().filePath()),
+                  TelemetrySources.file(
+                      config.input().filePath(), startPositions(env, config).files()),
                   WatermarkStrategy.noWatermarks(),
                   "file-source")
               .uid(FILE_SOURCE_UID);
@@ -184,7 +187,8 @@ public final class SpatialIngestJob {
                     Catalogs.tableLoader(config),
                     Catalogs.rejectsTableLoader(config),
                     config.sinkId(),
-                    startPositions(env, config).ids()))
+                    startPositions(env, config).ids(),
+                    ResumeFilter.aliasesOf(startPositions(env, config).files())))
             .returns(SourceRecord.class)
             .name("resume-filter")
             .uid(RESUME_FILTER_UID);
@@ -338,12 +342,10 @@ public final class SpatialIngestJob {
    * What the job starts from ({@link StartCheck#decide}: the table's positions of this {@code
    * sink.id} that apply to the Kafka cluster and topic it reads now), decided once per environment
    * where the job is built; refused ({@link org.spatialingest.table.PositionsRefusedException})
-   * when they cannot apply. A file source has none.
+   * when they cannot apply. A file source has no positions: its start is {@link FileStartCheck}'s
+   * (which prefix of each input file this run reads, and which files moved or changed).
    */
   public static StartPositions startPositions(StreamExecutionEnvironment env, JobConfig config) {
-    if (config.input().fileSource()) {
-      return StartPositions.none(config.sinkId());
-    }
     DecidedStart decided = STARTS.get(env);
     if (decided != null && decided.config().equals(config)) {
       return decided.start();
@@ -354,8 +356,11 @@ public final class SpatialIngestJob {
     try {
       boolean restore =
           env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
+      Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
       start =
-          StartCheck.decide(config, catalog.loadTable(Catalogs.tableIdentifier(config)), restore);
+          config.input().fileSource()
+              ? FileStartCheck.decide(config, table, config.skipCommitted())
+              : StartCheck.decide(config, table, restore);
     } finally {
       closeQuietly(catalog);
     }

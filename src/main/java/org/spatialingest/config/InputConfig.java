@@ -21,8 +21,19 @@ public record InputConfig(
     String filePath,
     InputFormat format,
     List<TypedProperty> typedProperties,
-    AutoColumns autoColumns)
+    AutoColumns autoColumns,
+    FileLastLine fileLastLine)
     implements Serializable {
+
+  /**
+   * What a file source does with a last line that has no newline yet (key {@code
+   * source.file.last-line}): {@code HOLD} leaves it for a later run (the file may still be written;
+   * the rest of the line would come later), {@code READ} reads it (the file is final).
+   */
+  public enum FileLastLine {
+    HOLD,
+    READ
+  }
 
   /** The value of {@code input.typed-properties}: {@code auto}, or the declared list. */
   public record TypedProperties(boolean auto, List<TypedProperty> declared)

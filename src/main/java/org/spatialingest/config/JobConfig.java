@@ -45,6 +45,7 @@ import static org.spatialingest.config.JobOptions.SINK_MEMORY_BUDGET;
 import static org.spatialingest.config.JobOptions.SINK_ROW_GROUPS_PER_FILE;
 import static org.spatialingest.config.JobOptions.SINK_TARGET_FILE_SIZE;
 import static org.spatialingest.config.JobOptions.SOURCE;
+import static org.spatialingest.config.JobOptions.SOURCE_FILE_LAST_LINE;
 import static org.spatialingest.config.JobOptions.SOURCE_SKIP_COMMITTED;
 import static org.spatialingest.config.JobOptions.TABLE_NAME;
 import static org.spatialingest.config.JobOptions.TABLE_NAMESPACE;
@@ -315,7 +316,8 @@ public record JobConfig(
         r.get(SOURCE),
         r.get(INPUT_FORMAT),
         typed.declared(),
-        typed.auto() ? new InputConfig.AutoColumns(allow, max) : null);
+        typed.auto() ? new InputConfig.AutoColumns(allow, max) : null,
+        r.get(SOURCE_FILE_LAST_LINE));
   }
 
   private static MaintenanceConfig maintenance(

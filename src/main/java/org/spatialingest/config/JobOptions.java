@@ -68,9 +68,10 @@ public final class JobOptions {
               + "(retention, `kafka-delete-records`), at start or while running: `fail` stops the job naming the "
               + "topic, partition, first missing and first available offset; `continue` goes on from the first "
               + "available offset and records the gap in the commit's snapshot summary, `inspect` and a metric. A "
-              + "gap while running (a restored offset no longer in Kafka) stops the job with `fail` (the consumer's "
-              + "`auto.offset.reset` is `none`); with `continue` the consumer goes on from the first offset and that "
-              + "gap is not recorded yet");
+              + "gap while running (records deleted before the reader got to them, or a restored offset no longer "
+              + "in Kafka) stops the job with `fail` (the consumer's "
+              + "`auto.offset.reset` is `none`); with `continue` the consumer goes on from the first offset and the "
+              + "gap is recorded the same way (an empty snapshot with `gaps`, before any commit passes it)");
   public static final JobOption<String> KAFKA_RESET_POSITIONS =
       option(
           "kafka.reset-positions",
@@ -342,6 +343,16 @@ public final class JobOptions {
           "`kafka`, `file:<path>`: a file or a directory (read recursively, files starting with `.` or `_` skipped) of "
               + "newline-delimited records; bounded: the job ends when all are read. `\\r\\n` accepted, blank lines are "
               + "not records");
+
+  public static final JobOption<InputConfig.FileLastLine> SOURCE_FILE_LAST_LINE =
+      option(
+          "source.file.last-line",
+          "hold",
+          oneOf(InputConfig.FileLastLine.class),
+          c -> c.input().fileLastLine(),
+          "`hold`, `read`: a file source's last line without a newline: `hold` leaves it for a later run (the file "
+              + "may still be written; logged, and counted in the summary's `lines-held`), `read` reads it (the file "
+              + "is final; a later run refuses the file if it has grown past that line)");
 
   public static final JobOption<Boolean> SOURCE_SKIP_COMMITTED =
       option(

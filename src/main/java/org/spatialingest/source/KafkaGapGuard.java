@@ -4,12 +4,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SourceSplit;
+import org.apache.flink.connector.kafka.source.split.KafkaPartitionSplit;
 import org.apache.flink.core.io.InputStatus;
+import org.apache.iceberg.flink.TableLoader;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.InvalidOffsetException;
@@ -37,9 +41,16 @@ public final class KafkaGapGuard<T, SplitT extends SourceSplit, EnumT>
 
   private final Map<String, String> connection;
 
-  private KafkaGapGuard(Source<T, SplitT, EnumT> delegate, Map<String, String> connection) {
+  /** with {@code kafka.on-gap: continue}: records the gaps met while running; else null */
+  private final RunningGapRecorder recorder;
+
+  private KafkaGapGuard(
+      Source<T, SplitT, EnumT> delegate,
+      Map<String, String> connection,
+      RunningGapRecorder recorder) {
     super(delegate);
     this.connection = new HashMap<>(connection);
+    this.recorder = recorder;
   }
 
   /**
@@ -48,7 +59,20 @@ public final class KafkaGapGuard<T, SplitT extends SourceSplit, EnumT>
    */
   public static <T, SplitT extends SourceSplit, EnumT> Source<T, SplitT, EnumT> of(
       Source<T, SplitT, EnumT> source, Map<String, String> connection) {
-    return new KafkaGapGuard<>(source, connection);
+    return new KafkaGapGuard<>(source, connection, null);
+  }
+
+  /**
+   * The same, and with {@code kafka.on-gap: continue} every gap the consumer goes past while
+   * running is recorded ({@link RunningGapRecorder}) in {@code telemetry} as sink {@code sinkId}'s.
+   */
+  public static <T, SplitT extends SourceSplit, EnumT> Source<T, SplitT, EnumT> recording(
+      Source<T, SplitT, EnumT> source,
+      Map<String, String> connection,
+      TableLoader telemetry,
+      String sinkId) {
+    return new KafkaGapGuard<>(
+        source, connection, new RunningGapRecorder(telemetry, sinkId, connection));
   }
 
   /** One line naming a gap: topic, partition, first missing and first available offset. */
@@ -68,7 +92,12 @@ public final class KafkaGapGuard<T, SplitT extends SourceSplit, EnumT>
 
   @Override
   public SourceReader<T, SplitT> createReader(SourceReaderContext context) throws Exception {
-    return new GuardedReader<>(delegate.createReader(context), connection);
+    RunningGapRecorder gaps = null;
+    if (recorder != null) {
+      gaps = new RunningGapRecorder(recorder);
+      gaps.open(context.metricGroup().counter("kafkaGapRecords"));
+    }
+    return new GuardedReader<>(delegate.createReader(context), connection, gaps);
   }
 
   /** The gap behind {@code failure}, as a non-recoverable failure; null if it is none. */
@@ -131,19 +160,126 @@ public final class KafkaGapGuard<T, SplitT extends SourceSplit, EnumT>
   private static final class GuardedReader<T, SplitT extends SourceSplit>
       extends ForwardingSourceReader<T, SplitT> {
     private final Map<String, String> connection;
+    private final RunningGapRecorder gaps;
+    private final GapOutput output = new GapOutput();
 
-    GuardedReader(SourceReader<T, SplitT> delegate, Map<String, String> connection) {
+    GuardedReader(
+        SourceReader<T, SplitT> delegate, Map<String, String> connection, RunningGapRecorder gaps) {
       super(delegate);
       this.connection = connection;
+      this.gaps = gaps;
     }
 
     @Override
-    public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+    public void addSplits(List<SplitT> splits) {
+      if (gaps != null) {
+        for (SplitT split : splits) {
+          if (split instanceof KafkaPartitionSplit kafka) {
+            gaps.starts(kafka.getTopic(), kafka.getPartition(), kafka.getStartingOffset());
+          }
+        }
+      }
+      super.addSplits(splits);
+    }
+
+    @Override
+    public InputStatus pollNext(ReaderOutput<T> target) throws Exception {
       try {
+        if (gaps == null) {
+          return delegate.pollNext(target);
+        }
+        output.target = target;
         return delegate.pollNext(output);
       } catch (Exception e) {
         RuntimeException gap = gapFailure(e, connection);
         throw gap != null ? gap : e;
+      }
+    }
+
+    @Override
+    public void close() throws Exception {
+      try {
+        super.close();
+      } finally {
+        if (gaps != null) {
+          gaps.close();
+        }
+      }
+    }
+
+    private void see(T record) {
+      if (record instanceof SourceRecord r) {
+        gaps.next(r);
+      }
+    }
+
+    /** Shows every record to the recorder before passing it on, also through per-split outputs. */
+    private final class GapOutput implements ReaderOutput<T> {
+      ReaderOutput<T> target;
+
+      @Override
+      public void collect(T record) {
+        see(record);
+        target.collect(record);
+      }
+
+      @Override
+      public void collect(T record, long timestamp) {
+        see(record);
+        target.collect(record, timestamp);
+      }
+
+      @Override
+      public void emitWatermark(Watermark watermark) {
+        target.emitWatermark(watermark);
+      }
+
+      @Override
+      public void markIdle() {
+        target.markIdle();
+      }
+
+      @Override
+      public void markActive() {
+        target.markActive();
+      }
+
+      @Override
+      public SourceOutput<T> createOutputForSplit(String splitId) {
+        SourceOutput<T> split = target.createOutputForSplit(splitId);
+        return new SourceOutput<>() {
+          @Override
+          public void collect(T record) {
+            see(record);
+            split.collect(record);
+          }
+
+          @Override
+          public void collect(T record, long timestamp) {
+            see(record);
+            split.collect(record, timestamp);
+          }
+
+          @Override
+          public void emitWatermark(Watermark watermark) {
+            split.emitWatermark(watermark);
+          }
+
+          @Override
+          public void markIdle() {
+            split.markIdle();
+          }
+
+          @Override
+          public void markActive() {
+            split.markActive();
+          }
+        };
+      }
+
+      @Override
+      public void releaseOutputForSplit(String splitId) {
+        target.releaseOutputForSplit(splitId);
       }
     }
   }

@@ -3,6 +3,8 @@ package org.spatialingest.source;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import java.util.zip.CRC32;
+import java.util.zip.CRC32C;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.file.src.FileSourceSplit;
@@ -12,6 +14,9 @@ import org.apache.flink.connector.file.src.reader.SimpleStreamFormat;
 import org.apache.flink.connector.file.src.reader.StreamFormat;
 import org.apache.flink.connector.file.src.util.RecordAndPosition;
 import org.apache.flink.core.fs.FSDataInputStream;
+import org.spatialingest.table.FileInputs;
+import org.spatialingest.table.FileInputs.Fingerprint;
+import org.spatialingest.table.PositionsRefusedException;
 import org.spatialingest.table.SourceKeys;
 
 /**
@@ -21,22 +26,57 @@ import org.spatialingest.table.SourceKeys;
  * line numbers are exact; after a restore Flink re-reads the file and skips the records already
  * emitted (the reader counts lines as it goes, so numbers stay right).
  *
+ * <p>With a plan from {@link FileStartCheck}, each file is read up to the prefix the check fixed
+ * (so a last line without a newline is read only when the check says so), and its bytes must hash
+ * as the check saw them.
+ *
  * <p>A {@link BulkFormat} around a {@link SimpleStreamFormat} only to learn each split's path,
  * which a stream format does not see.
  */
 public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSourceSplit> {
-  private final StreamFormatAdapter<SourceRecord> lines = new StreamFormatAdapter<>(new Lines());
+  /** per path, the prefix to read ({@link FileStartCheck}); empty: every file whole */
+  private final FileInputs plan;
+
+  /** Reads every file whole (no start check). */
+  public LineRecordFormat() {
+    this(FileInputs.none());
+  }
+
+  /**
+   * Reads of each file exactly the prefix {@code plan} names (its length; a file it does not name
+   * is refused), and fails the job ({@link PositionsRefusedException}) if those bytes do not hash
+   * as the start check saw them: the file changed while the job ran.
+   */
+  public LineRecordFormat(FileInputs plan) {
+    this.plan = plan;
+  }
 
   @Override
   public Reader<SourceRecord> createReader(Configuration config, FileSourceSplit split)
       throws IOException {
-    return withPath(lines.createReader(config, split), split);
+    return withPath(lines(split).createReader(config, split), split);
   }
 
   @Override
   public Reader<SourceRecord> restoreReader(Configuration config, FileSourceSplit split)
       throws IOException {
-    return withPath(lines.restoreReader(config, split), split);
+    return withPath(lines(split).restoreReader(config, split), split);
+  }
+
+  private StreamFormatAdapter<SourceRecord> lines(FileSourceSplit split) {
+    if (plan.isEmpty()) {
+      return new StreamFormatAdapter<>(new Lines(null));
+    }
+    String path = split.path().toString();
+    Fingerprint expected = plan.files().get(path);
+    if (expected == null) {
+      throw new PositionsRefusedException(
+          "input file "
+              + path
+              + " appeared after the job's start check, which did not see it: start the job again (it is "
+              + "read then)");
+    }
+    return new StreamFormatAdapter<>(new Lines(expected));
   }
 
   @Override
@@ -86,15 +126,89 @@ public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSour
 
   /** Reads lines as bytes, counting them. */
   static final class Lines extends SimpleStreamFormat<SourceRecord> {
+    private final Fingerprint expected;
+
+    Lines(Fingerprint expected) {
+      this.expected = expected;
+    }
+
     @Override
     public StreamFormat.Reader<SourceRecord> createReader(
-        Configuration config, FSDataInputStream stream) {
-      return new LineReader(stream);
+        Configuration config, FSDataInputStream stream) throws IOException {
+      return new LineReader(
+          expected == null ? stream : new PrefixStream(stream, stream.getPos(), expected));
     }
 
     @Override
     public TypeInformation<SourceRecord> getProducedType() {
       return TypeInformation.of(SourceRecord.class);
+    }
+  }
+
+  /**
+   * The first {@code expected.length()} bytes of a file, hashed as they are read; at their end (or
+   * an earlier end of file) the hash must be the start check's.
+   */
+  static final class PrefixStream extends InputStream {
+    private final InputStream in;
+    private final Fingerprint expected;
+    private final CRC32C crc32c = new CRC32C();
+    private final CRC32 crc32 = new CRC32();
+    private long read;
+    private boolean verified;
+
+    /**
+     * @param start where {@code in} is; from anywhere but 0 the bytes are limited, not checked
+     */
+    PrefixStream(InputStream in, long start, Fingerprint expected) {
+      this.in = in;
+      this.expected = expected;
+      this.read = start;
+      this.verified = start != 0;
+    }
+
+    @Override
+    public int read() throws IOException {
+      byte[] one = new byte[1];
+      return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+      long left = expected.length() - read;
+      int n = left <= 0 ? -1 : in.read(b, off, (int) Math.min(len, left));
+      if (n > 0) {
+        crc32c.update(b, off, n);
+        crc32.update(b, off, n);
+        read += n;
+      }
+      if (n < 0 || read == expected.length()) {
+        verify();
+      }
+      return n;
+    }
+
+    private void verify() {
+      if (verified) {
+        return;
+      }
+      verified = true;
+      if (read != expected.length() || FileInputs.hash(crc32c, crc32) != expected.hash()) {
+        throw new PositionsRefusedException(
+            "input file "
+                + expected.path()
+                + " changed while the job read it: its first "
+                + expected.length()
+                + " bytes are not those the start check saw"
+                + (read < expected.length() ? " (it has only " + read + ")" : "")
+                + ". Lines of it may be committed from either content; start the job again: its start check "
+                + "then names what changed");
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
     }
   }
 

@@ -1,7 +1,9 @@
 package org.spatialingest.source;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -18,8 +20,10 @@ import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.table.CommittedRecords;
+import org.spatialingest.table.FileInputs;
 import org.spatialingest.table.KafkaIds;
 import org.spatialingest.table.PositionRanges;
+import org.spatialingest.table.SourceKeys;
 
 /**
  * Right after the source: on a start without state, drops the records the tables already hold
@@ -51,6 +55,10 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   private final TableLoader rejects;
   private final String sinkId;
   private final KafkaIds ids;
+
+  /** per file source key, the keys of earlier paths of that file ({@link FileStartCheck}) */
+  private final Map<String, List<String>> fileAliases;
+
   private transient CommittedRecords committed;
 
   /** the telemetry table's snapshot the skip was fixed at, or -1 for none */
@@ -71,10 +79,39 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
    *     again, skip nothing ({@link CommittedRecords#read})
    */
   public ResumeFilter(TableLoader telemetry, TableLoader rejects, String sinkId, KafkaIds ids) {
+    this(telemetry, rejects, sinkId, ids, Map.of());
+  }
+
+  /**
+   * @param fileAliases per file source key, the source keys of the paths the file had before (it
+   *     moved): their committed lines are its committed lines
+   */
+  public ResumeFilter(
+      TableLoader telemetry,
+      TableLoader rejects,
+      String sinkId,
+      KafkaIds ids,
+      Map<String, List<String>> fileAliases) {
     this.telemetry = telemetry;
     this.rejects = rejects;
     this.sinkId = sinkId;
     this.ids = ids;
+    this.fileAliases = Map.copyOf(fileAliases);
+  }
+
+  /** The file aliases of a file source's start: per file key, its earlier paths' keys. */
+  public static Map<String, List<String>> aliasesOf(FileInputs files) {
+    Map<String, List<String>> aliases = new HashMap<>();
+    files
+        .files()
+        .values()
+        .forEach(
+            f -> {
+              if (!f.aliases().isEmpty()) {
+                aliases.put(SourceKeys.file(f.path()), f.aliases());
+              }
+            });
+    return aliases;
   }
 
   @Override
@@ -143,12 +180,27 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   public void processElement(SourceRecord record, Context ctx, Collector<SourceRecord> out) {
     if (record.source != null
         && !committed.isEmpty()
-        && committed.contains(record.source, record.position())) {
+        && isCommitted(record.source, record.position())) {
       skipped.inc();
       skippedTotal.add(1);
       return;
     }
     out.collect(record);
+  }
+
+  private boolean isCommitted(String source, long position) {
+    if (committed.contains(source, position)) {
+      return true;
+    }
+    List<String> earlier = fileAliases.get(source);
+    if (earlier != null) {
+      for (String key : earlier) {
+        if (committed.contains(key, position)) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   @Override

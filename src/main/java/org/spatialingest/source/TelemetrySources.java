@@ -26,12 +26,17 @@ public final class TelemetrySources {
    */
   public static Source<SourceRecord, ?, ?> source(
       JobConfig config, boolean bounded, StartPositions start) {
+    Source<SourceRecord, ?, ?> guarded =
+        KafkaAccessGuard.of(
+            RestoredBoundedSource.of(kafka(config, bounded, start))); // FLINK-31006 when bounded
     Source<SourceRecord, ?, ?> kafka =
-        KafkaGapGuard.of(
-            KafkaAccessGuard.of(
-                RestoredBoundedSource.of(
-                    kafka(config, bounded, start))), // FLINK-31006 when bounded
-            KafkaClients.connection(config));
+        config.onGap() == JobConfig.OnGap.CONTINUE
+            ? KafkaGapGuard.recording(
+                guarded,
+                KafkaClients.connection(config),
+                org.spatialingest.table.Catalogs.tableLoader(config),
+                config.sinkId())
+            : KafkaGapGuard.of(guarded, KafkaClients.connection(config));
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
       return kafka;
     }
@@ -81,6 +86,15 @@ public final class TelemetrySources {
    * is read).
    */
   public static FileSource<SourceRecord> file(String path) {
-    return FileSource.forBulkFileFormat(new LineRecordFormat(), new Path(path)).build();
+    return file(path, org.spatialingest.table.FileInputs.none());
+  }
+
+  /**
+   * The same, reading of each file the prefix {@code plan} fixed at the start check ({@link
+   * FileStartCheck}).
+   */
+  public static FileSource<SourceRecord> file(
+      String path, org.spatialingest.table.FileInputs plan) {
+    return FileSource.forBulkFileFormat(new LineRecordFormat(plan), new Path(path)).build();
   }
 }

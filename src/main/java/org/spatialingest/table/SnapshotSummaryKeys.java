@@ -56,6 +56,32 @@ public final class SnapshotSummaryKeys {
   /** on the same commit: how many records those gaps lost in all */
   public static final String GAP_RECORDS = PREFIX + "gap-records";
 
+  /**
+   * on the primary table, for a file source ({@code source: file:<path>}): the location of the
+   * Puffin file that holds the fingerprints of every input file the sink read ({@link FileInputs})
+   */
+  public static final String FILE_INPUTS = PREFIX + "file-inputs";
+
+  /**
+   * on the first commit of a sink lineage that recognised input files as files it had read under
+   * another path: how many ({@code <new path> <- <old path>} each in the log and in {@link
+   * #FILE_INPUTS})
+   */
+  public static final String FILES_MOVED = PREFIX + "files-moved";
+
+  /**
+   * on the same commit: how many input files ended in a line without a newline that was held back
+   * ({@code source.file.last-line: hold}), read by a later run once it ends
+   */
+  public static final String LINES_HELD = PREFIX + "lines-held";
+
+  /**
+   * on an empty snapshot that records a gap the Kafka reader went past while running ({@code
+   * kafka.on-gap: continue}; with {@link #GAPS} and {@link #GAP_RECORDS}): the sink whose reader
+   * met it
+   */
+  public static final String GAP_SINK = PREFIX + "gap-sink";
+
   /** followed by a close reason code: how many files of the snapshot closed for that reason */
   public static final String CLOSED_PREFIX = PREFIX + "closed.";
 

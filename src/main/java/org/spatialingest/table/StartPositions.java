@@ -13,14 +13,29 @@ import java.util.Map;
  * @param reset {@code kafka.reset-positions} when it applies to this start (every partition starts
  *     by it), else empty
  * @param notes summary entries for the lineage's first commit
+ * @param files for a file source, what this start reads of each input file ({@link FileInputs}: the
+ *     prefix, its hash, earlier paths); empty for Kafka
+ * @param filesRecord for a file source, the fingerprints every commit of this start names and
+ *     registers (this start's and every earlier one's); null for Kafka
  */
 public record StartPositions(
     String sinkId,
     KafkaIds ids,
     Map<String, Long> positions,
     String reset,
-    Map<String, String> notes)
+    Map<String, String> notes,
+    FileInputs files,
+    FileInputs.Written filesRecord)
     implements Serializable {
+  public StartPositions(
+      String sinkId,
+      KafkaIds ids,
+      Map<String, Long> positions,
+      String reset,
+      Map<String, String> notes) {
+    this(sinkId, ids, positions, reset, notes, FileInputs.none(), null);
+  }
+
   public StartPositions {
     positions = Map.copyOf(positions);
     notes = Map.copyOf(notes);

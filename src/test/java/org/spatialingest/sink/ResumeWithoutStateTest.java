@@ -147,6 +147,7 @@ class ResumeWithoutStateTest {
         String.join(
                 "\n",
                 input.values().stream().map(v -> new String(v, StandardCharsets.UTF_8)).toList())
+            .concat("\n") // a closed file: its last line ends
             .getBytes(StandardCharsets.UTF_8));
     JobConfig config =
         config(
@@ -297,7 +298,7 @@ class ResumeWithoutStateTest {
   private static void write(Path file, MixedInput input) throws Exception {
     List<String> lines =
         input.values().stream().map(v -> new String(v, StandardCharsets.UTF_8)).toList();
-    Files.write(file, String.join("\n", lines).getBytes(StandardCharsets.UTF_8));
+    Files.write(file, (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8));
   }
 
   /**

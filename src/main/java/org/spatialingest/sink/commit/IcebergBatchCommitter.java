@@ -177,6 +177,10 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
               start.notes().forEach(append::set); // the lineage's first commit
             }
             append.commit();
+            if (start.filesRecord() != null) {
+              // the input files' fingerprints: kept as long as a snapshot names them
+              start.filesRecord().register(tx);
+            }
             first[0] = !ownTag;
           });
       boolean ownTag = !first[0];
@@ -222,6 +226,9 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
         (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
     if (primary) {
       s.putAll(TablePositions.summary(start.sinkId(), start.ids(), batch.positions()));
+      if (start.filesRecord() != null) {
+        s.put(SnapshotSummaryKeys.FILE_INPUTS, start.filesRecord().location());
+      }
     }
     return s;
   }
