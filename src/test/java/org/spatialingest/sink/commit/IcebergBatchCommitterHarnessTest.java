@@ -81,6 +81,11 @@ class IcebergBatchCommitterHarnessTest {
       assertThat(rejects.currentSnapshot().summary().get(SnapshotSummaryKeys.BATCH_ID))
           .as("one batch, both tables")
           .isEqualTo(summary.get(SnapshotSummaryKeys.BATCH_ID));
+      // the runs go on the committer's delete thread, off the commit path (FileDeletes)
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (!s.stagingRuns().isEmpty() && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
       assertThat(s.stagingRuns()).as("the batch's runs are deleted once it is committed").isEmpty();
     }
   }
