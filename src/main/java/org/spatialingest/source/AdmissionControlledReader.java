@@ -2,9 +2,7 @@ package org.spatialingest.source;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
-import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.core.io.InputStatus;
@@ -26,7 +24,12 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit>
     extends ForwardingSourceReader<T, SplitT> {
   private final AdmissionBudget budget;
   private final RecordSizer<T> sizer;
-  private final CountingOutput output = new CountingOutput();
+  private final ObservingReaderOutput<T> output = new ObservingReaderOutput<>(this::count);
+
+  /** records and bytes the wrapped reader emitted in this {@code pollNext} */
+  private long records;
+
+  private long bytes;
   private final Counter throttledMs;
   private final Counter admittedRecords;
   private final Counter admittedBytes;
@@ -56,13 +59,12 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit>
     if (budget.waitNanos() > 0) {
       return InputStatus.NOTHING_AVAILABLE;
     }
-    output.target = readerOutput;
-    InputStatus status = delegate.pollNext(output);
-    budget.charge(output.records, output.bytes);
-    admittedRecords.inc(output.records);
-    admittedBytes.inc(output.bytes);
-    output.records = 0;
-    output.bytes = 0;
+    InputStatus status = delegate.pollNext(output.to(readerOutput));
+    budget.charge(records, bytes);
+    admittedRecords.inc(records);
+    admittedBytes.inc(bytes);
+    records = 0;
+    bytes = 0;
     return status;
   }
 
@@ -77,83 +79,8 @@ final class AdmissionControlledReader<T, SplitT extends SourceSplit>
     return delegate.isAvailable();
   }
 
-  /**
-   * Counts what the wrapped reader emits, directly or through per-split outputs it keeps across
-   * calls.
-   */
-  private final class CountingOutput implements ReaderOutput<T> {
-    ReaderOutput<T> target;
-    long records;
-    long bytes;
-
-    private void count(T record) {
-      records++;
-      bytes += sizer.bytes(record);
-    }
-
-    @Override
-    public void collect(T record) {
-      count(record);
-      target.collect(record);
-    }
-
-    @Override
-    public void collect(T record, long timestamp) {
-      count(record);
-      target.collect(record, timestamp);
-    }
-
-    @Override
-    public void emitWatermark(Watermark watermark) {
-      target.emitWatermark(watermark);
-    }
-
-    @Override
-    public void markIdle() {
-      target.markIdle();
-    }
-
-    @Override
-    public void markActive() {
-      target.markActive();
-    }
-
-    @Override
-    public SourceOutput<T> createOutputForSplit(String splitId) {
-      SourceOutput<T> split = target.createOutputForSplit(splitId);
-      return new SourceOutput<>() {
-        @Override
-        public void collect(T record) {
-          count(record);
-          split.collect(record);
-        }
-
-        @Override
-        public void collect(T record, long timestamp) {
-          count(record);
-          split.collect(record, timestamp);
-        }
-
-        @Override
-        public void emitWatermark(Watermark watermark) {
-          split.emitWatermark(watermark);
-        }
-
-        @Override
-        public void markIdle() {
-          split.markIdle();
-        }
-
-        @Override
-        public void markActive() {
-          split.markActive();
-        }
-      };
-    }
-
-    @Override
-    public void releaseOutputForSplit(String splitId) {
-      target.releaseOutputForSplit(splitId);
-    }
+  private void count(T record) {
+    records++;
+    bytes += sizer.bytes(record);
   }
 }

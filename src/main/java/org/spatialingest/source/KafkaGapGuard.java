@@ -4,10 +4,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.api.connector.source.SourceReader;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.api.connector.source.SourceSplit;
@@ -161,7 +159,7 @@ public final class KafkaGapGuard<T, SplitT extends SourceSplit, EnumT>
       extends ForwardingSourceReader<T, SplitT> {
     private final Map<String, String> connection;
     private final RunningGapRecorder gaps;
-    private final GapOutput output = new GapOutput();
+    private final ObservingReaderOutput<T> output = new ObservingReaderOutput<>(this::see);
 
     GuardedReader(
         SourceReader<T, SplitT> delegate, Map<String, String> connection, RunningGapRecorder gaps) {
@@ -188,8 +186,7 @@ public final class KafkaGapGuard<T, SplitT extends SourceSplit, EnumT>
         if (gaps == null) {
           return delegate.pollNext(target);
         }
-        output.target = target;
-        return delegate.pollNext(output);
+        return delegate.pollNext(output.to(target));
       } catch (Exception e) {
         RuntimeException gap = gapFailure(e, connection);
         throw gap != null ? gap : e;
@@ -210,76 +207,6 @@ public final class KafkaGapGuard<T, SplitT extends SourceSplit, EnumT>
     private void see(T record) {
       if (record instanceof SourceRecord r) {
         gaps.next(r);
-      }
-    }
-
-    /** Shows every record to the recorder before passing it on, also through per-split outputs. */
-    private final class GapOutput implements ReaderOutput<T> {
-      ReaderOutput<T> target;
-
-      @Override
-      public void collect(T record) {
-        see(record);
-        target.collect(record);
-      }
-
-      @Override
-      public void collect(T record, long timestamp) {
-        see(record);
-        target.collect(record, timestamp);
-      }
-
-      @Override
-      public void emitWatermark(Watermark watermark) {
-        target.emitWatermark(watermark);
-      }
-
-      @Override
-      public void markIdle() {
-        target.markIdle();
-      }
-
-      @Override
-      public void markActive() {
-        target.markActive();
-      }
-
-      @Override
-      public SourceOutput<T> createOutputForSplit(String splitId) {
-        SourceOutput<T> split = target.createOutputForSplit(splitId);
-        return new SourceOutput<>() {
-          @Override
-          public void collect(T record) {
-            see(record);
-            split.collect(record);
-          }
-
-          @Override
-          public void collect(T record, long timestamp) {
-            see(record);
-            split.collect(record, timestamp);
-          }
-
-          @Override
-          public void emitWatermark(Watermark watermark) {
-            split.emitWatermark(watermark);
-          }
-
-          @Override
-          public void markIdle() {
-            split.markIdle();
-          }
-
-          @Override
-          public void markActive() {
-            split.markActive();
-          }
-        };
-      }
-
-      @Override
-      public void releaseOutputForSplit(String splitId) {
-        target.releaseOutputForSplit(splitId);
       }
     }
   }
