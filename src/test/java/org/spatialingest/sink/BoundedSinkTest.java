@@ -222,7 +222,7 @@ class BoundedSinkTest {
     }
   }
 
-  // ---- late rows for old partitions do not open unbounded buffers ----
+  // ---- late rows for old partitions do not open unbounded buffers (parking off: 0) ----
 
   @Test
   void openPartitionsPerWriterAreBounded(@TempDir Path dir) throws Exception {
@@ -251,7 +251,13 @@ class BoundedSinkTest {
             kafka.bootstrapServers(),
             topic,
             dir,
-            Map.of("sink.max-latency", "1h", "sink.max-open-partitions", "3"));
+            Map.of(
+                "sink.max-latency",
+                "1h",
+                "sink.max-open-partitions",
+                "3",
+                "sink.max-parked-partitions",
+                "0"));
     runBounded(config, 0);
 
     Table table = assertExactly(config, sent);

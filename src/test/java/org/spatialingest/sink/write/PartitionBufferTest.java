@@ -1,6 +1,7 @@
 package org.spatialingest.sink.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,5 +44,51 @@ class PartitionBufferTest {
     }
     assertThat(buffer.minIngestMillis()).isEqualTo(1_000L);
     assertThat(buffer.maxIngestMillis()).isEqualTo(5_999L);
+  }
+
+  @Test
+  void aParkedBufferKeepsItsTotalsAndTakesItsRowsBackInOrder() throws Exception {
+    PartitionBuffer buffer = new PartitionBuffer(null, 0);
+    List<byte[]> rows = new ArrayList<>();
+    for (int i = 0; i < 10; i++) {
+      byte[] row = {(byte) i, 1, 2};
+      buffer.add(row, row.length, 100 - i, 1_000L + i, i);
+      rows.add(row);
+    }
+    long bytes = buffer.bytes();
+    assertThatThrownBy(buffer::park)
+        .as("unstaged rows cannot be parked")
+        .isInstanceOf(IllegalStateException.class);
+    buffer.staged("run-1");
+    assertThat(buffer.park()).isEqualTo(bytes);
+    assertThat(buffer.isParked()).isTrue();
+    assertThat(buffer.memoryBytes()).isZero();
+    assertThat(buffer.bytes()).as("its totals stay").isEqualTo(bytes);
+    assertThat(buffer.parkedBytes()).isEqualTo(bytes);
+    assertThat(buffer.minIngestMillis()).isEqualTo(1_000L);
+    assertThatThrownBy(buffer::sortedOrder).isInstanceOf(IllegalStateException.class);
+
+    // reopened: new rows in memory after the parked ones
+    byte[] late = {42, 1, 2};
+    buffer.add(late, late.length, 50, 5_000L, 11);
+    assertThat(buffer.isParked()).isFalse();
+    assertThat(buffer.size()).isEqualTo(11);
+    assertThat(buffer.memoryBytes()).isEqualTo(BufferedRowSize.accountedBytes(3));
+    assertThat(buffer.stagedRows()).isEqualTo(10);
+
+    long[] keys = new long[10];
+    for (int i = 0; i < 10; i++) {
+      keys[i] = 100 - i;
+    }
+    assertThat(buffer.loadParked(rows, keys)).isEqualTo(bytes);
+    assertThat(buffer.parkedRows()).isZero();
+    assertThat(buffer.memoryBytes()).isEqualTo(buffer.bytes());
+    for (int i = 0; i < 10; i++) {
+      assertThat(buffer.copyOfRow(i)).isEqualTo(rows.get(i));
+    }
+    assertThat(buffer.copyOfRow(10)).isEqualTo(late);
+    int[] order = buffer.sortedOrder();
+    assertThat(order[0]).as("the late row has the lowest key").isEqualTo(10);
+    assertThat(buffer.key(order[1])).isEqualTo(91L);
   }
 }
