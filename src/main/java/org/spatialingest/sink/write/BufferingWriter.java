@@ -42,10 +42,12 @@ import org.spatialingest.sink.core.WriterReport;
  * deleted once it is committed.
  *
  * <p>When more buffers are open than {@code sink.max-open-partitions}, the least recently written
- * is parked rather than written as a small file: its new rows go to a staging run, its memory is
- * released, and it closes later (by T once rows arrive for it again, by L at a barrier, at the end
- * of input), its file written once from its runs and the rows since. Parking costs one run of the
- * rows that arrived since the buffer's last run; closing a parked buffer reads its runs back.
+ * is parked rather than written as a small file: its staged rows leave memory at once, its rows
+ * since the last barrier when the next barrier stages them (or at once, to a run of their own, when
+ * memory is needed), and it closes later (by T once rows arrive for it again, by L at a barrier, by
+ * M, at the end of input), its file written once from its runs and the rows since. Parking writes
+ * nothing of its own: the barrier's runs are the same as without it; closing a parked buffer reads
+ * its runs back.
  *
  * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's
  * credit-based flow control pauses the source and the backlog stays in Kafka.
@@ -176,22 +178,29 @@ public final class BufferingWriter<T>
         close(table, List.of(victim), CloseReason.PARTITION_LIMIT);
         continue;
       }
-      park(table, table.buffers.leastRecentlyWritten());
+      park(table, table.buffers.leastRecentlyWritten(), false);
     }
   }
 
-  /** Stages a buffer's rows that are in no run yet, and releases its memory. */
-  private void park(TableWriter table, PartitionBuffer buffer) throws IOException {
+  /**
+   * Parks a buffer: its staged rows leave memory at once; with {@code spill} its rows in no run yet
+   * are first written to one (when memory is needed now), otherwise they stay in memory until the
+   * next barrier stages them, so parking adds no run of its own.
+   */
+  private void park(TableWriter table, PartitionBuffer buffer, boolean spill) throws IOException {
     int from = buffer.stagedRows();
-    if (from < buffer.size()) {
+    if (spill && from < buffer.size()) {
       StagingArea.Written run =
           table.staging.write(lastCheckpointId + 1, token, stagingSequence++, buffer, from);
       buffer.staged(run.path());
       metrics.runStaged(run.bytes());
     }
+    boolean wasParked = buffer.isParked();
     table.buffers.park(buffer);
-    metrics.parked();
-    SinkFaults.reach(SinkFaults.Point.AFTER_PARKING);
+    if (!wasParked) {
+      metrics.parked();
+      SinkFaults.reach(SinkFaults.Point.AFTER_PARKING);
+    }
   }
 
   @Override
@@ -246,6 +255,9 @@ public final class BufferingWriter<T>
               table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
           buffer.staged(run.path());
           metrics.runStaged(run.bytes());
+        }
+        if (buffer.isParked() && buffer.memoryBytes() > 0) {
+          table.buffers.park(buffer); // its rows since parking are staged now: release them
         }
         // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on
         // restore
@@ -355,7 +367,7 @@ public final class BufferingWriter<T>
       if (largest == null) {
         break;
       }
-      park(owner, largest);
+      park(owner, largest, true);
     }
     for (PartitionBuffer buffer : buffers) {
       if (buffer.parkedRows() == 0) {
@@ -374,9 +386,30 @@ public final class BufferingWriter<T>
     }
   }
 
-  /** Memory wins over file size: closes what the policy picks until under the budget. */
+  /**
+   * Writes the unstaged rows of the parked buffer holding the most of them to a run and releases
+   * them; false if no parked buffer holds rows in memory.
+   */
+  private boolean spillParked() throws IOException {
+    for (TableWriter table : tables) {
+      PartitionBuffer parked = table.buffers.largestParkedInMemory();
+      if (parked != null) {
+        park(table, parked, true);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Memory wins over file size: first the rows parked buffers still hold in memory are staged, then
+   * what the policy picks closes, until under the budget.
+   */
   private void enforceMemoryBudget() throws IOException {
     while (policy.memoryFull(bufferedBytes())) {
+      if (spillParked()) {
+        continue;
+      }
       List<PartitionBuffer> largestPerTable = new ArrayList<>(tables.size());
       for (TableWriter table : tables) {
         largestPerTable.add(table.buffers.largest());

@@ -23,10 +23,10 @@ import org.apache.iceberg.StructLike;
  * gets a chunk of its own.
  *
  * <p>A buffer can be <em>parked</em> ({@link #park}): when more partitions are open than the writer
- * allows, its rows, all already in staging runs, leave memory; rows {@code [0, parkedRows)} then
- * live only in those runs, while its totals (bytes, ingest times, lowest source positions) stay.
- * Rows that arrive later are kept in memory after them, and the parked rows are read back ({@link
- * #loadParked}) only to write the file.
+ * allows, its rows that are in staging runs leave memory; rows {@code [0, parkedRows)} then live
+ * only in those runs, while its totals (bytes, ingest times, lowest source positions) stay. Rows
+ * not yet staged, and rows that arrive later, are kept in memory after them; the parked rows are
+ * read back ({@link #loadParked}) only to write the file.
  */
 final class PartitionBuffer implements ClosePolicy.Candidate {
   /**
@@ -135,25 +135,41 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
   }
 
   /**
-   * Drops the rows from memory; they must all be in staging runs already. Returns the bytes freed.
-   * Cost: none beyond dropping the chunks.
+   * Takes the buffer out of the open set and drops its staged rows from memory; rows not yet in a
+   * run stay in memory until the next barrier stages them (then this is called again and frees
+   * them), so parking writes no run of its own. Returns the bytes freed. Cost: a copy of the
+   * unstaged rows.
    */
   long park() {
-    if (stagedRows != size) {
-      throw new IllegalStateException("only a buffer whose rows are all staged can be parked");
+    int keepFrom = stagedRows - parkedRows; // first memory slot not yet staged
+    long before = memoryBytes;
+    List<byte[]> oldChunks = new ArrayList<>(chunks);
+    long[] oldPositions = positions;
+    int[] oldLengths = lengths;
+    long[] oldKeys = keys;
+    int oldRows = storedRows;
+    clearMemory(Math.max(64, oldRows - keepFrom));
+    for (int i = keepFrom; i < oldRows; i++) {
+      store(
+          oldChunks.get((int) (oldPositions[i] >>> 32)),
+          (int) oldPositions[i],
+          oldLengths[i],
+          oldKeys[i]);
     }
-    long freed = memoryBytes;
+    parkedRows = stagedRows;
+    parked = true;
+    return before - memoryBytes;
+  }
+
+  private void clearMemory(int capacity) {
     chunks.clear();
     segments.clear();
     chunkUsed = 0;
-    positions = new long[64];
-    lengths = new int[64];
-    keys = new long[64];
+    positions = new long[capacity];
+    lengths = new int[capacity];
+    keys = new long[capacity];
     storedRows = 0;
     memoryBytes = 0;
-    parkedRows = size;
-    parked = true;
-    return freed;
   }
 
   /** Out of the writer's open set (rows arriving for it reopen it). */
@@ -193,14 +209,7 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
     long[] oldKeys = keys;
     int oldRows = storedRows;
     long before = memoryBytes;
-    chunks.clear();
-    segments.clear();
-    chunkUsed = 0;
-    positions = new long[Math.max(64, size)];
-    lengths = new int[positions.length];
-    keys = new long[positions.length];
-    storedRows = 0;
-    memoryBytes = 0;
+    clearMemory(Math.max(64, size));
     for (int i = 0; i < rows.size(); i++) {
       byte[] row = rows.get(i);
       store(row, 0, row.length, sortKeys[i]);

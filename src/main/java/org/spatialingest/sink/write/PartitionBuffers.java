@@ -136,11 +136,30 @@ final class PartitionBuffers {
     rows -= buffer.size();
   }
 
-  /** Parks an open buffer whose rows are all staged: its memory is released. */
+  /**
+   * Parks a buffer (or, if parked already, drops the rows staged since): its staged rows leave
+   * memory.
+   */
   void park(PartitionBuffer buffer) {
+    boolean wasParked = buffer.isParked();
     bytes -= buffer.park();
-    open--;
-    parked++;
+    if (!wasParked) {
+      open--;
+      parked++;
+    }
+  }
+
+  /** The parked buffer with the most bytes still in memory (not yet staged), or {@code null}. */
+  PartitionBuffer largestParkedInMemory() {
+    PartitionBuffer largest = null;
+    for (PartitionBuffer b : all()) {
+      if (b.isParked()
+          && b.memoryBytes() > 0
+          && (largest == null || b.memoryBytes() > largest.memoryBytes())) {
+        largest = b;
+      }
+    }
+    return largest;
   }
 
   /**

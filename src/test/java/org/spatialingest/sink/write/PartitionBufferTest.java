@@ -54,14 +54,19 @@ class PartitionBufferTest {
       byte[] row = {(byte) i, 1, 2};
       buffer.add(row, row.length, 100 - i, 1_000L + i, i);
       rows.add(row);
+      if (i == 5) {
+        buffer.staged("run-1"); // rows 0..5 staged at a barrier
+      }
     }
     long bytes = buffer.bytes();
-    assertThatThrownBy(buffer::park)
-        .as("unstaged rows cannot be parked")
-        .isInstanceOf(IllegalStateException.class);
-    buffer.staged("run-1");
-    assertThat(buffer.park()).isEqualTo(bytes);
+    long perRow = BufferedRowSize.accountedBytes(3);
+    assertThat(buffer.park()).as("the staged rows leave memory").isEqualTo(6 * perRow);
     assertThat(buffer.isParked()).isTrue();
+    assertThat(buffer.memoryBytes()).as("rows 6..9 wait for the barrier").isEqualTo(4 * perRow);
+    assertThat(buffer.parkedRows()).isEqualTo(6);
+    assertThat(buffer.copyOfRow(6)).isEqualTo(rows.get(6));
+    buffer.staged("run-2"); // the next barrier stages them, then they leave memory too
+    assertThat(buffer.park()).isEqualTo(4 * perRow);
     assertThat(buffer.memoryBytes()).isZero();
     assertThat(buffer.bytes()).as("its totals stay").isEqualTo(bytes);
     assertThat(buffer.parkedBytes()).isEqualTo(bytes);
@@ -73,7 +78,7 @@ class PartitionBufferTest {
     buffer.add(late, late.length, 50, 5_000L, 11);
     assertThat(buffer.isParked()).isFalse();
     assertThat(buffer.size()).isEqualTo(11);
-    assertThat(buffer.memoryBytes()).isEqualTo(BufferedRowSize.accountedBytes(3));
+    assertThat(buffer.memoryBytes()).isEqualTo(perRow);
     assertThat(buffer.stagedRows()).isEqualTo(10);
 
     long[] keys = new long[10];
