@@ -46,15 +46,16 @@ final class PartitionLimitWarning {
       return false;
     }
     LOG.warn(
-        "{} files closed by {} ({}) within {} s, {} rows each on average: the input interleaves more"
-            + " time partitions per writer than that and {} (e.g. a backfill in id order, not time"
-            + " order), so files stay small. Raise {}, or feed the input in time order.",
+        "{} files closed by the partition limit within {} s, {} rows each on average: the input"
+            + " interleaves more time partitions per writer than {} holds in memory and {} ({})"
+            + " parks (e.g. a backfill in id order, not time order), so files stay small. Raise {},"
+            + " or feed the input in time order.",
         closes,
-        JobOptions.SINK_MAX_PARKED_PARTITIONS.key(),
-        limit,
         (nowMillis - windowStart) / 1000,
         this.rows / closes,
         JobOptions.SINK_MAX_OPEN_PARTITIONS.key(),
+        JobOptions.SINK_MAX_PARKED_PARTITIONS.key(),
+        limit,
         JobOptions.SINK_MAX_PARKED_PARTITIONS.key());
     return true;
   }
