@@ -315,6 +315,7 @@ public final class SpatialIngestJob {
             .startPositions(start)
             .closePolicy(config.closePolicy(), config.sizingBounds())
             .maxOpenPartitions(config.maxOpenPartitions())
+            .maxParkedPartitions(config.maxParkedPartitions())
             .rowGroupsPerFile(config.rowGroupsPerFile())
             .uidPrefix(SINK_UID)
             .sinkId(config.sinkId(), config.sinkIdIsDefault())

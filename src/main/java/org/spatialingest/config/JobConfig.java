@@ -41,6 +41,7 @@ import static org.spatialingest.config.JobOptions.SINK_DISTRIBUTION;
 import static org.spatialingest.config.JobOptions.SINK_ID;
 import static org.spatialingest.config.JobOptions.SINK_MAX_LATENCY;
 import static org.spatialingest.config.JobOptions.SINK_MAX_OPEN_PARTITIONS;
+import static org.spatialingest.config.JobOptions.SINK_MAX_PARKED_PARTITIONS;
 import static org.spatialingest.config.JobOptions.SINK_MEMORY_BUDGET;
 import static org.spatialingest.config.JobOptions.SINK_ROW_GROUPS_PER_FILE;
 import static org.spatialingest.config.JobOptions.SINK_TARGET_FILE_SIZE;
@@ -103,6 +104,7 @@ public record JobConfig(
     long targetFileBytes,
     Duration maxLatency,
     int maxOpenPartitions,
+    int maxParkedPartitions,
     int rowGroupsPerFile,
     double maxRecordsPerSecond,
     long maxBytesPerSecond,
@@ -236,6 +238,7 @@ public record JobConfig(
         r.get(SINK_TARGET_FILE_SIZE),
         r.get(SINK_MAX_LATENCY),
         r.get(SINK_MAX_OPEN_PARTITIONS),
+        r.get(SINK_MAX_PARKED_PARTITIONS),
         r.get(SINK_ROW_GROUPS_PER_FILE),
         r.get(ADMISSION_MAX_RECORDS_PER_SECOND),
         r.get(ADMISSION_MAX_BYTES_PER_SECOND),

@@ -246,6 +246,9 @@ public final class JobOption<T> {
     public static final Type<Integer> POSITIVE_INT =
         checked("positive integer", Integer::parseInt, v -> v > 0, null, v -> Integer.toString(v));
 
+    public static final Type<Integer> NON_NEGATIVE_INT =
+        checked("integer >= 0", Integer::parseInt, v -> v >= 0, null, v -> Integer.toString(v));
+
     public static final Type<Long> POSITIVE_LONG =
         checked("positive integer", Long::parseLong, v -> v > 0, null, v -> Long.toString(v));
 

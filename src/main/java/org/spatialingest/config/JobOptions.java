@@ -3,6 +3,7 @@ package org.spatialingest.config;
 import static org.spatialingest.config.JobOption.Type.BOOLEAN;
 import static org.spatialingest.config.JobOption.Type.NON_NEGATIVE_BYTES;
 import static org.spatialingest.config.JobOption.Type.NON_NEGATIVE_DOUBLE;
+import static org.spatialingest.config.JobOption.Type.NON_NEGATIVE_INT;
 import static org.spatialingest.config.JobOption.Type.PARALLELISM;
 import static org.spatialingest.config.JobOption.Type.PASS_THROUGH;
 import static org.spatialingest.config.JobOption.Type.POSITIVE_BYTES;
@@ -208,9 +209,19 @@ public final class JobOptions {
           "32",
           POSITIVE_INT,
           JobConfig::maxOpenPartitions,
-          "open partition buffers per writer; the least recently written closes first, so input that "
-              + "interleaves more time partitions than this (a backfill in id order) writes small files: "
-              + "the log warns; raise it or feed such input in time order");
+          "partition buffers per writer held in memory; past it the least recently written is parked: its rows "
+              + "go to its staging run and leave memory, and it closes later by T, L or the end of input, so input "
+              + "that interleaves more time partitions (a backfill in id order) still writes files of T "
+              + "([operations](src/site/markdown/operations.md#backfills-many-partitions-at-once))");
+  public static final JobOption<Integer> SINK_MAX_PARKED_PARTITIONS =
+      option(
+          "sink.max-parked-partitions",
+          "1024",
+          NON_NEGATIVE_INT,
+          JobConfig::maxParkedPartitions,
+          "parked buffers per writer: each keeps its totals on the heap (outside M) and its runs on the staging "
+              + "area until it closes; past it the least recently written parked buffer closes as a file "
+              + "(`partition_limit`, the log warns). 0 = never park (every buffer past `sink.max-open-partitions` closes)");
   public static final JobOption<Integer> SINK_ROW_GROUPS_PER_FILE =
       option(
           "sink.row-groups-per-file",

@@ -80,7 +80,8 @@ public final class BoundedIcebergSink<T>
   private BoundedIcebergSink(Builder<?> b, TableRouter<T> router) {
     this.tables = List.copyOf(b.tables);
     this.router = router;
-    this.policy = new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions);
+    this.policy =
+        new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions, b.maxParkedPartitions);
     this.rowGroupBytes = Math.max(1, b.bounds.targetFileBytes() / b.rowGroupsPerFile);
     this.uidPrefix = b.uidPrefix;
     this.scope = new SinkScope(b.uidPrefix, b.sinkId, b.claimsUnscopedFiles);
@@ -157,6 +158,8 @@ public final class BoundedIcebergSink<T>
     private SizingBounds bounds;
     private int maxOpenPartitions =
         Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
+    private int maxParkedPartitions =
+        Integer.parseInt(JobOptions.SINK_MAX_PARKED_PARTITIONS.defaultValue());
     private int rowGroupsPerFile =
         Integer.parseInt(JobOptions.SINK_ROW_GROUPS_PER_FILE.defaultValue());
     private String uidPrefix = "spatial-sink";
@@ -245,12 +248,29 @@ public final class BoundedIcebergSink<T>
       return this;
     }
 
-    /** Open partition buffers per table per writer; the least recently written closes first. */
+    /**
+     * Partition buffers per table per writer held in memory; past it the least recently written is
+     * parked (see {@link #maxParkedPartitions}).
+     */
     public Builder<T> maxOpenPartitions(int maxOpenPartitions) {
       if (maxOpenPartitions <= 0) {
         throw new IllegalArgumentException("maxOpenPartitions must be > 0");
       }
       this.maxOpenPartitions = maxOpenPartitions;
+      return this;
+    }
+
+    /**
+     * Parked buffers per table per writer (rows in staging runs only, closed later by T, L or the
+     * end of input); past it the least recently written parked one closes ({@code
+     * partition_limit}). 0: none is parked, the least recently written open buffer closes. Default:
+     * {@code sink.max-parked-partitions}'s.
+     */
+    public Builder<T> maxParkedPartitions(int maxParkedPartitions) {
+      if (maxParkedPartitions < 0) {
+        throw new IllegalArgumentException("maxParkedPartitions must be >= 0");
+      }
+      this.maxParkedPartitions = maxParkedPartitions;
       return this;
     }
 

@@ -230,7 +230,7 @@ public final class PartitionVerification {
           " Memory flushes dominate: the memory budget, not latency, cuts the batches.";
       case "partition_limit" ->
           " Partition-limit closes dominate: more partitions are open at once than"
-              + " sink.max-open-partitions allows.";
+              + " sink.max-open-partitions + sink.max-parked-partitions allow.";
       case "checkpoint" ->
           " The every-checkpoint close policy closes every file at every checkpoint.";
       case "bytes" ->

@@ -288,12 +288,25 @@ class SerializerRoundTripTest {
     WriterState state =
         new WriterState(
             List.of(
-                new WriterState.StagedRun(0, 3, "file:/t/_staging/s/1.rows", 12),
+                new WriterState.StagedRun(0, 3, "file:/t/_staging/s/1.rows", 12, true),
+                new WriterState.StagedRun(0, 3, "file:/t/_staging/s/3.rows", 5, false),
                 new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 1)),
             List.of());
     WriterStateSerializer serializer = new WriterStateSerializer();
     WriterState copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
     assertThat(copy.runs()).isEqualTo(state.runs());
+    assertThat(copy.runs().get(0).parked()).isTrue();
+
+    org.apache.flink.core.memory.DataOutputSerializer v3 =
+        new org.apache.flink.core.memory.DataOutputSerializer(64);
+    v3.writeInt(1);
+    v3.writeInt(0);
+    v3.writeInt(3);
+    v3.writeUTF("file:/t/_staging/s/1.rows");
+    v3.writeLong(12);
+    assertThat(serializer.deserialize(3, v3.getCopyOfBuffer()).runs())
+        .as("v3: nothing parked")
+        .containsExactly(new WriterState.StagedRun(0, 3, "file:/t/_staging/s/1.rows", 12, false));
 
     org.apache.flink.core.memory.DataOutputSerializer v2 =
         new org.apache.flink.core.memory.DataOutputSerializer(64);

@@ -79,6 +79,7 @@ public final class SinkHarnesses {
             .table(tables.get(1).loader(), tables.get(1).layout())
             .closePolicy(config.closePolicy(), config.sizingBounds())
             .maxOpenPartitions(config.maxOpenPartitions())
+            .maxParkedPartitions(config.maxParkedPartitions())
             .rowGroupsPerFile(config.rowGroupsPerFile())
             .uidPrefix(UID)
             .sinkId(config.sinkId(), config.sinkIdIsDefault())

@@ -33,6 +33,10 @@ public final class SinkFaults {
     AFTER_FILE_WRITTEN,
     /** a writer wrote this barrier's staging runs, before the checkpoint completes */
     AFTER_STAGING,
+    /** a writer parked a buffer: its rows are in staging runs, its memory released */
+    AFTER_PARKING,
+    /** a writer restored a state that holds parked buffers (once per restore) */
+    RESTORED_PARKED,
     /** a writer saw the end of its input and closed its buffers */
     AFTER_END_OF_INPUT,
     /** the checkpoint completed; the committer is about to commit its batch */

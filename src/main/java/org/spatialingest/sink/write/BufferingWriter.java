@@ -41,6 +41,14 @@ import org.spatialingest.sink.core.WriterReport;
  * the runs' paths. The data file is still written from memory when the buffer closes; its runs are
  * deleted once it is committed.
  *
+ * <p>When more buffers are open than {@code sink.max-open-partitions}, the least recently written
+ * is parked rather than written as a small file: its staged rows leave memory at once, its rows
+ * since the last barrier when the next barrier stages them (or at once, to a run of their own, when
+ * memory is needed), and it closes later (by T once rows arrive for it again, by L at a barrier, by
+ * M, at the end of input), its file written once from its runs and the rows since. Parking writes
+ * nothing of its own: the barrier's runs are the same as without it; closing a parked buffer reads
+ * its runs back.
+ *
  * <p>All encoding and I/O happens on the task thread: when the writer cannot keep up, Flink's
  * credit-based flow control pauses the source and the backlog stays in Kafka.
  */
@@ -62,6 +70,14 @@ public final class BufferingWriter<T>
   private final List<ClosedFile> closed = new ArrayList<>();
 
   private int stagingSequence;
+
+  /**
+   * The last barrier this writer snapshotted (or restored): a run parked between barriers is named
+   * with the next one, the first state that can reference it, so a failure before that barrier
+   * leaves it to the orphan clean-up.
+   */
+  private long lastCheckpointId;
+
   private final WriterMetrics metrics;
 
   /** Flink's count of records in, kept in rows: a batch is counted once by Flink */
@@ -78,7 +94,7 @@ public final class BufferingWriter<T>
       throws IOException {
     this.router = router;
     this.policy = policy;
-    this.partitionLimitWarning = new PartitionLimitWarning(policy.maxOpenPartitions());
+    this.partitionLimitWarning = new PartitionLimitWarning(policy.maxParkedPartitions());
     int subtask = context.getTaskInfo().getIndexOfThisSubtask();
     int attempt = context.getTaskInfo().getAttemptNumber();
     for (int i = 0; i < sinkTables.size(); i++) {
@@ -97,6 +113,7 @@ public final class BufferingWriter<T>
     }
     this.metrics = new WriterMetrics(context.metricGroup(), tables);
     this.rowsReceived = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();
+    this.lastCheckpointId = context.getRestoredCheckpointId().orElse(0L);
     restore(restored);
   }
 
@@ -136,15 +153,54 @@ public final class BufferingWriter<T>
   /** The close decisions after each buffered row. */
   private void added(TableWriter table, PartitionBuffer buffer) throws IOException {
     if (policy.partitionLimitExceeded(table.buffers.size())) {
-      // the new row's buffer is the most recently written, so never the one closed here
-      PartitionBuffer oldest = table.buffers.leastRecentlyWritten();
-      partitionLimitWarning.closed(oldest.size(), System.currentTimeMillis());
-      close(table, List.of(oldest), CloseReason.PARTITION_LIMIT);
+      enforcePartitionLimit(table);
     }
     if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
       close(table, List.of(buffer), CloseReason.BYTES);
+    } else if (policy.tooLargeToLoad(buffer)) {
+      close(table, List.of(buffer), CloseReason.MEMORY);
     }
     enforceMemoryBudget();
+  }
+
+  /**
+   * Parks the least recently written open buffers (never the one just written) while more are open
+   * than allowed; past the parked limit, the least recently written parked one closes first.
+   */
+  private void enforcePartitionLimit(TableWriter table) throws IOException {
+    while (policy.partitionLimitExceeded(table.buffers.size())) {
+      if (policy.parkedLimitReached(table.buffers.parked())) {
+        PartitionBuffer victim = table.buffers.leastRecentlyWrittenParked();
+        if (victim == null) {
+          victim = table.buffers.leastRecentlyWritten();
+        }
+        partitionLimitWarning.closed(victim.size(), System.currentTimeMillis());
+        close(table, List.of(victim), CloseReason.PARTITION_LIMIT);
+        continue;
+      }
+      park(table, table.buffers.leastRecentlyWritten(), false);
+    }
+  }
+
+  /**
+   * Parks a buffer: its staged rows leave memory at once; with {@code spill} its rows in no run yet
+   * are first written to one (when memory is needed now), otherwise they stay in memory until the
+   * next barrier stages them, so parking adds no run of its own.
+   */
+  private void park(TableWriter table, PartitionBuffer buffer, boolean spill) throws IOException {
+    int from = buffer.stagedRows();
+    if (spill && from < buffer.size()) {
+      StagingArea.Written run =
+          table.staging.write(lastCheckpointId + 1, token, stagingSequence++, buffer, from);
+      buffer.staged(run.path());
+      metrics.runStaged(run.bytes());
+    }
+    boolean wasParked = buffer.isParked();
+    table.buffers.park(buffer);
+    if (!wasParked) {
+      metrics.parked();
+      SinkFaults.reach(SinkFaults.Point.AFTER_PARKING);
+    }
   }
 
   @Override
@@ -188,6 +244,7 @@ public final class BufferingWriter<T>
    */
   @Override
   public List<WriterState> snapshotState(long checkpointId) throws IOException {
+    lastCheckpointId = checkpointId;
     long start = System.currentTimeMillis();
     List<WriterState.StagedRun> runs = new ArrayList<>();
     for (TableWriter table : tables) {
@@ -199,6 +256,9 @@ public final class BufferingWriter<T>
           buffer.staged(run.path());
           metrics.runStaged(run.bytes());
         }
+        if (buffer.isParked() && buffer.memoryBytes() > 0) {
+          table.buffers.park(buffer); // its rows since parking are staged now: release them
+        }
         // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on
         // restore
         int previous = 0;
@@ -207,7 +267,11 @@ public final class BufferingWriter<T>
           int upTo = buffer.runEnd(i);
           runs.add(
               new WriterState.StagedRun(
-                  table.index, buffer.range(), paths.get(i), upTo - previous));
+                  table.index,
+                  buffer.range(),
+                  paths.get(i),
+                  upTo - previous,
+                  upTo <= buffer.parkedRows()));
           previous = upTo;
         }
       }
@@ -235,7 +299,12 @@ public final class BufferingWriter<T>
             run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
         if (!touched.isEmpty()) {
           // a run holds rows of one partition buffer: they all landed in the same buffer again
-          touched.get(touched.size() - 1).staged(run.path());
+          PartitionBuffer buffer = touched.get(touched.size() - 1);
+          buffer.staged(run.path());
+          if (run.parked()) {
+            // only its totals stay in memory, as before the restore
+            table.buffers.park(buffer);
+          }
         }
         runs++;
       }
@@ -245,12 +314,22 @@ public final class BufferingWriter<T>
     }
     long rows = 0;
     long bytes = 0;
+    int parked = 0;
     for (TableWriter table : tables) {
       rows += table.buffers.rows();
       bytes += table.buffers.bytes();
+      parked += table.buffers.parked();
+    }
+    if (parked > 0) {
+      LOG.info("Restored {} parked partition buffers (their rows stay in their runs)", parked);
+      SinkFaults.reach(SinkFaults.Point.RESTORED_PARKED);
     }
     if (rows > 0) {
-      LOG.info("Restored {} buffered rows ({} bytes) from {} staging runs", rows, bytes, runs);
+      LOG.info(
+          "Restored {} buffered rows ({} bytes in memory) from {} staging runs", rows, bytes, runs);
+    }
+    for (TableWriter table : tables) {
+      enforcePartitionLimit(table);
     }
     enforceMemoryBudget();
   }
@@ -262,9 +341,75 @@ public final class BufferingWriter<T>
     return table.buffers.add(row, range, bytes, bytes.length);
   }
 
-  /** Memory wins over file size: closes what the policy picks until under the budget. */
+  /**
+   * Reads the parked rows of {@code buffers} back from their runs, first parking other buffers
+   * (most bytes in memory first) while the read would take the writer past M.
+   */
+  private void loadParked(TableWriter table, List<PartitionBuffer> buffers) throws IOException {
+    long load = 0;
+    for (PartitionBuffer buffer : buffers) {
+      load += buffer.parkedBytes();
+    }
+    if (load == 0) {
+      return;
+    }
+    while (policy.makeRoomFor(bufferedBytes(), load)) {
+      PartitionBuffer largest = null;
+      TableWriter owner = null;
+      for (TableWriter t : tables) {
+        PartitionBuffer candidate = t.buffers.largest(buffers);
+        if (candidate != null
+            && (largest == null || candidate.memoryBytes() > largest.memoryBytes())) {
+          largest = candidate;
+          owner = t;
+        }
+      }
+      if (largest == null) {
+        break;
+      }
+      park(owner, largest, true);
+    }
+    for (PartitionBuffer buffer : buffers) {
+      if (buffer.parkedRows() == 0) {
+        continue;
+      }
+      List<byte[]> rows = new ArrayList<>(buffer.parkedRows());
+      List<String> paths = buffer.stagedRuns();
+      int previous = 0;
+      for (int i = 0; i < paths.size() && buffer.runEnd(i) <= buffer.parkedRows(); i++) {
+        table.staging.read(paths.get(i), buffer.runEnd(i) - previous, rows::add);
+        previous = buffer.runEnd(i);
+      }
+      long parkedBytes = buffer.parkedBytes();
+      table.buffers.loadParked(buffer, rows);
+      metrics.parkedRead(parkedBytes);
+    }
+  }
+
+  /**
+   * Writes the unstaged rows of the parked buffer holding the most of them to a run and releases
+   * them; false if no parked buffer holds rows in memory.
+   */
+  private boolean spillParked() throws IOException {
+    for (TableWriter table : tables) {
+      PartitionBuffer parked = table.buffers.largestParkedInMemory();
+      if (parked != null) {
+        park(table, parked, true);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Memory wins over file size: first the rows parked buffers still hold in memory are staged, then
+   * what the policy picks closes, until under the budget.
+   */
   private void enforceMemoryBudget() throws IOException {
     while (policy.memoryFull(bufferedBytes())) {
+      if (spillParked()) {
+        continue;
+      }
       List<PartitionBuffer> largestPerTable = new ArrayList<>(tables.size());
       for (TableWriter table : tables) {
         largestPerTable.add(table.buffers.largest());
@@ -301,6 +446,7 @@ public final class BufferingWriter<T>
     long maxIngest = Long.MIN_VALUE;
     IngestTimeCounts ingestTimes = new IngestTimeCounts();
     List<String> staged = new ArrayList<>();
+    loadParked(table, buffers);
     for (PartitionBuffer buffer : buffers) {
       bytes += buffer.bytes();
       minIngest = Math.min(minIngest, buffer.minIngestMillis());

@@ -19,10 +19,19 @@ import org.spatialingest.sizing.SizingBounds;
  * <ul>
  *   <li>{@code bytes}: a buffer that would encode to T closes at once, between barriers, and at a
  *       barrier alone.
- *   <li>{@code partition_limit}: more buffers open than allowed: the least recently written closes
- *       (never the one just written).
- *   <li>{@code memory}: the writer's in-flight bytes reached M: the largest buffer closes, until it
- *       is under M.
+ *   <li>parking (not a close): more buffers open than allowed ({@code sink.max-open-partitions}):
+ *       the least recently written (never the one just written) is <em>parked</em>: its rows go to
+ *       their staging run and leave memory, and it closes later by one of the reasons here, written
+ *       once from its runs and the rows that arrived since, so an input that interleaves many time
+ *       partitions (a backfill in id order) still gets files of T.
+ *   <li>{@code partition_limit}: more buffers parked than allowed ({@code
+ *       sink.max-parked-partitions}; 0: none may be parked): the least recently written parked
+ *       buffer (or, with none parked, open buffer) closes.
+ *   <li>{@code memory}: the writer's in-flight bytes reached M: the buffer with the most bytes in
+ *       memory closes, until it is under M; and a buffer with parked rows closes when its rows, in
+ *       memory and parked, reach M (more could not be read back within M to write the file).
+ *       Reading parked rows back counts against M: before it, other buffers are parked until the
+ *       read fits ({@link #makeRoomFor}).
  *   <li>{@code latency} ({@code bounded}): at a barrier, a buffer whose oldest row's age plus its
  *       expected write time reaches L - C closes, and with it the partition's other buffers on this
  *       writer, packed.
@@ -50,18 +59,37 @@ public final class ClosePolicy implements Serializable {
   private final ClosePolicyKind kind;
   private final SizingBounds bounds;
   private final int maxOpenPartitions;
+  private final int maxParkedPartitions;
 
+  /** As {@link #ClosePolicy(ClosePolicyKind, SizingBounds, int, int)} with no parking. */
   public ClosePolicy(ClosePolicyKind kind, SizingBounds bounds, int maxOpenPartitions) {
+    this(kind, bounds, maxOpenPartitions, 0);
+  }
+
+  /**
+   * @param maxOpenPartitions buffers a writer holds in memory per table
+   * @param maxParkedPartitions buffers a writer may park per table beyond those (0: none)
+   */
+  public ClosePolicy(
+      ClosePolicyKind kind, SizingBounds bounds, int maxOpenPartitions, int maxParkedPartitions) {
     if (maxOpenPartitions <= 0) {
       throw new IllegalArgumentException("maxOpenPartitions must be > 0");
+    }
+    if (maxParkedPartitions < 0) {
+      throw new IllegalArgumentException("maxParkedPartitions must be >= 0");
     }
     this.kind = kind;
     this.bounds = bounds;
     this.maxOpenPartitions = maxOpenPartitions;
+    this.maxParkedPartitions = maxParkedPartitions;
   }
 
   int maxOpenPartitions() {
     return maxOpenPartitions;
+  }
+
+  int maxParkedPartitions() {
+    return maxParkedPartitions;
   }
 
   /** What the policy needs to know about a buffer. */
@@ -71,6 +99,11 @@ public final class ClosePolicy implements Serializable {
 
     /** ingest time of its oldest row */
     long minIngestMillis();
+
+    /** bytes of its rows held in memory (all of them unless it was parked) */
+    default long memoryBytes() {
+      return bytes();
+    }
   }
 
   /** One file to write: consecutive buffers of one partition, and why. */
@@ -81,9 +114,17 @@ public final class ClosePolicy implements Serializable {
     return bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
   }
 
-  /** {@code partition_limit}: whether the least recently written buffer must close. */
+  /** Whether the least recently written open buffer must leave memory (be parked or closed). */
   boolean partitionLimitExceeded(int openBuffers) {
     return openBuffers > maxOpenPartitions;
+  }
+
+  /**
+   * {@code partition_limit}: whether, before another buffer is parked, one must close (the least
+   * recently written parked one, or with none parked the least recently written open one).
+   */
+  boolean parkedLimitReached(int parkedBuffers) {
+    return parkedBuffers >= maxParkedPartitions;
   }
 
   /** {@code memory}: whether the largest buffer must close. */
@@ -91,11 +132,32 @@ public final class ClosePolicy implements Serializable {
     return bounds.memoryFull(inFlightBytes);
   }
 
-  /** {@code memory}'s choice: the largest of the candidates, or {@code null} if there are none. */
+  /**
+   * {@code memory}, for a buffer with parked rows: whether its rows, in memory and parked, reached
+   * M, so it closes (it could not be read back within M later).
+   */
+  boolean tooLargeToLoad(Candidate buffer) {
+    return buffer.memoryBytes() < buffer.bytes() && bounds.memoryFull(buffer.bytes());
+  }
+
+  /**
+   * Whether, before {@code loadBytes} of parked rows are read back to write a file, another buffer
+   * must be parked to keep {@code inFlightBytes} plus the read under M.
+   */
+  boolean makeRoomFor(long inFlightBytes, long loadBytes) {
+    return loadBytes > 0 && bounds.memoryFull(inFlightBytes + loadBytes);
+  }
+
+  /**
+   * {@code memory}'s choice: the candidate with the most bytes in memory, or {@code null} if none
+   * holds any.
+   */
   <B extends Candidate> B largest(List<B> candidates) {
     B largest = null;
     for (B b : candidates) {
-      if (b != null && (largest == null || b.bytes() > largest.bytes())) {
+      if (b != null
+          && b.memoryBytes() > 0
+          && (largest == null || b.memoryBytes() > largest.memoryBytes())) {
         largest = b;
       }
     }

@@ -21,6 +21,12 @@ import org.apache.iceberg.StructLike;
  * millions of small arrays would each cost a header and keep the garbage collector busy, and they
  * would survive long enough to be promoted. A row never spans two chunks; a row larger than a chunk
  * gets a chunk of its own.
+ *
+ * <p>A buffer can be <em>parked</em> ({@link #park}): when more partitions are open than the writer
+ * allows, its rows that are in staging runs leave memory; rows {@code [0, parkedRows)} then live
+ * only in those runs, while its totals (bytes, ingest times, lowest source positions) stay. Rows
+ * not yet staged, and rows that arrive later, are kept in memory after them; the parked rows are
+ * read back ({@link #loadParked}) only to write the file.
  */
 final class PartitionBuffer implements ClosePolicy.Candidate {
   /**
@@ -43,7 +49,21 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
   private int[] lengths = new int[64];
   private long[] keys = new long[64];
   private int size;
+
+  /** rows held in memory: {@code size - parkedRows} */
+  private int storedRows;
+
   private long bytes;
+
+  /** bytes of the rows held in memory (those from {@code parkedRows} on) */
+  private long memoryBytes;
+
+  /** rows [0, parkedRows) are only in staging runs, not in memory */
+  private int parkedRows;
+
+  /** out of the writer's open set: all its rows are in runs, none in memory */
+  private boolean parked;
+
   private long minIngestMillis = Long.MAX_VALUE;
   private long maxIngestMillis = Long.MIN_VALUE;
   private long lastWriteSequence;
@@ -76,10 +96,24 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
    */
   long add(
       byte[] src, int offset, int length, long hilbertKey, long ingestMillis, long writeSequence) {
-    if (size == positions.length) {
-      positions = Arrays.copyOf(positions, size * 2);
-      lengths = Arrays.copyOf(lengths, size * 2);
-      keys = Arrays.copyOf(keys, size * 2);
+    long accounted = store(src, offset, length, hilbertKey);
+    size++;
+    bytes += accounted;
+    minIngestMillis = Math.min(minIngestMillis, ingestMillis);
+    maxIngestMillis = Math.max(maxIngestMillis, ingestMillis);
+    ingestTimes.add(ingestMillis);
+    lastWriteSequence = writeSequence;
+    parked = false;
+    return accounted;
+  }
+
+  /** Copies a row into memory after the rows held there; returns the bytes it accounts for. */
+  private long store(byte[] src, int offset, int length, long hilbertKey) {
+    int slot = storedRows;
+    if (slot == positions.length) {
+      positions = Arrays.copyOf(positions, slot * 2);
+      lengths = Arrays.copyOf(lengths, slot * 2);
+      keys = Arrays.copyOf(keys, slot * 2);
     }
     byte[] chunk = chunks.isEmpty() ? null : chunks.get(chunks.size() - 1);
     if (chunk == null || chunk.length - chunkUsed < length) {
@@ -90,18 +124,115 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
       chunkUsed = 0;
     }
     System.arraycopy(src, offset, chunk, chunkUsed, length);
-    positions[size] = ((long) (chunks.size() - 1) << 32) | chunkUsed;
-    lengths[size] = length;
-    keys[size] = hilbertKey;
+    positions[slot] = ((long) (chunks.size() - 1) << 32) | chunkUsed;
+    lengths[slot] = length;
+    keys[slot] = hilbertKey;
     chunkUsed += length;
-    size++;
+    storedRows++;
     long accounted = BufferedRowSize.accountedBytes(length);
-    bytes += accounted;
-    minIngestMillis = Math.min(minIngestMillis, ingestMillis);
-    maxIngestMillis = Math.max(maxIngestMillis, ingestMillis);
-    ingestTimes.add(ingestMillis);
-    lastWriteSequence = writeSequence;
+    memoryBytes += accounted;
     return accounted;
+  }
+
+  /**
+   * Takes the buffer out of the open set and drops its staged rows from memory; rows not yet in a
+   * run stay in memory until the next barrier stages them (then this is called again and frees
+   * them), so parking writes no run of its own. Returns the bytes freed. Cost: a copy of the
+   * unstaged rows.
+   */
+  long park() {
+    int keepFrom = stagedRows - parkedRows; // first memory slot not yet staged
+    long before = memoryBytes;
+    List<byte[]> oldChunks = new ArrayList<>(chunks);
+    long[] oldPositions = positions;
+    int[] oldLengths = lengths;
+    long[] oldKeys = keys;
+    int oldRows = storedRows;
+    clearMemory(Math.max(64, oldRows - keepFrom));
+    for (int i = keepFrom; i < oldRows; i++) {
+      store(
+          oldChunks.get((int) (oldPositions[i] >>> 32)),
+          (int) oldPositions[i],
+          oldLengths[i],
+          oldKeys[i]);
+    }
+    parkedRows = stagedRows;
+    parked = true;
+    return before - memoryBytes;
+  }
+
+  private void clearMemory(int capacity) {
+    chunks.clear();
+    segments.clear();
+    chunkUsed = 0;
+    positions = new long[capacity];
+    lengths = new int[capacity];
+    keys = new long[capacity];
+    storedRows = 0;
+    memoryBytes = 0;
+  }
+
+  /** Out of the writer's open set (rows arriving for it reopen it). */
+  boolean isParked() {
+    return parked;
+  }
+
+  /** Rows only in staging runs (the first ones); 0 unless the buffer was parked. */
+  int parkedRows() {
+    return parkedRows;
+  }
+
+  /** Bytes of the parked rows: what reading them back for the file costs in memory. */
+  long parkedBytes() {
+    return bytes - memoryBytes;
+  }
+
+  /** Bytes of the rows held in memory, as accounted against the memory budget. */
+  @Override
+  public long memoryBytes() {
+    return memoryBytes;
+  }
+
+  /**
+   * Puts the parked rows (read back from their runs, in order, with their sort keys) in memory
+   * before the rows that arrived since, so the buffer can be written. Returns the bytes added to
+   * memory.
+   */
+  long loadParked(List<byte[]> rows, long[] sortKeys) {
+    if (rows.size() != parkedRows) {
+      throw new IllegalStateException(
+          "read back " + rows.size() + " parked rows, the buffer has " + parkedRows);
+    }
+    List<byte[]> oldChunks = new ArrayList<>(chunks);
+    long[] oldPositions = positions;
+    int[] oldLengths = lengths;
+    long[] oldKeys = keys;
+    int oldRows = storedRows;
+    long before = memoryBytes;
+    clearMemory(Math.max(64, size));
+    for (int i = 0; i < rows.size(); i++) {
+      byte[] row = rows.get(i);
+      store(row, 0, row.length, sortKeys[i]);
+    }
+    for (int i = 0; i < oldRows; i++) {
+      store(
+          oldChunks.get((int) (oldPositions[i] >>> 32)),
+          (int) oldPositions[i],
+          oldLengths[i],
+          oldKeys[i]);
+    }
+    parkedRows = 0;
+    parked = false;
+    return memoryBytes - before;
+  }
+
+  /** Slot of row {@code i} in memory. */
+  private int slot(int i) {
+    int slot = i - parkedRows;
+    if (slot < 0) {
+      throw new IllegalStateException("row " + i + " is parked: load the buffer first");
+    }
+    return slot;
   }
 
   /**
@@ -139,15 +270,18 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
 
   /** Writes row {@code i}'s length and bytes to {@code out} (a staging run). */
   void writeRow(int i, DataOutput out) throws IOException {
-    int offset = (int) positions[i];
-    out.writeInt(lengths[i]);
-    out.write(chunks.get((int) (positions[i] >>> 32)), offset, lengths[i]);
+    int slot = slot(i);
+    int offset = (int) positions[slot];
+    out.writeInt(lengths[slot]);
+    out.write(chunks.get((int) (positions[slot] >>> 32)), offset, lengths[slot]);
   }
 
   /** A copy of row {@code i}'s bytes. */
   byte[] copyOfRow(int i) {
-    int offset = (int) positions[i];
-    return Arrays.copyOfRange(chunks.get((int) (positions[i] >>> 32)), offset, offset + lengths[i]);
+    int slot = slot(i);
+    int offset = (int) positions[slot];
+    return Arrays.copyOfRange(
+        chunks.get((int) (positions[slot] >>> 32)), offset, offset + lengths[slot]);
   }
 
   /**
@@ -155,19 +289,22 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
    * (it stays valid while the buffer is).
    */
   void pointTo(int i, BinaryRowData row) {
-    int offset = (int) positions[i] + Integer.BYTES; // after the serializer's length
-    row.pointTo(segments.get((int) (positions[i] >>> 32)), offset, lengths[i] - Integer.BYTES);
+    int slot = slot(i);
+    int offset = (int) positions[slot] + Integer.BYTES; // after the serializer's length
+    row.pointTo(
+        segments.get((int) (positions[slot] >>> 32)), offset, lengths[slot] - Integer.BYTES);
   }
 
   /** Points {@code in} at row {@code i}, without copying. */
   void read(int i, DataInputDeserializer in) {
-    int offset = (int) positions[i];
-    in.setBuffer(chunks.get((int) (positions[i] >>> 32)), offset, lengths[i]);
+    int slot = slot(i);
+    int offset = (int) positions[slot];
+    in.setBuffer(chunks.get((int) (positions[slot] >>> 32)), offset, lengths[slot]);
   }
 
   /** Row {@code i}'s sort key. */
   long key(int i) {
-    return keys[i];
+    return keys[slot(i)];
   }
 
   StructLike partition() {
@@ -209,6 +346,9 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
    * indexes).
    */
   int[] sortedOrder() {
+    if (parkedRows > 0) {
+      throw new IllegalStateException("a parked buffer is loaded before it is sorted");
+    }
     int[] order = new int[size];
     for (int i = 0; i < size; i++) {
       order[i] = i;

@@ -5,8 +5,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.iceberg.PartitionKey;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.StructLike;
@@ -32,8 +34,14 @@ final class PartitionBuffers {
   /** per partition, its open buffers indexed by key range (most partitions have range 0 only) */
   private final Map<StructLike, PartitionBuffer[]> buffers = new HashMap<>();
 
+  /** buffers held in memory (not parked) */
   private int open;
+
+  private int parked;
+
+  /** bytes held in memory (parked rows excluded) */
   private long bytes;
+
   private long rows;
   private long writeSequence;
 
@@ -90,6 +98,10 @@ final class PartitionBuffers {
       buffer = new PartitionBuffer(partition == null ? partitionKey.copy() : partition, range);
       ranges[range] = buffer;
       open++;
+    } else if (buffer.isParked()) {
+      // reopened: its parked rows stay in their runs until the buffer closes
+      parked--;
+      open++;
     }
     long sortKey = sortKeyField < 0 ? 0L : row.getLong(sortKeyField);
     bytes +=
@@ -115,9 +127,65 @@ final class PartitionBuffers {
     if (firstNonNull(ranges) == null) {
       buffers.remove(buffer.partition());
     }
-    open--;
-    bytes -= buffer.bytes();
+    if (buffer.isParked()) {
+      parked--;
+    } else {
+      open--;
+    }
+    bytes -= buffer.memoryBytes();
     rows -= buffer.size();
+  }
+
+  /**
+   * Parks a buffer (or, if parked already, drops the rows staged since): its staged rows leave
+   * memory.
+   */
+  void park(PartitionBuffer buffer) {
+    boolean wasParked = buffer.isParked();
+    bytes -= buffer.park();
+    if (!wasParked) {
+      open--;
+      parked++;
+    }
+  }
+
+  /** The parked buffer with the most bytes still in memory (not yet staged), or {@code null}. */
+  PartitionBuffer largestParkedInMemory() {
+    PartitionBuffer largest = null;
+    for (PartitionBuffer b : all()) {
+      if (b.isParked()
+          && b.memoryBytes() > 0
+          && (largest == null || b.memoryBytes() > largest.memoryBytes())) {
+        largest = b;
+      }
+    }
+    return largest;
+  }
+
+  /**
+   * Reads a buffer's parked rows back into memory (from {@code rows}, as its runs hold them), so it
+   * can be written; their sort keys are read from the rows.
+   */
+  void loadParked(PartitionBuffer buffer, List<byte[]> rows) {
+    boolean wasParked = buffer.isParked();
+    long[] sortKeys = new long[rows.size()];
+    if (sortKeyField >= 0) {
+      BinaryRowData row = new BinaryRowData(layout.fieldCount());
+      for (int i = 0; i < sortKeys.length; i++) {
+        byte[] serialized = rows.get(i);
+        // after the serializer's length, as the writer points rows at batches
+        row.pointTo(
+            MemorySegmentFactory.wrap(serialized),
+            Integer.BYTES,
+            serialized.length - Integer.BYTES);
+        sortKeys[i] = row.getLong(sortKeyField);
+      }
+    }
+    bytes += buffer.loadParked(rows, sortKeys);
+    if (wasParked) {
+      parked--;
+      open++;
+    }
   }
 
   /** A snapshot of the open buffers, safe to close while iterating. */
@@ -151,16 +219,21 @@ final class PartitionBuffers {
     return all;
   }
 
-  /** Open buffers (partition and key range pairs). */
+  /** Open buffers (partition and key range pairs) held in memory, parked ones not counted. */
   int size() {
     return open;
   }
 
-  boolean isEmpty() {
-    return open == 0;
+  /** Parked buffers. */
+  int parked() {
+    return parked;
   }
 
-  /** Serialized bytes of all open buffers, as accounted against the memory budget. */
+  boolean isEmpty() {
+    return open == 0 && parked == 0;
+  }
+
+  /** Serialized bytes of all buffers held in memory, as accounted against the memory budget. */
   long bytes() {
     return bytes;
   }
@@ -169,24 +242,55 @@ final class PartitionBuffers {
     return rows;
   }
 
+  /** The buffer with the most bytes in memory, or {@code null} when none holds any. */
   PartitionBuffer largest() {
+    return largest(List.of());
+  }
+
+  /** As {@link #largest()}, among the buffers not in {@code except}. */
+  PartitionBuffer largest(List<PartitionBuffer> except) {
     PartitionBuffer largest = null;
     for (PartitionBuffer b : all()) {
-      if (largest == null || b.bytes() > largest.bytes()) {
+      if (b.memoryBytes() > 0
+          && !except.contains(b)
+          && (largest == null || b.memoryBytes() > largest.memoryBytes())) {
         largest = b;
       }
     }
     return largest;
   }
 
+  /** The least recently written buffer held in memory, or {@code null}. */
   PartitionBuffer leastRecentlyWritten() {
+    return leastRecentlyWritten(false);
+  }
+
+  /** The least recently written parked buffer, or {@code null}. */
+  PartitionBuffer leastRecentlyWrittenParked() {
+    return leastRecentlyWritten(true);
+  }
+
+  private PartitionBuffer leastRecentlyWritten(boolean parkedOnes) {
     PartitionBuffer oldest = null;
-    for (PartitionBuffer b : all()) {
-      if (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence()) {
-        oldest = b;
+    for (PartitionBuffer[] ranges : buffers.values()) {
+      for (PartitionBuffer b : ranges) {
+        if (b != null
+            && b.isParked() == parkedOnes
+            && (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence())) {
+          oldest = b;
+        }
       }
     }
     return oldest;
+  }
+
+  /** Bytes of parked rows, in staging runs only. */
+  long parkedBytes() {
+    long parkedBytes = 0;
+    for (PartitionBuffer b : all()) {
+      parkedBytes += b.parkedBytes();
+    }
+    return parkedBytes;
   }
 
   /** Ingest time of the oldest buffered row, or {@code Long.MAX_VALUE} when nothing is buffered. */

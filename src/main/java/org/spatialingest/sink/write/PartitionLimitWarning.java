@@ -5,11 +5,12 @@ import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobOptions;
 
 /**
- * Says, at most once a minute per writer, when {@code sink.max-open-partitions} closes many files:
- * the input interleaves more time partitions per writer than the limit (a backfill in vehicle or id
- * order spans every day of it, for example), so each file holds one run of rows and the table gets
- * many small files. Measured: 60,001 JSONL records cycling over 28 days wrote 60,001 files at the
- * limit of 8 (the default then; 29 files at 32). Cost: two counters per close by the limit.
+ * Says, at most once a minute per writer, when the partition limits close many files: the input
+ * interleaves more time partitions per writer than {@code sink.max-open-partitions} holds in memory
+ * plus {@code sink.max-parked-partitions} parks (a backfill in vehicle or id order spans every day
+ * of it, for example), so each file holds one run of rows and the table gets many small files.
+ * Measured before parking: 60,001 JSONL records cycling over 28 days wrote 60,001 files at an open
+ * limit of 8 (29 files at 32). Cost: two counters per close by the limit.
  */
 final class PartitionLimitWarning {
   private static final Logger LOG = LoggerFactory.getLogger(PartitionLimitWarning.class);
@@ -45,15 +46,17 @@ final class PartitionLimitWarning {
       return false;
     }
     LOG.warn(
-        "{} files closed by {} ({}) within {} s, {} rows each on average: the input interleaves more"
-            + " time partitions per writer than that (e.g. a backfill in id order, not time order),"
-            + " so files stay small. Raise {}, or feed the input in time order.",
+        "{} files closed by the partition limit within {} s, {} rows each on average: the input"
+            + " interleaves more time partitions per writer than {} holds in memory and {} ({})"
+            + " parks (e.g. a backfill in id order, not time order), so files stay small. Raise {},"
+            + " or feed the input in time order.",
         closes,
-        JobOptions.SINK_MAX_OPEN_PARTITIONS.key(),
-        limit,
         (nowMillis - windowStart) / 1000,
         this.rows / closes,
-        JobOptions.SINK_MAX_OPEN_PARTITIONS.key());
+        JobOptions.SINK_MAX_OPEN_PARTITIONS.key(),
+        JobOptions.SINK_MAX_PARKED_PARTITIONS.key(),
+        limit,
+        JobOptions.SINK_MAX_PARKED_PARTITIONS.key());
     return true;
   }
 }

@@ -18,6 +18,8 @@ final class WriterMetrics {
   private final Map<CloseReason, Counter> filesClosed = new EnumMap<>(CloseReason.class);
   private final Counter stagedBytes;
   private final Counter stagedRuns;
+  private final Counter parks;
+  private final Counter parkedBytesRead;
   private volatile long lastStagingMs;
 
   WriterMetrics(MetricGroup parent, List<TableWriter> tables) {
@@ -25,6 +27,8 @@ final class WriterMetrics {
     group.gauge("bufferedBytes", () -> tables.stream().mapToLong(t -> t.buffers.bytes()).sum());
     group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers.rows()).sum());
     group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers.size()).sum());
+    group.gauge("parkedPartitions", () -> tables.stream().mapToInt(t -> t.buffers.parked()).sum());
+    group.gauge("parkedBytes", () -> tables.stream().mapToLong(t -> t.buffers.parkedBytes()).sum());
     group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
     group.gauge(
         "oldestBufferedAgeMs",
@@ -39,6 +43,8 @@ final class WriterMetrics {
     group.gauge("lastStagingMs", () -> lastStagingMs);
     stagedBytes = group.counter("stagedBytes");
     stagedRuns = group.counter("stagedRuns");
+    parks = group.counter("parks");
+    parkedBytesRead = group.counter("parkedBytesRead");
     for (CloseReason reason : CloseReason.values()) {
       filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
     }
@@ -63,6 +69,16 @@ final class WriterMetrics {
   void runStaged(long bytes) {
     stagedBytes.inc(bytes);
     stagedRuns.inc();
+  }
+
+  /** A buffer was parked (its memory released, its rows in runs). */
+  void parked() {
+    parks.inc();
+  }
+
+  /** Parked rows were read back from their runs to write a file. */
+  void parkedRead(long bytes) {
+    parkedBytesRead.inc(bytes);
   }
 
   void stagingTook(long millis) {

@@ -26,6 +26,13 @@ public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
    *     buffer of that range
    * @param path location of the run in the table's staging area
    * @param rows rows in the run (checked when it is read back)
+   * @param parked its rows were parked: on disk only, read back when the buffer's file is written
+   *     (on restore only their totals are rebuilt, not kept in memory)
    */
-  public record StagedRun(int table, int range, String path, long rows) {}
+  public record StagedRun(int table, int range, String path, long rows, boolean parked) {
+    /** A run whose rows were in memory at the barrier. */
+    public StagedRun(int table, int range, String path, long rows) {
+      this(table, range, path, rows, false);
+    }
+  }
 }

@@ -9,14 +9,15 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned binary form of {@link WriterState}. Version 3: run count, then table, key range, path
- * and row count per staging run. Version 2 (read only): the same without the key range (range 0).
- * Version 1 (read only): row count, then each row as length and bytes of Flink's {@code
- * RowDataSerializer} form.
+ * Versioned binary form of {@link WriterState}. Version 4: run count, then table, key range, path,
+ * row count and parked flag (a byte) per staging run. Version 3 (read only): the same without the
+ * flag (nothing parked). Version 2 (read only): the same without the key range (range 0). Version 1
+ * (read only): row count, then each row as length and bytes of Flink's {@code RowDataSerializer}
+ * form.
  */
 @Internal
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
-  static final int VERSION = 3;
+  static final int VERSION = 4;
 
   @Override
   public int getVersion() {
@@ -36,6 +37,7 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
       out.writeInt(run.range());
       out.writeUTF(run.path());
       out.writeLong(run.rows());
+      out.writeBoolean(run.parked());
     }
     return out.getCopyOfBuffer();
   }
@@ -53,7 +55,7 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
       }
       return new WriterState(List.of(), rows);
     }
-    if (version != 2 && version != VERSION) {
+    if (version != 2 && version != 3 && version != VERSION) {
       throw new IOException(
           "unknown WriterState serializer version "
               + version
@@ -65,7 +67,10 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
     for (int i = 0; i < count; i++) {
       int table = in.readInt();
       int range = version == 2 ? 0 : in.readInt();
-      runs.add(new WriterState.StagedRun(table, range, in.readUTF(), in.readLong()));
+      String path = in.readUTF();
+      long rows = in.readLong();
+      boolean parked = version >= 4 && in.readBoolean();
+      runs.add(new WriterState.StagedRun(table, range, path, rows, parked));
     }
     return new WriterState(runs, List.of());
   }

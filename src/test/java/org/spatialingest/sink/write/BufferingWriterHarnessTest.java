@@ -167,9 +167,40 @@ class BufferingWriterHarnessTest {
     assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
   }
 
+  /**
+   * Past the open limit the least recently written buffer is parked, not closed: at end of input
+   * each partition is one file, none closed by the limit.
+   */
+  @Test
+  void pastTheOpenLimitTheLeastRecentlyWrittenPartitionIsParked() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "1", "sink.max-latency", "1h"));
+    long now = System.currentTimeMillis();
+    List<Either<RowData, RowData>> input = new ArrayList<>();
+    for (int round = 0; round < 3; round++) {
+      input.addAll(rows(1, 10, 0, 20 * round, DAY_1, now));
+      input.addAll(rows(2, 10, 0, 20 * round + 10, DAY_1 + 24 * HOUR, now));
+    }
+    List<ClosedFile> files = new ArrayList<>();
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, input);
+      files.addAll(barrier(writer, 1).closed().files());
+      writer.endInput();
+      SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
+    }
+    assertThat(files).extracting(ClosedFile::reason).containsOnly(CloseReason.END_OF_INPUT);
+    assertThat(files).hasSize(2);
+    assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
+  }
+
   @Test
   void partitionLimitClosesTheLeastRecentlyWrittenPartition() throws Exception {
-    SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "1", "sink.max-latency", "1h"));
+    SinkHarnesses s =
+        sink(
+            Map.of(
+                "sink.max-open-partitions", "1",
+                "sink.max-parked-partitions", "0",
+                "sink.max-latency", "1h"));
     long now = System.currentTimeMillis();
     List<Either<RowData, RowData>> first = rows(1, 10, 0, 0, DAY_1, now);
     List<Either<RowData, RowData>> second = rows(2, 10, 0, 10, DAY_1 + 24 * HOUR, now);
@@ -191,7 +222,12 @@ class BufferingWriterHarnessTest {
    */
   @Test
   void lateRowsOfManyDaysKeepAtMostTheOpenPartitionLimit() throws Exception {
-    SinkHarnesses s = sink(Map.of("sink.max-open-partitions", "3", "sink.max-latency", "1h"));
+    SinkHarnesses s =
+        sink(
+            Map.of(
+                "sink.max-open-partitions", "3",
+                "sink.max-parked-partitions", "0",
+                "sink.max-latency", "1h"));
     List<Either<RowData, RowData>> input = rows(1, 1_000, 0, 0, DAY_1, System.currentTimeMillis());
     for (int i = 49; i < input.size(); i += 50) {
       long day = DAY_1 - (1 + (i / 50) % 11) * 24 * HOUR;

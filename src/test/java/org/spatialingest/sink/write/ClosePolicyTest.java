@@ -46,6 +46,32 @@ class ClosePolicyTest {
   void partitionLimit() {
     assertThat(BOUNDED.partitionLimitExceeded(3)).isFalse();
     assertThat(BOUNDED.partitionLimitExceeded(4)).isTrue();
+    // without parking every buffer past the open limit closes; with it, only past the parked limit
+    assertThat(BOUNDED.parkedLimitReached(0)).isTrue();
+    ClosePolicy parking = new ClosePolicy(ClosePolicyKind.BOUNDED, BOUNDS, 3, 2);
+    assertThat(parking.parkedLimitReached(1)).isFalse();
+    assertThat(parking.parkedLimitReached(2)).isTrue();
+  }
+
+  /** A buffer with parked rows: its rows in memory and parked. */
+  record Parked(long bytes, long memoryBytes, long minIngestMillis)
+      implements ClosePolicy.Candidate {}
+
+  @Test
+  void parkedRowsCountAgainstMemoryWhenTheyAreReadBack() {
+    // the read back of 300 parked bytes must fit under M = 1,000 with what memory holds
+    assertThat(BOUNDED.makeRoomFor(699, 300)).isFalse();
+    assertThat(BOUNDED.makeRoomFor(700, 300)).isTrue();
+    assertThat(BOUNDED.makeRoomFor(2_000, 0)).as("nothing to read").isFalse();
+    // a buffer whose rows, parked and in memory, reach M closes; one without parked rows is left
+    // to the writer's total
+    assertThat(BOUNDED.tooLargeToLoad(new Parked(999, 10, NOW))).isFalse();
+    assertThat(BOUNDED.tooLargeToLoad(new Parked(1_000, 10, NOW))).isTrue();
+    assertThat(BOUNDED.tooLargeToLoad(new Parked(1_000, 1_000, NOW))).isFalse();
+    // memory's choice is by bytes in memory, not by total
+    Parked mostlyParked = new Parked(900, 10, NOW);
+    Parked inMemory = new Parked(100, 100, NOW);
+    assertThat(BOUNDED.largest(List.of(mostlyParked, inMemory))).isSameAs(inMemory);
   }
 
   @Test
