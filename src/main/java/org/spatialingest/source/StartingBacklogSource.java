@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>What it cannot prevent: Flink 2.1 draws the first trigger's delay from {@code [min-pause, C]}
  * when the job switches to RUNNING, and fires it whatever the backlog says; only the triggers after
- * it follow the backlog interval. So a start still shows at most one refused trigger (at C = 1 s
- * nearly always one). The flag says nothing about the data: a job catching up after downtime
+ * it follow the backlog interval. So a start still shows that trigger refused (at C = 1 s nearly
+ * always), and one more if a task of another vertex is still initialising C after the last reader
+ * registered (the enumerator sees only its readers). The flag says nothing about the data: a job catching up after downtime
  * checkpoints at C as soon as its readers are registered. Enumerator, splits and state are the
  * wrapped source's own, so savepoints stay compatible with and without it. Cost: one map lookup per
  * reader registration.

@@ -39,7 +39,7 @@ import org.spatialingest.config.JobConfig;
  * checkpoint configuration ({@link SpatialIngestJob#configureCheckpointing}) with {@link
  * StartingBacklogSource} holds the triggers back until every reader has registered. Asserted on the
  * REST API's counts: {@code failed} ≤ 1 once checkpoints complete. Without the backlog signal the
- * same start counts a refused trigger per interval of the delay (about 8).
+ * same start counts a refused trigger per interval of the delay (10 in one run).
  */
 class StartingBacklogTest {
   private static final long READER_DELAY_MS = 4_000;
@@ -97,8 +97,10 @@ class StartingBacklogTest {
             .send(
                 HttpRequest.newBuilder(checkpoints).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-    assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
-    return JSON.readTree(response.body()).path("counts");
+    // 500 while the JobManager is still initialising the job: nothing counted yet
+    return response.statusCode() == 200
+        ? JSON.readTree(response.body()).path("counts")
+        : JSON.createObjectNode();
   }
 
   /** The delegate, whose reader of subtask 1 opens {@link #READER_DELAY_MS} late. */
