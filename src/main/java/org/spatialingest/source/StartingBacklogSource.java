@@ -24,10 +24,10 @@ import org.slf4j.LoggerFactory;
  * when the job switches to RUNNING, and fires it whatever the backlog says; only the triggers after
  * it follow the backlog interval. So a start still shows that trigger refused (at C = 1 s nearly
  * always), and one more if a task of another vertex is still initialising C after the last reader
- * registered (the enumerator sees only its readers). The flag says nothing about the data: a job catching up after downtime
- * checkpoints at C as soon as its readers are registered. Enumerator, splits and state are the
- * wrapped source's own, so savepoints stay compatible with and without it. Cost: one map lookup per
- * reader registration.
+ * registered (the enumerator sees only its readers). The flag says nothing about the data: a job
+ * catching up after downtime checkpoints at C as soon as its readers are registered. Enumerator,
+ * splits and state are the wrapped source's own, so savepoints stay compatible with and without it.
+ * Cost: one map lookup per reader registration.
  */
 public final class StartingBacklogSource<T, SplitT extends SourceSplit, EnumT>
     extends ForwardingSource<T, SplitT, EnumT> {
