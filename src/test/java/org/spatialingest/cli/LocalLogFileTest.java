@@ -73,7 +73,7 @@ class LocalLogFileTest {
    * not in that file.
    */
   @Test
-  @Tag("extended") // a whole demo (broker, cluster, drain) in a child JVM: ~1 min here; CI time
+  @Tag("extended") // a whole demo (broker, cluster, drain) in a child JVM: 25-99 s here; CI time
   void aDemoLeavesOnlyItsLogFileInTheTempDirectory(@TempDir Path tmp) throws Exception {
     Path javaTmp = Files.createDirectories(tmp.resolve("java-tmp"));
     String secret = "demo-secret-5d7e";

@@ -42,8 +42,9 @@ import org.spatialingest.local.TelemetryGenerator;
  * --prometheus-port} does) is scraped on the PodMonitor's path, and every series each panel of
  * {@code k8s/grafana/spatial-ingest-dashboard.json} selects exists, with the labels the panel
  * groups by, with the job filter the dashboard's {@code $job} variable sets; {@code label_replace}
- * finds the label it extracts. The PodMonitor's port and path match the reporter's configuration in
- * the FlinkDeployment.
+ * finds the label it extracts. The failed-checkpoint panel's premise holds for that job: Flink's
+ * failed count does not grow after the first completed checkpoint. The PodMonitor's port and path
+ * match the reporter's configuration in the FlinkDeployment.
  */
 class DashboardMetricsTest {
   private static final Path K8S = Path.of("k8s");
