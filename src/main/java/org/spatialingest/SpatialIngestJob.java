@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.WeakHashMap;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -41,6 +42,7 @@ import org.spatialingest.source.KafkaGroupOffsets;
 import org.spatialingest.source.ResumeFilter;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.source.StartCheck;
+import org.spatialingest.source.StartingBacklogSource;
 import org.spatialingest.source.TelemetrySources;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.PositionsListener;
@@ -133,6 +135,13 @@ public final class SpatialIngestJob {
    */
   public static void configureCheckpointing(StreamExecutionEnvironment env, JobConfig config) {
     env.enableCheckpointing(config.checkpointInterval().toMillis(), CheckpointingMode.EXACTLY_ONCE);
+    if (env.getConfiguration()
+        .getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL_DURING_BACKLOG)
+        .isEmpty()) {
+      // no trigger while the sources report their start as backlog (StartingBacklogSource): each
+      // would be refused, tasks not running yet, and counted as a failed checkpoint
+      env.getCheckpointConfig().setCheckpointIntervalDuringBacklog(0);
+    }
     var bounds = config.sizingBounds();
     LOG.info(
         "Sink bounds: memory budget M={} bytes per writer, target file T={} bytes, max latency L={}, "
@@ -162,15 +171,17 @@ public final class SpatialIngestJob {
     if (config.input().fileSource()) {
       stream =
           env.fromSource(
-                  TelemetrySources.file(
-                      config.input().filePath(), startPositions(env, config).files()),
+                  StartingBacklogSource.of(
+                      TelemetrySources.file(
+                          config.input().filePath(), startPositions(env, config).files())),
                   WatermarkStrategy.noWatermarks(),
                   "file-source")
               .uid(FILE_SOURCE_UID);
     } else {
       stream =
           env.fromSource(
-                  TelemetrySources.source(config, bounded, startPositions(env, config)),
+                  StartingBacklogSource.of(
+                      TelemetrySources.source(config, bounded, startPositions(env, config))),
                   WatermarkStrategy.noWatermarks(),
                   "kafka-source")
               .uid(SOURCE_UID);

@@ -22,7 +22,7 @@ import org.spatialingest.local.TelemetryGenerator;
  * shutdown hook after log4j would formerly have stopped (which used to re-initialise log4j and
  * truncate the file). The run leaves nothing but its log file in its {@code java.io.tmpdir}: its
  * default checkpoint folder and Flink's scratch folders are deleted, a checkpoint directory given
- * with {@code --flink} is kept.
+ * with {@code --flink} is kept. So does a {@code demo} (tagged {@code extended}: a whole demo).
  */
 class LocalLogFileTest {
   @Test
@@ -64,6 +64,60 @@ class LocalLogFileTest {
           .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
           .matches("spatial-ingest-run-\\d{8}-\\d{6}-\\d+\\.log");
     }
+  }
+
+  /**
+   * Issue #38's "Done when": a {@code demo} in its own JVM leaves nothing in its {@code
+   * java.io.tmpdir} but its log file (the embedded broker's log dirs, the run folder with the
+   * checkpoints and Flink's scratch folders are gone), and a secret given on its command line is
+   * not in that file.
+   */
+  @Test
+  @Tag("extended") // a whole demo (broker, cluster, drain) in a child JVM: 25-99 s here; CI time
+  void aDemoLeavesOnlyItsLogFileInTheTempDirectory(@TempDir Path tmp) throws Exception {
+    Path javaTmp = Files.createDirectories(tmp.resolve("java-tmp"));
+    String secret = "demo-secret-5d7e";
+    int exit;
+    String output;
+    try (ChildJvm demo =
+        ChildJvm.start(
+            "demo",
+            classpath(),
+            List.of("-Xmx1g", "-Djava.io.tmpdir=" + javaTmp),
+            Main.class.getName(),
+            List.of(
+                "demo",
+                "--duration",
+                "3s",
+                "--rate",
+                "200",
+                "--ui-port",
+                Integer.toString(ChildJvm.freePort()),
+                "--warehouse",
+                tmp.resolve("warehouse").toString(),
+                "--set",
+                "checkpoint.interval=500ms",
+                "--set",
+                "sink.max-latency=1s",
+                "--set",
+                "kafka.properties.ssl.truststore.password=" + secret),
+            Map.of(),
+            tmp.resolve("child-output.txt"))) {
+      exit = demo.waitFor(Duration.ofSeconds(300));
+      output = demo.output();
+    }
+    assertThat(exit).as(output).isZero();
+    List<Path> left;
+    try (Stream<Path> files = Files.list(javaTmp)) {
+      left = files.toList();
+    }
+    assertThat(left.stream().map(p -> p.getFileName().toString()).toList())
+        .as("what the demo left in java.io.tmpdir")
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .matches("spatial-ingest-demo-\\d{8}-\\d{6}-\\d+\\.log");
+    assertThat(Files.readString(left.get(0)))
+        .contains("spatial-ingest demo started")
+        .doesNotContain(secret);
   }
 
   @Test

@@ -21,8 +21,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,8 +42,9 @@ import org.spatialingest.local.TelemetryGenerator;
  * --prometheus-port} does) is scraped on the PodMonitor's path, and every series each panel of
  * {@code k8s/grafana/spatial-ingest-dashboard.json} selects exists, with the labels the panel
  * groups by, with the job filter the dashboard's {@code $job} variable sets; {@code label_replace}
- * finds the label it extracts. The PodMonitor's port and path match the reporter's configuration in
- * the FlinkDeployment.
+ * finds the label it extracts. The failed-checkpoint panel's premise holds for that job: Flink's
+ * failed count does not grow after the first completed checkpoint. The PodMonitor's port and path
+ * match the reporter's configuration in the FlinkDeployment.
  */
 class DashboardMetricsTest {
   private static final Path K8S = Path.of("k8s");
@@ -64,7 +67,8 @@ class DashboardMetricsTest {
       Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)?\\{([^{}]*)}");
   private static final Pattern MATCHER =
       Pattern.compile("\\s*([a-zA-Z_][a-zA-Z0-9_]*)\\s*(=~|!~|!=|=)\\s*\"((?:[^\"\\\\]|\\\\.)*)\"");
-  private static final Pattern BY = Pattern.compile("by\\s*\\(([^)]*)\\)");
+  // labels a query groups by or matches on: each must be on the series it selects
+  private static final Pattern BY = Pattern.compile("\\b(?:by|on)\\s*\\(([^)]*)\\)");
   private static final Pattern LABEL_REPLACE =
       Pattern.compile(
           "label_replace\\((\\{[^{}]*}),\\s*\"([^\"]+)\",\\s*\"\\$(\\d)\",\\s*\"__name__\",\\s*\"([^\"]+)\"\\)");
@@ -74,7 +78,8 @@ class DashboardMetricsTest {
       Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
 
   @Test
-  void everyPanelQueryFindsItsSeriesWithItsLabels(@TempDir Path warehouse) throws Exception {
+  void everyPanelQueryFindsItsSeriesWithItsLabels(
+      @TempDir Path warehouse, @InjectMiniCluster MiniCluster flink) throws Exception {
     String topic = "dashboard";
     kafka.createTopic(topic, 2);
     TestKit.produce(kafka.bootstrapServers(), topic, new TelemetryGenerator(5, 8, 20, 50), 2_000);
@@ -95,7 +100,7 @@ class DashboardMetricsTest {
       JsonNode dashboard =
           JSON.readTree(K8S.resolve("grafana/spatial-ingest-dashboard.json").toFile());
       List<Query> queries = queries(dashboard);
-      assertThat(queries).hasSizeGreaterThanOrEqualTo(16);
+      assertThat(queries).hasSizeGreaterThanOrEqualTo(17);
       URI scrape =
           URI.create(
               "http://localhost:" + PROMETHEUS_PORT + podMonitorEndpoint().path("path").asText());
@@ -112,11 +117,49 @@ class DashboardMetricsTest {
         }
       }
       assertThat(missing).as("panel queries without their series or labels").isEmpty();
+      assertFailuresOnlyBeforeTheFirstCompletedCheckpoint(flink.getRestAddress().get(), job);
     } finally {
       // gone before the warehouse folder is deleted (a checkpoint still being written there
       // failed the folder's clean-up once)
       TestKit.cancelAndWait(job);
     }
+  }
+
+  /**
+   * What the failed-checkpoint panel relies on: on a healthy start every failure Flink counts comes
+   * before the first completed checkpoint (triggers refused while tasks are still deploying; see
+   * operations.md, "Checkpoints at start"), so counting only failures after it shows 0. Asserted on
+   * the REST API's counts: {@code failed} when the first completed checkpoint is seen equals {@code
+   * failed} two completed checkpoints later, and no checkpoint that started failed.
+   */
+  private static void assertFailuresOnlyBeforeTheFirstCompletedCheckpoint(URI rest, JobClient job)
+      throws Exception {
+    URI checkpoints = rest.resolve("/jobs/" + job.getJobID() + "/checkpoints");
+    JsonNode stats = awaitCompleted(checkpoints, 1);
+    long failedAtFirstCompleted = stats.path("counts").path("failed").asLong();
+    stats = awaitCompleted(checkpoints, stats.path("counts").path("completed").asLong() + 2);
+    assertThat(stats.path("counts").path("failed").asLong())
+        .as("REST failed count after the first completed checkpoint: %s", stats.path("counts"))
+        .isEqualTo(failedAtFirstCompleted);
+    for (JsonNode checkpoint : stats.path("history")) {
+      assertThat(checkpoint.path("status").asText())
+          .as("checkpoint %s", checkpoint.path("id"))
+          .isNotEqualTo("FAILED");
+    }
+  }
+
+  private static JsonNode awaitCompleted(URI checkpoints, long completed) throws Exception {
+    JsonNode stats = JSON.readTree(get(checkpoints));
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (stats.path("counts").path("completed").asLong() < completed
+        && System.currentTimeMillis() < deadline) {
+      Thread.sleep(200);
+      stats = JSON.readTree(get(checkpoints));
+    }
+    assertThat(stats.path("counts").path("completed").asLong())
+        .as("%s", stats.path("counts"))
+        .isGreaterThanOrEqualTo(completed);
+    return stats;
   }
 
   @Test
