@@ -34,6 +34,9 @@ public final class TableBootstrap {
     Map<String, String> props = new HashMap<>();
     props.put(TableProperties.FORMAT_VERSION, "2");
     props.put(TableProperties.PARQUET_COMPRESSION, "zstd");
+    // a commit every L rewrites metadata.json: keep the last write.metadata.previous-versions-max
+    // (100) of them, not every one since the table was created
+    props.put(TableProperties.METADATA_DELETE_AFTER_COMMIT_ENABLED, "true");
     for (Types.NestedField column : layout.schema().columns()) {
       if (column.type().typeId() == Type.TypeID.BINARY) {
         // min/max of WKB or raw bytes prune nothing (the bbox columns carry the spatial stats)

@@ -150,7 +150,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     }
     if (index > 0) {
       SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
-      AppendFiles append = table.newFastAppend();
+      AppendFiles append = table.newAppend(); // merges manifests, see below
       files.forEach(f -> append.appendFile(f.file()));
       summary(batch, batchId, files, false).forEach(append::set);
       append.commit();
@@ -170,7 +170,10 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
             if (ownTag && !TablePositions.isInHistory(table, tagged.snapshotId())) {
               throw rolledBack(table, tagged);
             }
-            AppendFiles append = tx.newFastAppend();
+            // Iceberg's merging append, as its own Flink committers use: once the snapshot has
+            // commit.manifest.min-count-to-merge manifests (100) they are merged, so a commit every
+            // L does not grow the manifest list (and every reader's planning) without bound
+            AppendFiles append = tx.newAppend();
             files.forEach(f -> append.appendFile(f.file()));
             summary(batch, batchId, files, true).forEach(append::set);
             if (!ownTag) {

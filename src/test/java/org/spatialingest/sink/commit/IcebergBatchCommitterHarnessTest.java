@@ -180,4 +180,64 @@ class IcebergBatchCommitterHarnessTest {
     assertThat(last.summary().get(SnapshotSummaryKeys.LINEAGE))
         .isNotEqualTo(commits.get(0).summary().get(SnapshotSummaryKeys.LINEAGE));
   }
+
+  /**
+   * A long-running job commits every L: the manifest list and the metadata files must not grow with
+   * the number of commits (issue #37, item 5). Iceberg merges manifests on an append (as its own
+   * Flink committers do) once a snapshot has {@code commit.manifest.min-count-to-merge} of them;
+   * the sink's tables keep only {@code write.metadata.previous-versions-max} old metadata files.
+   * Both thresholds are lowered here so that 12 commits show it.
+   */
+  @Test
+  void manifestsAndMetadataFilesStayBoundedOverManyCommits() throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    int commits = 12;
+    int mergeAt = 4;
+    int keptVersions = 3;
+    List<String> expected = new java.util.ArrayList<>();
+    try (var writer = s.writer(0, 1);
+        var aggregator = s.aggregator();
+        var committer = s.committer()) {
+      writer.open();
+      aggregator.open();
+      committer.open();
+      s.table()
+          .updateProperties()
+          .set(
+              org.apache.iceberg.TableProperties.MANIFEST_MIN_MERGE_COUNT,
+              Integer.toString(mergeAt))
+          .set(
+              org.apache.iceberg.TableProperties.METADATA_PREVIOUS_VERSIONS_MAX,
+              Integer.toString(keptVersions))
+          .commit();
+      long old = System.currentTimeMillis() - HOUR;
+      for (long cp = 1; cp <= commits; cp++) {
+        List<Either<RowData, RowData>> input = rows(cp, 5, 0, cp * 5, DAY_1, old);
+        expected.addAll(idsOf(input));
+        for (Either<RowData, RowData> row : input) {
+          writer.processElement(new StreamRecord<>(row));
+        }
+        writer.prepareSnapshotPreBarrier(cp);
+        forward(writer, aggregator);
+        aggregator.prepareSnapshotPreBarrier(cp);
+        forward(aggregator, committer);
+        committer.snapshot(cp, cp);
+        committer.notifyOfCompletedCheckpoint(cp);
+      }
+    }
+    Table table = s.table();
+    assertThat(ids(table)).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(sinkSnapshots(table)).hasSize(commits);
+    assertThat(table.currentSnapshot().allManifests(table.io()))
+        .as(
+            "manifests of the current snapshot after %d commits (one each without merging)",
+            commits)
+        .hasSizeLessThanOrEqualTo(mergeAt);
+    try (var files =
+        java.nio.file.Files.list(SinkHarnesses.local(table.location() + "/metadata"))) {
+      assertThat(files.filter(f -> f.toString().endsWith(".metadata.json")).count())
+          .as("metadata files after %d commits", commits)
+          .isLessThanOrEqualTo(keptVersions + 1);
+    }
+  }
 }
