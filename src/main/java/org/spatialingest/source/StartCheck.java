@@ -200,15 +200,8 @@ public final class StartCheck {
         recorded.offsets().keySet().stream().map(SourceKeys::topic).distinct().sorted().toList()) {
       if (recorded.topicRecreated(topic, ids)) {
         if (restore && topic.equals(config.topic())) {
-          throw new PositionsRefusedException(
-              "Refusing to restore: topic "
-                  + topic
-                  + " was deleted and created again (topic id "
-                  + recorded.ids().topicId(topic)
-                  + " -> "
-                  + ids.topicId(topic)
-                  + "); the state's offsets are the old topic's. Start without state: the new topic is read "
-                  + "from its start");
+          throw TopicIdGuard.recreated(
+              "Refusing to restore", topic, recorded.ids().topicId(topic), ids.topicId(topic));
         }
         LOG.warn(
             "Topic {} was created again: its id was {} when the table's positions were taken and is {} now. Its "

@@ -37,6 +37,8 @@ public final class TelemetrySources {
                 org.spatialingest.table.Catalogs.tableLoader(config),
                 config.sinkId())
             : KafkaGapGuard.of(guarded, KafkaClients.connection(config));
+    // outside the gap guard: an out-of-range offset on a topic created again is told as that
+    kafka = TopicIdGuard.of(kafka, KafkaClients.connection(config), start.ids());
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
       return kafka;
     }
