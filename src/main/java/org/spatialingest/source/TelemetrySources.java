@@ -19,7 +19,8 @@ public final class TelemetrySources {
   private TelemetrySources() {}
 
   /**
-   * The Kafka source, wrapped in the admission cap when one is configured.
+   * The Kafka source in its guards (access, gaps: {@link KafkaGapGuard}, a topic created again:
+   * {@link TopicIdGuard}), wrapped in the admission cap when one is configured.
    *
    * @param bounded stop at the offsets that are latest when the job starts (tests and backfills);
    *     otherwise unbounded

@@ -1,5 +1,6 @@
 package org.spatialingest.source;
 
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -226,7 +227,7 @@ public final class TopicIdGuard<T, SplitT extends SourceSplit, EnumT>
         super.close();
       } finally {
         if (admin != null) {
-          admin.close();
+          admin.close(Duration.ofSeconds(5)); // not waiting on a look-up that timed out
           admin = null;
         }
       }
