@@ -38,7 +38,8 @@ import org.spatialingest.table.TablePositions;
  *       kafka.reset-positions} says where to start instead;
  *   <li>a topic created again under its name (another topic id): its old positions do not apply; it
  *       is read from its start (a WARN names both ids; the first commit records the reset). On a
- *       restore the state's offsets are the old topic's: refused (start without state);
+ *       restore the state's offsets are the old topic's: refused (start without state). Created
+ *       again after this check, while the job runs: {@link TopicIdGuard} stops it;
  *   <li>the table holds rows of the topic but no positions of this sink can be found: refused
  *       (unless {@code kafka.reset-positions}), never read again from the start;
  *   <li>on a start without state, a position below the first offset Kafka still has: records were
@@ -200,15 +201,8 @@ public final class StartCheck {
         recorded.offsets().keySet().stream().map(SourceKeys::topic).distinct().sorted().toList()) {
       if (recorded.topicRecreated(topic, ids)) {
         if (restore && topic.equals(config.topic())) {
-          throw new PositionsRefusedException(
-              "Refusing to restore: topic "
-                  + topic
-                  + " was deleted and created again (topic id "
-                  + recorded.ids().topicId(topic)
-                  + " -> "
-                  + ids.topicId(topic)
-                  + "); the state's offsets are the old topic's. Start without state: the new topic is read "
-                  + "from its start");
+          throw TopicIdGuard.recreated(
+              "Refusing to restore", topic, recorded.ids().topicId(topic), ids.topicId(topic));
         }
         LOG.warn(
             "Topic {} was created again: its id was {} when the table's positions were taken and is {} now. Its "

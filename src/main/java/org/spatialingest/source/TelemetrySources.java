@@ -19,7 +19,8 @@ public final class TelemetrySources {
   private TelemetrySources() {}
 
   /**
-   * The Kafka source, wrapped in the admission cap when one is configured.
+   * The Kafka source in its guards (access, gaps: {@link KafkaGapGuard}, a topic created again:
+   * {@link TopicIdGuard}), wrapped in the admission cap when one is configured.
    *
    * @param bounded stop at the offsets that are latest when the job starts (tests and backfills);
    *     otherwise unbounded
@@ -37,6 +38,8 @@ public final class TelemetrySources {
                 org.spatialingest.table.Catalogs.tableLoader(config),
                 config.sinkId())
             : KafkaGapGuard.of(guarded, KafkaClients.connection(config));
+    // outside the gap guard: an out-of-range offset on a topic created again is told as that
+    kafka = TopicIdGuard.of(kafka, KafkaClients.connection(config), start.ids());
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
       return kafka;
     }

@@ -26,4 +26,14 @@ public record KafkaIds(String clusterId, Map<String, String> topicIds) implement
   public String topicId(String topic) {
     return topicIds.get(topic);
   }
+
+  /**
+   * Whether {@code topic} has another id in {@code now} than here (deleted and created again);
+   * false when either id is unknown. Topic ids are never reused, so equal ids mean the same topic.
+   */
+  public boolean topicRecreated(String topic, KafkaIds now) {
+    String then = topicId(topic);
+    String current = now.topicId(topic);
+    return then != null && current != null && !then.equals(current);
+  }
 }

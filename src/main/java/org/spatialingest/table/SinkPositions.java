@@ -38,9 +38,7 @@ public record SinkPositions(
    * created again); false when either id is unknown.
    */
   public boolean topicRecreated(String topic, KafkaIds current) {
-    String then = ids.topicId(topic);
-    String now = current.topicId(topic);
-    return then != null && now != null && !then.equals(now);
+    return ids.topicRecreated(topic, current);
   }
 
   /**

@@ -84,6 +84,117 @@ class PositionsIdentityTest {
   }
 
   /**
+   * The topic deleted and created again while an unbounded job runs, with fewer new records than
+   * the reader's offset (out of range: not told as a retention gap) and with more (the reader would
+   * skip the new records below it): the job stops once, naming the topic and both ids, with nothing
+   * of the new topic committed; a start without state then commits every record of both topics
+   * once.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {100, 500})
+  void aTopicCreatedAgainWhileTheJobRunsStopsIt(int newRecords, @TempDir Path dir)
+      throws Exception {
+    String topic = topic(1);
+    JobConfig config = config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 300, 0, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    // with more records: the consumer's metadata refreshes wait 8 s, so it mostly meets the new
+    // topic with its records already in and reads on from offset 300 (the guard's ERROR says "found
+    // before checkpoint <n>"); under heavy load it can still meet it empty, out of range ("found
+    // when the reader failed"). Either must stop the job; aRestoreAfter... takes the first path
+    // always, the case with 100 records the second
+    JobConfig running =
+        newRecords > a.rows().size()
+            ? config.with(
+                Map.of(
+                    "kafka.properties.retry.backoff.ms", "8000",
+                    "kafka.properties.retry.backoff.max.ms", "8000"))
+            : config;
+    JobClient run = start(running, null, new Configuration());
+    Table table = TestKit.table(config);
+    awaitRows(table, a.rows().size());
+    String oldId = topicId(kafka.bootstrapServers(), topic);
+
+    MixedInput b = MixedInput.of("b", newRecords, 0, 0);
+    recreate(topic, 1);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
+    String newId = topicId(kafka.bootstrapServers(), topic);
+    assertStopsAsCreatedAgain(run, table, topic, oldId, newId);
+    assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(a.rows());
+
+    runToEnd(config);
+    a.plus(b).assertExactlyOnceIn(config);
+    assertThat(summaries(TestKit.table(config), SnapshotSummaryKeys.POSITIONS_RESET))
+        .singleElement()
+        .asString()
+        .contains(topic, oldId, newId);
+  }
+
+  /**
+   * A savepoint, the topic created again, a restore: a restore built after the re-creation is
+   * refused where the job is built ({@link org.spatialingest.source.StartCheck}); one built before
+   * it (the state's offsets of the old topic, as after Flink's own restart from a checkpoint) stops
+   * at its first checkpoint with the same message, nothing of the new topic committed. A start
+   * without state then commits every record of both topics once.
+   */
+  @Test
+  void aRestoreAfterTheTopicWasCreatedAgainStops(@TempDir Path dir) throws Exception {
+    String topic = topic(1);
+    JobConfig config = config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 300, 0, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    JobClient run = start(config, null, new Configuration());
+    Table table = TestKit.table(config);
+    awaitRows(table, a.rows().size());
+    String savepoint =
+        run.stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(120, TimeUnit.SECONDS);
+    String oldId = topicId(kafka.bootstrapServers(), topic);
+    StreamExecutionEnvironment builtBefore = build(config, savepoint, new Configuration());
+
+    recreate(topic, 1);
+    String newId = topicId(kafka.bootstrapServers(), topic);
+    MixedInput b = MixedInput.of("b", 500, 0, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
+    assertThatThrownBy(() -> start(config, savepoint, new Configuration()))
+        .isInstanceOf(PositionsRefusedException.class)
+        .hasMessageContaining("Refusing to restore: topic " + topic)
+        .hasMessageContaining(oldId + " -> " + newId)
+        .hasMessageContaining("without state");
+    assertStopsAsCreatedAgain(
+        builtBefore.executeAsync("restored-before-re-creation"), table, topic, oldId, newId);
+    assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(a.rows());
+
+    runToEnd(config);
+    a.plus(b).assertExactlyOnceIn(config);
+  }
+
+  /**
+   * The job ends (Flink's default restarts: only a non-recoverable failure ends it) with the
+   * re-creation named, and no row of the new topic was committed; fails as soon as one is.
+   */
+  private static void assertStopsAsCreatedAgain(
+      JobClient run, Table table, String topic, String oldId, String newId) throws Exception {
+    var result = run.getJobExecutionResult();
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (!result.isDone() && System.currentTimeMillis() < deadline) {
+      assertThat(TestKit.distinctIds(TestKit.rows(table)))
+          .as("rows of the new topic committed")
+          .noneMatch(id -> id.startsWith("b"));
+      Thread.sleep(200);
+    }
+    assertThatThrownBy(() -> result.get(10, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .satisfies(
+            e ->
+                assertThat(trace(e))
+                    .contains("Stopping: topic " + topic + " was deleted and created again")
+                    .contains(oldId + " -> " + newId)
+                    .contains("start the job without state"));
+  }
+
+  /**
    * Another cluster with a topic of the same name: refused, naming both cluster ids; with {@code
    * kafka.reset-positions: earliest} it starts there and records it.
    */
@@ -424,12 +535,18 @@ class PositionsIdentityTest {
   /** An unbounded run (from {@code savepoint} if not null) with Flink's default restarts. */
   private static JobClient start(JobConfig config, String savepoint, Configuration conf)
       throws Exception {
+    return build(config, savepoint, conf).executeAsync("positions-unbounded");
+  }
+
+  /** The unbounded job of {@link #start}, built (its start decided) but not run yet. */
+  private static StreamExecutionEnvironment build(
+      JobConfig config, String savepoint, Configuration conf) {
     if (savepoint != null) {
       conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, false);
-    return env.executeAsync("positions-unbounded");
+    return env;
   }
 }
