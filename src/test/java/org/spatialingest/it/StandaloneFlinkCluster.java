@@ -86,7 +86,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
    * For the JVMs that only start, do one thing and exit (the {@code flink run} client, {@code
    * BashJavaUtils}): C1 only and the serial collector, as a JVM that runs a few seconds spends more
    * on C2 compiling and GC threads than it gains (the client submitting the job: 10.9 s of CPU with
-   * the defaults, 5.9 s with these, two runs each, side by side). The daemons keep the defaults:
+   * the defaults, 6.2 s with these, two runs each, side by side). The daemons keep the defaults:
    * they run the job.
    */
   static final List<String> SHORT_LIVED_JVM =
