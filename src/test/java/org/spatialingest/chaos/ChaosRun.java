@@ -223,8 +223,9 @@ final class ChaosRun {
       if (secondProducer != null) {
         awaitCaughtUp(SECOND_TOPIC, SECOND_GROUP, Duration.ofMinutes(10));
       }
-      // a late duplicate (a batch committed twice) would land within a few more commit rounds
-      Thread.sleep(2 * (MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis()));
+      // a late duplicate (a batch committed twice) would land within one more commit round: every
+      // batch the job holds is committed within L + C
+      Thread.sleep(MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis());
       ChaosCheck.Result check =
           ChaosCheck.run(
               table,
