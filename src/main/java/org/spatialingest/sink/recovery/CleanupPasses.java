@@ -16,10 +16,10 @@ import org.apache.flink.configuration.TaskManagerOptions;
  * partition) it restarts the job elsewhere at once, while that TaskManager keeps running its tasks
  * until it misses the JobManager's heartbeats itself and cancels them; a task that does not stop
  * within {@code task.cancellation.timeout} makes it kill itself. Until then such a writer may still
- * close a file, after the first pass ran, which nothing would ever commit or remove (seen in the
- * chaos run: ten files of the second job, all of whose rows were committed from the restored
- * state). After that bound no task of an earlier attempt can write. Cost: one more listing of the
- * sink's staging and data directories per start or restore.
+ * close a file after the first pass ran, which nothing would ever commit or remove (a reasoned
+ * case: the chaos runs' orphans had another cause, see {@link PrefixListing}). After that bound no
+ * task of an earlier attempt can write. Cost: one more listing of the sink's staging and data
+ * directories per start or restore.
  */
 @Internal
 public final class CleanupPasses {
