@@ -1,10 +1,9 @@
 package org.spatialingest.source;
 
-import java.io.IOException;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.flink.api.connector.source.SourceEvent;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
@@ -28,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * be wrapped. Everything else (state, checkpoints, events) is the delegate's.
  */
 final class NoMoreSplitsResignalingEnumerator<SplitT extends SourceSplit, EnumT>
-    implements SplitEnumerator<SplitT, EnumT> {
+    extends ForwardingSplitEnumerator<SplitT, EnumT> {
   private static final Logger LOG =
       LoggerFactory.getLogger(NoMoreSplitsResignalingEnumerator.class);
 
@@ -39,19 +38,25 @@ final class NoMoreSplitsResignalingEnumerator<SplitT extends SourceSplit, EnumT>
   }
 
   private final SignalTrackingContext<SplitT> context;
-  private final SplitEnumerator<SplitT, EnumT> delegate;
   private boolean settled;
 
   private NoMoreSplitsResignalingEnumerator(
-      SplitEnumeratorContext<SplitT> context, Factory<SplitT, EnumT> factory) throws Exception {
-    this.context = new SignalTrackingContext<>(context, this::onSettled);
-    this.delegate = factory.create(this.context);
+      SignalTrackingContext<SplitT> context, SplitEnumerator<SplitT, EnumT> delegate) {
+    super(delegate);
+    this.context = context;
   }
 
   /** The delegate created by {@code factory} on a tracking view of {@code context}, wrapped. */
   static <SplitT extends SourceSplit, EnumT> SplitEnumerator<SplitT, EnumT> wrap(
       SplitEnumeratorContext<SplitT> context, Factory<SplitT, EnumT> factory) throws Exception {
-    return new NoMoreSplitsResignalingEnumerator<>(context, factory);
+    // the tracking view exists before the delegate, the wrapper after it: the view reaches the
+    // wrapper through this holder (the delegate's asynchronous calls settle after start())
+    AtomicReference<NoMoreSplitsResignalingEnumerator<SplitT, EnumT>> wrapper =
+        new AtomicReference<>();
+    SignalTrackingContext<SplitT> tracking =
+        new SignalTrackingContext<>(context, () -> wrapper.get().onSettled());
+    wrapper.set(new NoMoreSplitsResignalingEnumerator<>(tracking, factory.create(tracking)));
+    return wrapper.get();
   }
 
   @Override
@@ -73,36 +78,6 @@ final class NoMoreSplitsResignalingEnumerator<SplitT extends SourceSplit, EnumT>
   public void addSplitsBack(List<SplitT> splits, int subtaskId) {
     delegate.addSplitsBack(splits, subtaskId);
     signalIfMissing(Set.of(subtaskId));
-  }
-
-  @Override
-  public void handleSplitRequest(int subtaskId, String requesterHostname) {
-    delegate.handleSplitRequest(subtaskId, requesterHostname);
-  }
-
-  @Override
-  public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
-    delegate.handleSourceEvent(subtaskId, sourceEvent);
-  }
-
-  @Override
-  public EnumT snapshotState(long checkpointId) throws Exception {
-    return delegate.snapshotState(checkpointId);
-  }
-
-  @Override
-  public void notifyCheckpointComplete(long checkpointId) throws Exception {
-    delegate.notifyCheckpointComplete(checkpointId);
-  }
-
-  @Override
-  public void notifyCheckpointAborted(long checkpointId) throws Exception {
-    delegate.notifyCheckpointAborted(checkpointId);
-  }
-
-  @Override
-  public void close() throws IOException {
-    delegate.close();
   }
 
   private void onSettled() {

@@ -1,9 +1,6 @@
 package org.spatialingest.source;
 
-import java.io.IOException;
-import java.util.List;
 import org.apache.flink.api.connector.source.Source;
-import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
@@ -60,14 +57,13 @@ public final class StartingBacklogSource<T, SplitT extends SourceSplit, EnumT>
    * last reader subtask registers. Runs on the coordinator thread only, like every enumerator.
    */
   private static final class Enumerator<SplitT extends SourceSplit, EnumT>
-      implements SplitEnumerator<SplitT, EnumT> {
+      extends ForwardingSplitEnumerator<SplitT, EnumT> {
     private final SplitEnumeratorContext<SplitT> context;
-    private final SplitEnumerator<SplitT, EnumT> delegate;
     private boolean starting;
 
     Enumerator(SplitEnumeratorContext<SplitT> context, SplitEnumerator<SplitT, EnumT> delegate) {
+      super(delegate);
       this.context = context;
-      this.delegate = delegate;
     }
 
     @Override
@@ -92,41 +88,6 @@ public final class StartingBacklogSource<T, SplitT extends SourceSplit, EnumT>
             context.currentParallelism());
         context.setIsProcessingBacklog(false);
       }
-    }
-
-    @Override
-    public void handleSplitRequest(int subtaskId, String requesterHostname) {
-      delegate.handleSplitRequest(subtaskId, requesterHostname);
-    }
-
-    @Override
-    public void addSplitsBack(List<SplitT> splits, int subtaskId) {
-      delegate.addSplitsBack(splits, subtaskId);
-    }
-
-    @Override
-    public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
-      delegate.handleSourceEvent(subtaskId, sourceEvent);
-    }
-
-    @Override
-    public EnumT snapshotState(long checkpointId) throws Exception {
-      return delegate.snapshotState(checkpointId);
-    }
-
-    @Override
-    public void notifyCheckpointComplete(long checkpointId) throws Exception {
-      delegate.notifyCheckpointComplete(checkpointId);
-    }
-
-    @Override
-    public void notifyCheckpointAborted(long checkpointId) throws Exception {
-      delegate.notifyCheckpointAborted(checkpointId);
-    }
-
-    @Override
-    public void close() throws IOException {
-      delegate.close();
     }
   }
 }

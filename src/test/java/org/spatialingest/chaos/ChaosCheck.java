@@ -128,7 +128,10 @@ final class ChaosCheck {
       rejectsDuplicated += malformed.contains(e.getKey()) ? e.getValue() - 1 : e.getValue();
     }
 
-    List<String> orphans = new ArrayList<>(TestKit.orphans(table));
+    List<String> orphans = new ArrayList<>();
+    for (String orphan : TestKit.orphans(table)) {
+      orphans.add(describeOrphan(table, orphan, counts, other));
+    }
     orphans.addAll(TestKit.orphans(rejects));
 
     List<String> incoherent = new ArrayList<>();
@@ -257,6 +260,47 @@ final class ChaosCheck {
   }
 
   /** n for an id {@code rec-<n>} of the generator within range, else -1. */
+  /**
+   * An orphan with what tells its story: when it was written, and whether its rows are committed in
+   * another file (a copy a restore wrote again, which the clean-up missed) or nowhere (a file the
+   * job may still commit).
+   */
+  private static String describeOrphan(
+      Table table, String path, int[] counts, Map<String, Integer> other) {
+    StringBuilder s = new StringBuilder(path);
+    try {
+      java.nio.file.Path file = java.nio.file.Path.of(path);
+      s.append(" (written ")
+          .append(java.nio.file.Files.getLastModifiedTime(file))
+          .append(", ")
+          .append(java.nio.file.Files.size(file))
+          .append(" bytes");
+      org.apache.iceberg.Schema ids = table.schema().select("id");
+      long rows = 0;
+      long committed = 0;
+      try (CloseableIterable<Record> it =
+          org.apache.iceberg.parquet.Parquet.read(
+                  org.apache.iceberg.Files.localInput(file.toFile()))
+              .project(ids)
+              .createReaderFunc(
+                  fileSchema ->
+                      org.apache.iceberg.data.parquet.GenericParquetReaders.buildReader(
+                          ids, fileSchema))
+              .build()) {
+        for (Record r : it) {
+          rows++;
+          String id = (String) r.getField("id");
+          int n = recordNumber(id, counts.length);
+          committed += (n >= 0 ? counts[n] > 0 : other.containsKey(id)) ? 1 : 0;
+        }
+      }
+      s.append(", ").append(rows).append(" rows, ").append(committed).append(" of them committed");
+    } catch (Exception | LinkageError e) {
+      s.append(" (unreadable: ").append(e).append(')');
+    }
+    return s.append(')').toString();
+  }
+
   private static int recordNumber(String id, int count) {
     if (!id.startsWith("rec-")) {
       return -1;

@@ -21,8 +21,17 @@ class ChaosIT {
   @Test
   void nothingLostNothingDuplicatedThroughFaultsOfEveryKind(@TempDir Path work) throws Exception {
     ChaosSettings settings = ChaosSettings.fromSystemProperties();
-    ChaosReport report = new ChaosRun(settings, work, BUILD).run();
+    ChaosReport report;
+    try {
+      report = new ChaosRun(settings, work, BUILD).run();
+    } catch (Throwable e) {
+      keepLogs(work);
+      throw e;
+    }
     report.write(BUILD.resolve("chaos"));
+    if (!report.check().ok()) {
+      keepLogs(work); // the temporary directory goes with the test: the logs tell what happened
+    }
     System.out.println(report.markdown());
 
     ChaosCheck.Result check = report.check();
@@ -50,5 +59,21 @@ class ChaosIT {
     assertThat(check.newColumnProblems()).as("the column of a property that appeared").isEmpty();
     assertThat(check.incoherentSnapshots()).as("incoherent snapshot summaries").isEmpty();
     assertThat(check.freshnessExamples()).as("commits older than L + C + recovery").isEmpty();
+  }
+
+  /** Copies the cluster's logs to {@code target/chaos/logs}. */
+  private static void keepLogs(Path work) throws java.io.IOException {
+    Path logs = work.resolve("flink").resolve("log");
+    if (!java.nio.file.Files.isDirectory(logs)) {
+      return;
+    }
+    Path kept = java.nio.file.Files.createDirectories(BUILD.resolve("chaos").resolve("logs"));
+    try (var files = java.nio.file.Files.list(logs)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        java.nio.file.Files.copy(
+            f, kept.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    System.out.println("chaos: cluster logs kept in " + kept);
   }
 }

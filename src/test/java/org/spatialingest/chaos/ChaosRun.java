@@ -226,6 +226,18 @@ final class ChaosRun {
       // a late duplicate (a batch committed twice) would land within one more commit round: every
       // batch the job holds is committed within L + C
       Thread.sleep(MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis());
+      for (String job : secondJobId == null ? List.of(jobId) : List.of(jobId, secondJobId)) {
+        long failures = 0;
+        long last = 0;
+        for (var entry :
+            cluster.get("/jobs/" + job + "/exceptions").path("exceptionHistory").path("entries")) {
+          failures++;
+          last = Math.max(last, entry.path("timestamp").asLong());
+        }
+        System.out.printf(
+            "chaos: at the check, job %s is %s after %d failures, the last at %s%n",
+            job, cluster.jobState(job), failures, java.time.Instant.ofEpochMilli(last));
+      }
       ChaosCheck.Result check =
           ChaosCheck.run(
               table,

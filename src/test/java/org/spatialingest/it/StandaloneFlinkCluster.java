@@ -209,7 +209,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         rootLogger.appenderRef.file.ref = MainAppender
         appender.main.name = MainAppender
         appender.main.type = File
-        appender.main.append = false
+        appender.main.append = true
         appender.main.fileName = ${sys:log.file}
         appender.main.layout.type = PatternLayout
         appender.main.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-60c %x - %m%n

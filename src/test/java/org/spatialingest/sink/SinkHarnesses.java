@@ -156,7 +156,14 @@ public final class SinkHarnesses {
   public OneInputStreamOperatorTestHarness<
           CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
       aggregator(JobID job) throws Exception {
-    MockEnvironment environment = environment(job);
+    return aggregator(job, new org.apache.flink.configuration.Configuration());
+  }
+
+  /** The aggregator of a job with id {@code job} on a TaskManager configured by {@code flink}. */
+  public OneInputStreamOperatorTestHarness<
+          CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
+      aggregator(JobID job, org.apache.flink.configuration.Configuration flink) throws Exception {
+    MockEnvironment environment = environment(job, flink);
     var harness =
         new OneInputStreamOperatorTestHarness<
             CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>(
@@ -213,7 +220,14 @@ public final class SinkHarnesses {
 
   /** A single subtask's environment, as the harness makes it, of the job {@code job}. */
   private static MockEnvironment environment(JobID job) {
+    return environment(job, new org.apache.flink.configuration.Configuration());
+  }
+
+  private static MockEnvironment environment(
+      JobID job, org.apache.flink.configuration.Configuration flink) {
     return MockEnvironment.builder()
+        .setTaskManagerRuntimeInfo(
+            new org.apache.flink.runtime.util.TestingTaskManagerRuntimeInfo(flink))
         .setTaskName("MockTask")
         .setManagedMemorySize(3 * 1024 * 1024)
         .setBufferSize(1024)

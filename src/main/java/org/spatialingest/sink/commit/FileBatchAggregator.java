@@ -33,6 +33,7 @@ import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.sink.recovery.CleanupPasses;
 import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.SinkLease;
@@ -60,7 +61,8 @@ import org.spatialingest.table.TablePositions;
  * files) of the batches it emitted, the highest received position per source, when the state was
  * taken, and which writers' staging runs it may reference ({@link StagingReferences}). A restore
  * from an older state removes what this lineage committed after it ({@link RestoreReconciler});
- * after the first checkpoint that completes since a restore, {@link OrphanCleaner} removes what the
+ * after the first checkpoint that completes since a restore, and once more when no task of the
+ * failed attempt can still write ({@link CleanupPasses}), {@link OrphanCleaner} removes what the
  * failure left behind (retried at the next checkpoint if it fails; and since the state says which
  * runs it references, a restore that fails again before the cleanup does not leave the first
  * failure's runs behind for good). Clean-up considers only this sink's {@link SinkScope} (its sink
@@ -110,8 +112,8 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private final Map<String, Long> received = new HashMap<>();
   private long lastCheckpointId;
 
-  /** orphans are removed after the first checkpoint completes since this (re)start */
-  private boolean cleanupPending = true;
+  /** when what a failure left behind is removed: twice after each (re)start */
+  private transient CleanupPasses cleanup;
 
   /**
    * staging runs of barriers after this checkpoint are orphans (-1: every run of a writer that is
@@ -164,6 +166,9 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
     lastCheckpointId = context.getRestoredCheckpointId().orElse(0L);
+    cleanup =
+        CleanupPasses.startingNow(
+            getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration());
     var store = context.getOperatorStateStore();
     state =
         new SimpleVersionedListState<>(
@@ -328,7 +333,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     super.notifyCheckpointComplete(checkpointId);
     Set<String> current = tokensAtBarrier.remove(checkpointId);
     tokensAtBarrier.keySet().removeIf(id -> id < checkpointId);
-    if (!cleanupPending || current == null) {
+    if (current == null || !cleanup.due(System.currentTimeMillis())) {
       return;
     }
     SinkFaults.reach(SinkFaults.Point.BEFORE_ORPHAN_CLEANUP);
@@ -364,7 +369,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       }
     }
     stagingHorizons = horizons;
-    cleanupPending = false;
+    cleanup.passed();
   }
 
   @Override

@@ -66,7 +66,7 @@ public final class OrphanCleaner {
       long horizonMillis,
       Set<String> pendingFiles,
       Set<String> keptStagingTokens) {
-    if (!(table.io() instanceof SupportsPrefixOperations io)) {
+    if (!PrefixListing.supported(table.io())) {
       LOG.info(
           "{} cannot list files; orphans of a failure stay until Iceberg's deleteOrphanFiles removes them",
           table.io().getClass().getSimpleName());
@@ -74,7 +74,7 @@ public final class OrphanCleaner {
     }
     List<String> orphans = new ArrayList<>();
     for (String dir : SinkFileNames.stagingDirs(table.location(), scope)) {
-      for (FileInfo f : list(io, dir + "/")) {
+      for (FileInfo f : PrefixListing.list(table.io(), dir + "/")) {
         SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
         if (name == null) {
           continue;
@@ -87,17 +87,19 @@ public final class OrphanCleaner {
       }
     }
     table.refresh();
+    Set<String> pending = new HashSet<>();
+    pendingFiles.forEach(location -> pending.add(sameForm(location)));
     Set<String> referenced = null;
     String dataDir =
         table
             .properties()
             .getOrDefault(TableProperties.WRITE_DATA_LOCATION, table.location() + "/data");
-    for (FileInfo f : list(io, dataDir)) {
+    for (FileInfo f : PrefixListing.list(table.io(), dataDir)) {
       String token = SinkFileNames.dataFileToken(scope, f.location());
       if (token == null
           || currentTokens.contains(token)
           || f.createdAtMillis() < horizonMillis
-          || pendingFiles.contains(f.location())) {
+          || pending.contains(sameForm(f.location()))) {
         continue;
       }
       if (referenced == null) {
@@ -127,16 +129,6 @@ public final class OrphanCleaner {
     return location.startsWith("file:///")
         ? "file:/" + location.substring("file:///".length())
         : location;
-  }
-
-  private static List<FileInfo> list(SupportsPrefixOperations io, String prefix) {
-    List<FileInfo> files = new ArrayList<>();
-    try {
-      io.listPrefix(prefix).forEach(files::add);
-    } catch (RuntimeException e) {
-      LOG.debug("nothing to list at {}", prefix, e);
-    }
-    return files;
   }
 
   /**

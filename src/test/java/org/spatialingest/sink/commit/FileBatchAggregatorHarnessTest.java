@@ -150,6 +150,83 @@ class FileBatchAggregatorHarnessTest {
     assertThat(table.currentSnapshot().operation()).isEqualTo("delete");
   }
 
+  /**
+   * A writer of the failed attempt, on a TaskManager the JobManager declared lost, runs on until
+   * that TaskManager cancels it and may close a file after the restored job's first clean-up (the
+   * chaos run's orphans). The second pass, once {@code heartbeat.timeout +
+   * task.cancellation.timeout} have passed ({@link org.spatialingest.sink.recovery.CleanupPasses}),
+   * removes it; the current writer's file and the committed rows stay.
+   */
+  @Test
+  void aFileAZombieWriterClosesAfterTheFirstCleanupIsRemovedOnceNoEarlierTaskCanWrite()
+      throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    org.apache.flink.configuration.Configuration flink =
+        new org.apache.flink.configuration.Configuration();
+    java.time.Duration bound = java.time.Duration.ofMillis(1500);
+    flink.set(org.apache.flink.configuration.HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, bound);
+    flink.set(
+        org.apache.flink.configuration.TaskManagerOptions.TASK_CANCELLATION_TIMEOUT,
+        java.time.Duration.ofMillis(1));
+    long old = System.currentTimeMillis() - HOUR;
+    try (var writer = s.writer(0, 1);
+        var zombie = s.writer(0, 1);
+        var aggregator = s.aggregator(new org.apache.flink.api.common.JobID(), flink)) {
+      long started = System.currentTimeMillis();
+      writer.open();
+      zombie.open();
+      aggregator.open();
+      feed(writer, rows(1, 10, 0, 0, DAY_1, old));
+      checkpoint(writer, aggregator, 1); // the first pass: nothing to remove
+      List<java.nio.file.Path> pending = dataFiles(s.table());
+      assertThat(pending).as("the current writer's file, closed by L, in a batch").hasSize(1);
+      feed(zombie, rows(2, 10, 0, 10, DAY_1, old));
+      zombie.endInput(); // its file is written; its report never reaches this aggregator
+      List<java.nio.file.Path> left = new ArrayList<>(dataFiles(s.table()));
+      left.removeAll(pending);
+      assertThat(left).as("the zombie's file").hasSize(1);
+
+      Thread.sleep(Math.max(0, started + bound.toMillis() + 100 - System.currentTimeMillis()));
+      feed(writer, rows(3, 10, 0, 20, DAY_1, System.currentTimeMillis())); // buffered, staged
+      checkpoint(writer, aggregator, 2); // past the bound: the second pass
+      assertThat(dataFiles(s.table()))
+          .as("the zombie's file is removed, the pending batch's file stays")
+          .containsExactlyElementsOf(pending);
+      assertThat(s.stagingRuns()).as("the current writer's run of checkpoint 2 stays").isNotEmpty();
+    }
+  }
+
+  private static void checkpoint(
+      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<
+              Either<RowData, RowData>,
+              org.apache.flink.streaming.api.connector.sink2.CommittableMessage<
+                  org.spatialingest.sink.core.WriterReport>>
+          writer,
+      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<
+              org.apache.flink.streaming.api.connector.sink2.CommittableMessage<
+                  org.spatialingest.sink.core.WriterReport>,
+              ?>
+          aggregator,
+      long id)
+      throws Exception {
+    writer.prepareSnapshotPreBarrier(id);
+    writer.snapshot(id, id);
+    forward(writer, aggregator);
+    aggregator.prepareSnapshotPreBarrier(id);
+    aggregator.snapshot(id, id);
+    aggregator.notifyOfCompletedCheckpoint(id);
+  }
+
+  static List<java.nio.file.Path> dataFiles(Table table) throws java.io.IOException {
+    java.nio.file.Path data = SinkHarnesses.local(table.location()).resolve("data");
+    if (!java.nio.file.Files.exists(data)) {
+      return List.of();
+    }
+    try (var walk = java.nio.file.Files.walk(data)) {
+      return walk.filter(p -> p.toString().endsWith(".parquet")).toList();
+    }
+  }
+
   static List<String> ids(Table table) throws Exception {
     table.refresh();
     return new ArrayList<>(TestKit.distinctIds(TestKit.rows(table)));
