@@ -172,10 +172,10 @@ class FileBatchAggregatorHarnessTest {
     try (var writer = s.writer(0, 1);
         var zombie = s.writer(0, 1);
         var aggregator = s.aggregator(new org.apache.flink.api.common.JobID(), flink)) {
-      long started = System.currentTimeMillis();
       writer.open();
       zombie.open();
-      aggregator.open();
+      aggregator.open(); // the restart: the bound counts from here
+      long started = System.currentTimeMillis();
       feed(writer, rows(1, 10, 0, 0, DAY_1, old));
       checkpoint(writer, aggregator, 1); // the first pass: nothing to remove
       List<java.nio.file.Path> pending = dataFiles(s.table());
