@@ -97,8 +97,8 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   /** closed files of the reports since the last barrier, as the writers encoded them */
   private final List<ClosedFiles> pending = new ArrayList<>();
 
-  /** the lowest buffered position per source, by writer token, as of each writer's latest report */
-  private final Map<String, Map<String, Long>> bufferedByWriter = new HashMap<>();
+  /** what the writers reported of their source positions (changes applied as they arrive) */
+  private final WriterPositions positions = new WriterPositions();
 
   private final Set<String> reportedTokens = new HashSet<>();
   private final Map<Long, Set<String>> tokensAtBarrier = new HashMap<>();
@@ -107,7 +107,6 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   /** the file locations of the last {@link #PENDING_BATCHES} batches, one list per batch */
   private final Deque<List<String>> pendingFiles = new ArrayDeque<>();
 
-  private final Map<String, Long> received = new HashMap<>();
   private long lastCheckpointId;
 
   /** orphans are removed after the first checkpoint completes since this (re)start */
@@ -189,17 +188,17 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
-        received.putAll(start == null ? TablePositions.read(table) : start.positions());
+        positions.receivedBefore(start == null ? TablePositions.read(table) : start.positions());
         orphanHorizon = SinkHistory.horizon(SinkHistory.lastSinkCommitMillis(table));
       }
       LOG.info(
           "New sink lineage {}; positions continue from the table's {} sources",
           lineage,
-          received.size());
+          positions.received().size());
     } else {
       emitted.addAll(restored.emittedBatchIds());
       pendingFiles.addAll(restored.pendingBatchFiles());
-      received.putAll(restored.received());
+      positions.receivedBefore(restored.received());
       restoredStateTime = restored.stateTimeMillis();
       stagingHorizons = restored.stagingHorizons();
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
@@ -296,7 +295,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
                 lineage,
                 new ArrayList<>(emitted),
                 new ArrayList<>(pendingFiles),
-                received,
+                positions.received(),
                 System.currentTimeMillis(),
                 horizons)));
   }
@@ -308,8 +307,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       if (!report.closed().isEmpty()) {
         pending.add(report.closed());
       }
-      report.seen().forEach((key, next) -> received.merge(key, next, Math::max));
-      bufferedByWriter.put(report.writerToken(), report.buffered());
+      positions.apply(report);
       reportedTokens.add(report.writerToken());
     }
   }
@@ -373,21 +371,12 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     emit(lastCheckpointId + 1);
   }
 
-  /** Source positions below which everything is committed once the batch of this barrier is. */
-  private Map<String, Long> positions() {
-    Map<String, Long> positions = new HashMap<>(received);
-    for (Map<String, Long> buffered : bufferedByWriter.values()) {
-      buffered.forEach((key, lowest) -> positions.merge(key, lowest, Math::min));
-    }
-    return positions;
-  }
-
   private void emit(long checkpointId) {
     if (pending.isEmpty()) {
       return;
     }
     FileBatch batch =
-        new FileBatch(checkpointId, lineage, ClosedFiles.concat(pending), positions());
+        new FileBatch(checkpointId, lineage, ClosedFiles.concat(pending), positions.positions());
     pending.clear();
     emitted.addLast(batch.batchId());
     while (emitted.size() > REMEMBERED_BATCHES) {
