@@ -49,7 +49,8 @@ import org.spatialingest.table.TablePositions;
  * <p>Positions: with aligned checkpoints, every record read before a barrier has reached a writer
  * before that barrier. So at a barrier, for each source key, every record below {@code min(highest
  * received + 1, lowest still buffered)} is in a closed file of this or an earlier batch. (Unaligned
- * checkpoints would break this; the job disables them.)
+ * checkpoints would break this; the job disables them.) The writers send their positions as
+ * changes since their previous report, kept in {@link WriterPositions}.
  *
  * <p>Batches are tagged with the checkpoint whose barrier releases them here, not with the id the
  * writer used. That matters at end of input: every writer tags its final files {@code
@@ -97,8 +98,11 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   /** closed files of the reports since the last barrier, as the writers encoded them */
   private final List<ClosedFiles> pending = new ArrayList<>();
 
-  /** what the writers reported of their source positions (changes applied as they arrive) */
-  private final WriterPositions positions = new WriterPositions();
+  /**
+   * what the writers reported of their source positions (changes applied as they arrive); made
+   * where the operator runs
+   */
+  private transient WriterPositions positions;
 
   private final Set<String> reportedTokens = new HashSet<>();
   private final Map<Long, Set<String>> tokensAtBarrier = new HashMap<>();
@@ -163,6 +167,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
     lastCheckpointId = context.getRestoredCheckpointId().orElse(0L);
+    positions = new WriterPositions();
     var store = context.getOperatorStateStore();
     state =
         new SimpleVersionedListState<>(
