@@ -98,10 +98,10 @@ import org.spatialingest.table.TelemetryTable;
  * writer rows of every partition), sent as the writers send them: changes since the writer's last
  * report ({@code ReportedPositions}: a closing checkpoint moves every key's lowest buffered
  * position and brings its received one, a quiet one changes nothing it must tell; the first report
- * is complete). The data files themselves are not written: neither operator
- * opens one, and writing 16 W Parquet files per checkpoint would measure the writers and the disk.
- * After the closing checkpoints come {@code quiet} checkpoints whose reports carry positions but no
- * files (most checkpoints, when files close after L).
+ * is complete). The data files themselves are not written: neither operator opens one, and writing
+ * 16 W Parquet files per checkpoint would measure the writers and the disk. After the closing
+ * checkpoints come {@code quiet} checkpoints whose reports carry positions but no files (most
+ * checkpoints, when files close after L).
  *
  * <pre>
  * mvn -B -Pbench verify -Dbench.class=CommitPathBenchmark -Dbench.args="writers=64,256,1024"

@@ -49,8 +49,8 @@ import org.spatialingest.table.TablePositions;
  * <p>Positions: with aligned checkpoints, every record read before a barrier has reached a writer
  * before that barrier. So at a barrier, for each source key, every record below {@code min(highest
  * received + 1, lowest still buffered)} is in a closed file of this or an earlier batch. (Unaligned
- * checkpoints would break this; the job disables them.) The writers send their positions as
- * changes since their previous report, kept in {@link WriterPositions}.
+ * checkpoints would break this; the job disables them.) The writers send their positions as changes
+ * since their previous report, kept in {@link WriterPositions}.
  *
  * <p>Batches are tagged with the checkpoint whose barrier releases them here, not with the id the
  * writer used. That matters at end of input: every writer tags its final files {@code
