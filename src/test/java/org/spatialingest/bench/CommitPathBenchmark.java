@@ -60,6 +60,7 @@ import org.spatialingest.sink.commit.FileBatchAggregator;
 import org.spatialingest.sink.commit.FileBatchSerializer;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ReportedPositions;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
@@ -94,10 +95,13 @@ import org.spatialingest.table.TelemetryTable;
  * Iceberg's Parquet writer records them), {@code seconds} ingest seconds and {@code runs} staging
  * runs (real, empty files, deleted by the committer); and positions of {@code sources} Kafka
  * partitions (default W), every writer having received rows of each (the range exchange sends every
- * writer rows of every partition). The data files themselves are not written: neither operator
- * opens one, and writing 16 W Parquet files per checkpoint would measure the writers and the disk.
- * After the closing checkpoints come {@code quiet} checkpoints whose reports carry positions but no
- * files (most checkpoints, when files close after L).
+ * writer rows of every partition), sent as the writers send them: changes since the writer's last
+ * report ({@code ReportedPositions}: a closing checkpoint moves every key's lowest buffered
+ * position and brings its received one, a quiet one changes nothing it must tell; the first report
+ * is complete). The data files themselves are not written: neither operator opens one, and writing
+ * 16 W Parquet files per checkpoint would measure the writers and the disk. After the closing
+ * checkpoints come {@code quiet} checkpoints whose reports carry positions but no files (most
+ * checkpoints, when files close after L).
  *
  * <pre>
  * mvn -B -Pbench verify -Dbench.class=CommitPathBenchmark -Dbench.args="writers=64,256,1024"
@@ -395,6 +399,9 @@ public final class CommitPathBenchmark {
                 newManifests,
                 positions));
       }
+      // the synthetic writers' own bookkeeping (what each told the aggregator) is the writers'
+      // memory, not the p = 1 operators'
+      input.reported.clear();
       System.gc();
       retained = MEMORY.getHeapMemoryUsage().getUsed() - heapBefore;
     } finally {
@@ -433,6 +440,10 @@ public final class CommitPathBenchmark {
     private final MetricsConfig metricsConfig;
     private final WriterReportSerializer serializer = new WriterReportSerializer();
     private final List<String> tokens = new ArrayList<>();
+
+    /** per writer, what its reports told the aggregator (the writer's own bookkeeping) */
+    private final List<ReportedPositions> reported = new ArrayList<>();
+
     private final Path tableDir;
     final Set<String> written = ConcurrentHashMap.newKeySet();
 
@@ -445,6 +456,7 @@ public final class CommitPathBenchmark {
       this.tableDir = location.contains(":") ? Path.of(URI.create(location)) : Path.of(location);
       for (int w = 0; w < s.writers(); w++) {
         tokens.add(SinkFileNames.newToken());
+        reported.add(new ReportedPositions());
       }
     }
 
@@ -515,14 +527,19 @@ public final class CommitPathBenchmark {
           }
         }
       }
+      // every writer receives rows of every source key in every interval; a closing checkpoint
+      // moves its lowest buffered position of every key (the worst case: rows of every key were in
+      // the closed files, later ones stay buffered), a quiet one leaves it
+      long lastMove = closing ? checkpoint : s.warmup() + s.checkpoints();
       Map<String, Long> seen = new HashMap<>();
       Map<String, Long> buffered = new HashMap<>();
       for (int k = 0; k < s.sourceCount(); k++) {
-        long next = 1_000_000_000L + checkpoint * 50_000L + k * 7L + writer;
-        seen.put(SourceKeys.kafka(TOPIC, k), next);
-        buffered.put(SourceKeys.kafka(TOPIC, k), next - 40_000L);
+        long offset = 1_000_000_000L + k * 7L + writer;
+        seen.put(SourceKeys.kafka(TOPIC, k), offset + checkpoint * 50_000L);
+        buffered.put(SourceKeys.kafka(TOPIC, k), offset + lastMove * 50_000L - 40_000L);
       }
-      return new WriterReport(token, closed, seen, buffered);
+      Set<String> closedKeys = closing ? seen.keySet() : Set.of();
+      return reported.get(writer).next(token, closed, seen, buffered, closedKeys);
     }
 
     private static String fileName(String location) {

@@ -16,7 +16,9 @@ import org.spatialingest.sink.recovery.StagingReferences;
  * @param pendingBatchFiles data file locations of the last {@link
  *     FileBatchAggregator#PENDING_BATCHES} batches, one list per batch, oldest first: ones the
  *     committer may still commit after a restore, so orphan clean-up keeps them
- * @param received per source key, one past the highest position any writer received
+ * @param received per source key, one past the highest position the writers reported received (a
+ *     key some writer still buffers may lag: its lowest buffered position bounds what is committed;
+ *     a closed file's keys are always up to date)
  * @param stateTimeMillis when the state was taken (bounds the restore reconciliation and orphan
  *     search)
  * @param stagingHorizons per earlier writer token, the highest checkpoint whose staging runs by it

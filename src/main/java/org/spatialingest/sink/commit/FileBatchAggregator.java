@@ -50,7 +50,8 @@ import org.spatialingest.table.TablePositions;
  * <p>Positions: with aligned checkpoints, every record read before a barrier has reached a writer
  * before that barrier. So at a barrier, for each source key, every record below {@code min(highest
  * received + 1, lowest still buffered)} is in a closed file of this or an earlier batch. (Unaligned
- * checkpoints would break this; the job disables them.)
+ * checkpoints would break this; the job disables them.) The writers send their positions as changes
+ * since their previous report, kept in {@link WriterPositions}.
  *
  * <p>Batches are tagged with the checkpoint whose barrier releases them here, not with the id the
  * writer used. That matters at end of input: every writer tags its final files {@code
@@ -99,8 +100,11 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   /** closed files of the reports since the last barrier, as the writers encoded them */
   private final List<ClosedFiles> pending = new ArrayList<>();
 
-  /** the lowest buffered position per source, by writer token, as of each writer's latest report */
-  private final Map<String, Map<String, Long>> bufferedByWriter = new HashMap<>();
+  /**
+   * what the writers reported of their source positions (changes applied as they arrive); made
+   * where the operator runs
+   */
+  private transient WriterPositions positions;
 
   private final Set<String> reportedTokens = new HashSet<>();
   private final Map<Long, Set<String>> tokensAtBarrier = new HashMap<>();
@@ -109,7 +113,6 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   /** the file locations of the last {@link #PENDING_BATCHES} batches, one list per batch */
   private final Deque<List<String>> pendingFiles = new ArrayDeque<>();
 
-  private final Map<String, Long> received = new HashMap<>();
   private long lastCheckpointId;
 
   /** when what a failure left behind is removed: twice after each (re)start */
@@ -169,6 +172,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     cleanup =
         CleanupPasses.startingNow(
             getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration());
+    positions = new WriterPositions();
     var store = context.getOperatorStateStore();
     state =
         new SimpleVersionedListState<>(
@@ -194,17 +198,17 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
-        received.putAll(start == null ? TablePositions.read(table) : start.positions());
+        positions.receivedBefore(start == null ? TablePositions.read(table) : start.positions());
         orphanHorizon = SinkHistory.horizon(SinkHistory.lastSinkCommitMillis(table));
       }
       LOG.info(
           "New sink lineage {}; positions continue from the table's {} sources",
           lineage,
-          received.size());
+          positions.received().size());
     } else {
       emitted.addAll(restored.emittedBatchIds());
       pendingFiles.addAll(restored.pendingBatchFiles());
-      received.putAll(restored.received());
+      positions.receivedBefore(restored.received());
       restoredStateTime = restored.stateTimeMillis();
       stagingHorizons = restored.stagingHorizons();
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
@@ -301,7 +305,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
                 lineage,
                 new ArrayList<>(emitted),
                 new ArrayList<>(pendingFiles),
-                received,
+                positions.received(),
                 System.currentTimeMillis(),
                 horizons)));
   }
@@ -313,8 +317,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       if (!report.closed().isEmpty()) {
         pending.add(report.closed());
       }
-      report.seen().forEach((key, next) -> received.merge(key, next, Math::max));
-      bufferedByWriter.put(report.writerToken(), report.buffered());
+      positions.apply(report);
       reportedTokens.add(report.writerToken());
     }
   }
@@ -378,21 +381,12 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     emit(lastCheckpointId + 1);
   }
 
-  /** Source positions below which everything is committed once the batch of this barrier is. */
-  private Map<String, Long> positions() {
-    Map<String, Long> positions = new HashMap<>(received);
-    for (Map<String, Long> buffered : bufferedByWriter.values()) {
-      buffered.forEach((key, lowest) -> positions.merge(key, lowest, Math::min));
-    }
-    return positions;
-  }
-
   private void emit(long checkpointId) {
     if (pending.isEmpty()) {
       return;
     }
     FileBatch batch =
-        new FileBatch(checkpointId, lineage, ClosedFiles.concat(pending), positions());
+        new FileBatch(checkpointId, lineage, ClosedFiles.concat(pending), positions.positions());
     pending.clear();
     emitted.addLast(batch.batchId());
     while (emitted.size() > REMEMBERED_BATCHES) {

@@ -1,21 +1,25 @@
 package org.spatialingest.sink.core;
 
 import java.io.IOException;
+import java.util.HashSet;
+import java.util.Set;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned binary form of a {@link WriterReport} (writer → aggregator; not in state). Version 3:
- * the closed files as {@link ClosedFiles} (per group an Iceberg manifest with the sink's fields,
- * which the aggregator passes on without reading the manifest). Version 2 had the manifests in
- * another layout, version 1 the files in Java serialization; they never outlive a running job, so
- * they are not read.
+ * Versioned binary form of a {@link WriterReport} (writer → aggregator; not in state). Version 4:
+ * positions as changes since the writer's previous report (a complete flag and the keys no longer
+ * buffered after the buffered positions). Version 3 (every report complete) is still read, as a
+ * complete report. Version 3 introduced the closed files as {@link ClosedFiles} (per group an
+ * Iceberg manifest with the sink's fields, which the aggregator passes on without reading the
+ * manifest); versions 1 and 2 never outlive a running job, so they are not read.
  */
 @Internal
 public final class WriterReportSerializer implements SimpleVersionedSerializer<WriterReport> {
-  static final int VERSION = 3;
+  static final int VERSION = 4;
+  private static final int COMPLETE_POSITIONS = 3;
 
   @Override
   public int getVersion() {
@@ -24,24 +28,41 @@ public final class WriterReportSerializer implements SimpleVersionedSerializer<W
 
   @Override
   public byte[] serialize(WriterReport report) throws IOException {
-    DataOutputSerializer out = new DataOutputSerializer(256 + 1024 * report.closed().size());
+    DataOutputSerializer out =
+        new DataOutputSerializer(
+            256 + 1024 * report.closed().size() + 32 * report.positionEntries());
     out.writeUTF(report.writerToken());
     report.closed().write(out);
     ClosedFileManifests.writePositions(report.seen(), out);
+    out.writeBoolean(report.complete());
     ClosedFileManifests.writePositions(report.buffered(), out);
+    out.writeInt(report.unbuffered().size());
+    for (String key : report.unbuffered()) {
+      out.writeUTF(key);
+    }
     return out.getCopyOfBuffer();
   }
 
   @Override
   public WriterReport deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION) {
+    if (version != VERSION && version != COMPLETE_POSITIONS) {
       throw new IOException("unknown WriterReport serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
-    return new WriterReport(
-        in.readUTF(),
-        ClosedFiles.read(in),
-        ClosedFileManifests.readPositions(in),
-        ClosedFileManifests.readPositions(in));
+    String token = in.readUTF();
+    ClosedFiles closed = ClosedFiles.read(in);
+    var seen = ClosedFileManifests.readPositions(in);
+    if (version == COMPLETE_POSITIONS) {
+      return new WriterReport(
+          token, closed, seen, ClosedFileManifests.readPositions(in), Set.of(), true);
+    }
+    boolean complete = in.readBoolean();
+    var buffered = ClosedFileManifests.readPositions(in);
+    int count = in.readInt();
+    Set<String> unbuffered = new HashSet<>(count * 2);
+    for (int i = 0; i < count; i++) {
+      unbuffered.add(in.readUTF());
+    }
+    return new WriterReport(token, closed, seen, buffered, unbuffered, complete);
   }
 }

@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
 import org.apache.flink.api.connector.sink2.StatefulSinkWriter;
@@ -21,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ReportedPositions;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkFileNames;
@@ -68,6 +71,12 @@ public final class BufferingWriter<T>
 
   /** files closed since the last barrier */
   private final List<ClosedFile> closed = new ArrayList<>();
+
+  /** source keys of the rows in {@link #closed} */
+  private final Set<String> closedKeys = new HashSet<>();
+
+  /** what this writer's reports told the aggregator: the next one carries what changed */
+  private final ReportedPositions reported = new ReportedPositions();
 
   private int stagingSequence;
 
@@ -233,8 +242,9 @@ public final class BufferingWriter<T>
         buffer.lowestPositions().mergeInto(buffered, 0);
       }
     }
-    WriterReport report = new WriterReport(token, closed, seen, buffered);
+    WriterReport report = reported.next(token, closed, seen, buffered, closedKeys);
     closed.clear();
+    closedKeys.clear();
     return List.of(report);
   }
 
@@ -453,6 +463,7 @@ public final class BufferingWriter<T>
       maxIngest = Math.max(maxIngest, buffer.maxIngestMillis());
       ingestTimes.addAll(buffer.ingestTimes().toMap());
       staged.addAll(buffer.stagedRuns());
+      buffer.lowestPositions().keysInto(closedKeys);
     }
     DataFile file = table.write(buffers);
     closed.add(

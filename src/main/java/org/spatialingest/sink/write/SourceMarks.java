@@ -2,6 +2,7 @@ package org.spatialingest.sink.write;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.binary.BinaryStringData;
 
@@ -38,6 +39,11 @@ final class SourceMarks {
 
   boolean isEmpty() {
     return marks.isEmpty();
+  }
+
+  /** Adds every key to {@code into}. */
+  void keysInto(Set<String> into) {
+    marks.keySet().forEach(key -> into.add(key.toString()));
   }
 
   /**

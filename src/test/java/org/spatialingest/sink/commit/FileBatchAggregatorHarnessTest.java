@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Either;
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.TestKit;
 import org.spatialingest.sink.SinkHarnesses;
+import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
@@ -225,6 +227,79 @@ class FileBatchAggregatorHarnessTest {
     try (var walk = java.nio.file.Files.walk(data)) {
       return walk.filter(p -> p.toString().endsWith(".parquet")).toList();
     }
+  }
+
+  /**
+   * Real writer and aggregator: a barrier where nothing closed carries no positions though the
+   * writer received more; a file closed with higher positions of a key the writer still buffers
+   * brings its received position along, so after a restore that brings back only the lower,
+   * buffered rows the position is still the one the complete reports gave (50, not the restored
+   * writer's 30).
+   */
+  @Test
+  void quietBarriersCarryNoPositionsAndARestoreKeepsThePositionOfAClosedHigherFile()
+      throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    long now = System.currentTimeMillis();
+    OperatorSubtaskState writerAt3;
+    OperatorSubtaskState aggregatorAt3;
+    try (var writer = s.writer(0, 1);
+        var aggregator = s.aggregator()) {
+      writer.open();
+      aggregator.open();
+      feed(writer, rows(1, 20, 0, 0, DAY_1 + 24 * HOUR, now));
+      writer.prepareSnapshotPreBarrier(1);
+      List<WriterReport> first = SinkHarnesses.drain(writer);
+      assertThat(first.get(0).complete()).as("a writer's first report").isTrue();
+      assertThat(first.get(0).seen()).isEqualTo(Map.of(key(0), 20L));
+      aggregator.processElement(new StreamRecord<>(commitTo(first.get(0), 1)));
+      aggregator.prepareSnapshotPreBarrier(1);
+
+      feed(writer, rows(2, 10, 0, 20, DAY_1 + 24 * HOUR, now));
+      writer.prepareSnapshotPreBarrier(2);
+      List<WriterReport> quiet = SinkHarnesses.drain(writer);
+      assertThat(quiet.get(0).positionEntries())
+          .as("received 30 now, but still buffers from 0: nothing to tell")
+          .isZero();
+      aggregator.processElement(new StreamRecord<>(commitTo(quiet.get(0), 2)));
+      aggregator.prepareSnapshotPreBarrier(2);
+
+      // older rows of the same key, in another partition, close by latency at the next barrier
+      feed(writer, rows(3, 20, 0, 30, DAY_1, now - HOUR));
+      writer.prepareSnapshotPreBarrier(3);
+      List<WriterReport> closing = SinkHarnesses.drain(writer);
+      writerAt3 = writer.snapshot(3, 3);
+      assertThat(closing.get(0).closed().size()).isEqualTo(1);
+      assertThat(closing.get(0).seen())
+          .as("a closed file holds rows of the key: its received position comes along")
+          .isEqualTo(Map.of(key(0), 50L));
+      assertThat(closing.get(0).buffered()).as("its lowest is still 0").isEmpty();
+      aggregator.processElement(new StreamRecord<>(commitTo(closing.get(0), 3)));
+      aggregator.prepareSnapshotPreBarrier(3);
+      List<FileBatch> batch = SinkHarnesses.drain(aggregator);
+      assertThat(batch.get(0).positions()).isEqualTo(Map.of(key(0), 0L));
+      aggregatorAt3 = aggregator.snapshot(3, 3);
+    }
+
+    try (var writer = s.writer(0, 1);
+        var aggregator = s.aggregator()) {
+      writer.initializeState(writerAt3);
+      writer.open();
+      aggregator.initializeState(aggregatorAt3);
+      aggregator.open();
+      writer.endInput();
+      SinkHarnesses.forward(writer, aggregator);
+      aggregator.endInput();
+      List<FileBatch> last = SinkHarnesses.drain(aggregator);
+      assertThat(last.get(0).rowCount(0)).as("the 30 restored rows").isEqualTo(30);
+      assertThat(last.get(0).positions())
+          .as("everything below 50 is in a closed file")
+          .isEqualTo(Map.of(key(0), 50L));
+    }
+  }
+
+  private static CommittableWithLineage<WriterReport> commitTo(WriterReport report, long id) {
+    return new CommittableWithLineage<>(report, id, 0);
   }
 
   static List<String> ids(Table table) throws Exception {

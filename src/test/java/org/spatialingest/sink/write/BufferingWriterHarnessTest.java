@@ -320,7 +320,12 @@ class BufferingWriterHarnessTest {
           .hasSize(2);
       assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
       assertThat(reports.get(0).buffered()).isEmpty();
-      assertThat(reports.get(0).seen()).isEqualTo(Map.of(key(0), 50L));
+      assertThat(reports.get(0).complete() || reports.get(0).unbuffered().contains(key(0)))
+          .as("the key left the buffers")
+          .isTrue();
+      assertThat(reports.get(0).seen())
+          .as("received 50 was told at barrier 4 and has not grown")
+          .isEmpty();
     }
   }
 
