@@ -338,6 +338,35 @@ public final class SinkHarnesses {
   }
 
   /**
+   * One checkpoint {@code id} through writer, aggregator and committer, as the job runs it: {@code
+   * rows} written, the barrier's reports and batch passed on, the committer's checkpoint taken and
+   * completed (so the batch is committed).
+   */
+  public static void commitThrough(
+      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, CommittableMessage<WriterReport>>
+          writer,
+      OneInputStreamOperatorTestHarness<
+              CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
+          aggregator,
+      OneInputStreamOperatorTestHarness<
+              CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
+          committer,
+      List<Either<RowData, RowData>> rows,
+      long id)
+      throws Exception {
+    for (Either<RowData, RowData> row : rows) {
+      writer.processElement(
+          new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(row));
+    }
+    writer.prepareSnapshotPreBarrier(id);
+    forward(writer, aggregator);
+    aggregator.prepareSnapshotPreBarrier(id);
+    forward(aggregator, committer);
+    committer.snapshot(id, id);
+    committer.notifyOfCompletedCheckpoint(id);
+  }
+
+  /**
    * Feeds every committable message {@code from} emitted since the last call to {@code to} (as the
    * job's exchange would), and clears {@code from}'s output.
    */

@@ -154,15 +154,7 @@ class IcebergBatchCommitterHarnessTest {
         for (long cp = 1; cp <= (run == 0 ? checkpoints : 1); cp++) {
           List<Either<RowData, RowData>> input = rows(run * 10 + cp, 10, run, cp * 10, DAY_1, old);
           expected.addAll(idsOf(input));
-          for (Either<RowData, RowData> row : input) {
-            writer.processElement(new StreamRecord<>(row));
-          }
-          writer.prepareSnapshotPreBarrier(cp);
-          forward(writer, aggregator);
-          aggregator.prepareSnapshotPreBarrier(cp);
-          forward(aggregator, committer);
-          committer.snapshot(cp, cp);
-          committer.notifyOfCompletedCheckpoint(cp);
+          SinkHarnesses.commitThrough(writer, aggregator, committer, input, cp);
         }
       }
     }
@@ -214,15 +206,7 @@ class IcebergBatchCommitterHarnessTest {
       for (long cp = 1; cp <= commits; cp++) {
         List<Either<RowData, RowData>> input = rows(cp, 5, 0, cp * 5, DAY_1, old);
         expected.addAll(idsOf(input));
-        for (Either<RowData, RowData> row : input) {
-          writer.processElement(new StreamRecord<>(row));
-        }
-        writer.prepareSnapshotPreBarrier(cp);
-        forward(writer, aggregator);
-        aggregator.prepareSnapshotPreBarrier(cp);
-        forward(aggregator, committer);
-        committer.snapshot(cp, cp);
-        committer.notifyOfCompletedCheckpoint(cp);
+        SinkHarnesses.commitThrough(writer, aggregator, committer, input, cp);
       }
     }
     Table table = s.table();
