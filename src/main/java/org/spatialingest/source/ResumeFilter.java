@@ -1,6 +1,7 @@
 package org.spatialingest.source;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
@@ -22,6 +24,7 @@ import org.slf4j.LoggerFactory;
 import org.spatialingest.table.CommittedRecords;
 import org.spatialingest.table.FileInputs;
 import org.spatialingest.table.KafkaIds;
+import org.spatialingest.table.LibraryThreads;
 import org.spatialingest.table.PositionRanges;
 import org.spatialingest.table.SourceKeys;
 
@@ -70,6 +73,12 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   /** entries {@code <telemetry snapshot>/<rejects snapshot>} */
   private transient ListState<String> state;
 
+  /**
+   * entries: the Kafka ids ({@link KafkaIds#encode}) the source's offsets in the same checkpoint
+   * are of, {@value #COPIES_PER_SUBTASK} per subtask like {@link #state}
+   */
+  private transient ListState<String> sourceIds;
+
   private transient Counter skipped;
   private transient LongCounter skippedTotal;
 
@@ -116,10 +125,21 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
 
   @Override
   public void initializeState(FunctionInitializationContext context) throws Exception {
+    LibraryThreads.stopOnRelease(getRuntimeContext());
     state =
         context
             .getOperatorStateStore()
             .getListState(new ListStateDescriptor<>("resume-snapshots", Types.STRING));
+    sourceIds =
+        context
+            .getOperatorStateStore()
+            .getListState(new ListStateDescriptor<>("source-ids", Types.STRING));
+    if (context.isRestored()) {
+      for (String restored : sourceIds.get()) {
+        refuseAnotherSource(KafkaIds.decode(restored));
+        break; // every entry is the same
+      }
+    }
     committed = CommittedRecords.none();
     try (TableLoader t = telemetry.clone();
         TableLoader r = rejects.clone()) {
@@ -203,8 +223,32 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
     return false;
   }
 
+  /**
+   * Before the table has a position (nothing committed yet), {@link StartCheck} cannot tell that a
+   * restore's offsets are of a topic since created again, or of another cluster: the state can.
+   * Refused like there (non-recoverable: a restart would restore the same offsets).
+   */
+  private void refuseAnotherSource(KafkaIds stateIds) {
+    if (stateIds.clusterId() != null
+        && ids.clusterId() != null
+        && !stateIds.clusterId().equals(ids.clusterId())) {
+      throw new SuppressRestartsException(
+          TopicIdGuard.otherClusterAtRestore(stateIds.clusterId(), ids.clusterId()));
+    }
+    for (String topic : stateIds.topicIds().keySet()) {
+      if (stateIds.topicRecreated(topic, ids)) {
+        throw new SuppressRestartsException(
+            TopicIdGuard.recreated(
+                "Refusing to restore", topic, stateIds.topicId(topic), ids.topicId(topic)));
+      }
+    }
+  }
+
   @Override
   public void snapshotState(FunctionSnapshotContext context) throws Exception {
+    if (ids.clusterId() != null || !ids.topicIds().isEmpty()) {
+      sourceIds.update(Collections.nCopies(COPIES_PER_SUBTASK, ids.encode()));
+    }
     if (resumeSnapshot < 0 && rejectsSnapshot < 0) {
       state.clear();
       return;

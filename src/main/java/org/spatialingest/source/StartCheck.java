@@ -158,14 +158,8 @@ public final class StartCheck {
                 + "sink.id (or table) for this cluster");
       }
       if (restore) {
-        throw new PositionsRefusedException(
-            "Refusing to restore: the state's offsets are of Kafka cluster "
-                + recorded.ids().clusterId()
-                + ", not of "
-                + ids.clusterId()
-                + " ("
-                + config.bootstrapServers()
-                + "); kafka.reset-positions applies to a start without state only: start without state");
+        throw TopicIdGuard.otherClusterAtRestore(
+            recorded.ids().clusterId(), ids.clusterId() + " (" + config.bootstrapServers() + ")");
       }
       notes.put(
           SnapshotSummaryKeys.POSITIONS_RESET,

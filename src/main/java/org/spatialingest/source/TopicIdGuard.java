@@ -95,6 +95,16 @@ public final class TopicIdGuard<T, SplitT extends SourceSplit, EnumT>
             + "with it (inspect shows the table's positions)");
   }
 
+  /** The refusal of a restore whose offsets are of another Kafka cluster than the job reads. */
+  static PositionsRefusedException otherClusterAtRestore(String stateCluster, String jobCluster) {
+    return new PositionsRefusedException(
+        "Refusing to restore: the state's offsets are of Kafka cluster "
+            + stateCluster
+            + ", not of "
+            + jobCluster
+            + "; kafka.reset-positions applies to a start without state only: start without state");
+  }
+
   @Override
   public SourceReader<T, SplitT> createReader(SourceReaderContext context) throws Exception {
     return new GuardedReader<>(delegate.createReader(context), connection, expected);

@@ -1,7 +1,9 @@
 package org.spatialingest.table;
 
 import java.io.Serializable;
+import java.util.HashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Which Kafka the job reads: the cluster id ({@code Admin.describeCluster().clusterId()}) and, per
@@ -35,5 +37,26 @@ public record KafkaIds(String clusterId, Map<String, String> topicIds) implement
     String then = topicId(topic);
     String current = now.topicId(topic);
     return then != null && current != null && !then.equals(current);
+  }
+
+  /**
+   * One line per id, for Flink state: the cluster id, then {@code topic<TAB>id} lines (topic names
+   * hold neither tabs nor line breaks). {@link #decode} reads it.
+   */
+  public String encode() {
+    StringBuilder text = new StringBuilder(clusterId == null ? "" : clusterId);
+    new TreeMap<>(topicIds).forEach((t, id) -> text.append('\n').append(t).append('\t').append(id));
+    return text.toString();
+  }
+
+  /** The ids {@link #encode} wrote. */
+  public static KafkaIds decode(String text) {
+    String[] lines = text.split("\n", -1);
+    Map<String, String> topics = new HashMap<>();
+    for (int i = 1; i < lines.length; i++) {
+      int tab = lines[i].indexOf('\t');
+      topics.put(lines[i].substring(0, tab), lines[i].substring(tab + 1));
+    }
+    return new KafkaIds(lines[0].isEmpty() ? null : lines[0], topics);
   }
 }

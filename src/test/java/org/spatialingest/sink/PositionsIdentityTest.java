@@ -171,6 +171,48 @@ class PositionsIdentityTest {
   }
 
   /**
+   * A savepoint before the first commit (the table has no position that could tell), the topic
+   * created again, a restore: the ids kept with the source's offsets in the savepoint ({@link
+   * org.spatialingest.source.ResumeFilter}) refuse it, nothing of the new topic committed. A start
+   * without state then commits every record of the new topic once.
+   */
+  @Test
+  void aRestoreBeforeTheFirstCommitAfterTheTopicWasCreatedAgainIsRefused(@TempDir Path dir)
+      throws Exception {
+    String topic = topic(1);
+    JobConfig config = config(topic, dir, Map.of("sink.max-latency", "5min"));
+    MixedInput a = MixedInput.of("a", 300, 0, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    JobClient run = start(config, null, new Configuration());
+    Table table = TestKit.table(config);
+    TestKit.awaitStagedRows(table, a.rows().size());
+    String savepoint =
+        run.stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(120, TimeUnit.SECONDS);
+    assertThat(TestKit.rows(table)).as("committed before the savepoint").isEmpty();
+    String oldId = topicId(kafka.bootstrapServers(), topic);
+
+    recreate(topic, 1);
+    String newId = topicId(kafka.bootstrapServers(), topic);
+    MixedInput b = MixedInput.of("b", 500, 0, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
+    var restored = start(config, savepoint, new Configuration()).getJobExecutionResult();
+    assertThatThrownBy(() -> restored.get(120, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .satisfies(
+            e ->
+                assertThat(trace(e))
+                    .contains("Refusing to restore: topic " + topic)
+                    .contains(oldId + " -> " + newId)
+                    .contains("without state"));
+    assertThat(TestKit.rows(table)).as("committed by the refused restore").isEmpty();
+
+    runToEnd(config);
+    b.assertExactlyOnceIn(config);
+  }
+
+  /**
    * The job ends (Flink's default restarts: only a non-recoverable failure ends it) with the
    * re-creation named, and no row of the new topic was committed; fails as soon as one is.
    */

@@ -38,6 +38,7 @@ import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.SinkLease;
 import org.spatialingest.sink.recovery.StagingReferences;
+import org.spatialingest.table.LibraryThreads;
 import org.spatialingest.table.SinkHistory;
 import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TablePositions;
@@ -168,6 +169,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   @Override
   public void initializeState(StateInitializationContext context) throws Exception {
     super.initializeState(context);
+    LibraryThreads.stopOnRelease(getRuntimeContext());
     lastCheckpointId = context.getRestoredCheckpointId().orElse(0L);
     cleanup =
         CleanupPasses.startingNow(

@@ -44,6 +44,7 @@ import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.write.BufferedRowSize;
 import org.spatialingest.sizing.SizingBounds;
+import org.spatialingest.table.LibraryThreads;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
@@ -210,6 +211,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   @Override
   public void open() throws Exception {
     super.open();
+    LibraryThreads.stopOnRelease(getRuntimeContext());
     subtasks = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
     boolean rangeMode = settings.mode() == DistributionMode.RANGE;
     tables = new ArrayList<>(settings.placements().size());

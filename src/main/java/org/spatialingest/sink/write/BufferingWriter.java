@@ -31,6 +31,7 @@ import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
+import org.spatialingest.table.LibraryThreads;
 
 /**
  * A writer subtask of the bounded sink. Rows are buffered per table and time partition as
@@ -101,6 +102,7 @@ public final class BufferingWriter<T>
       WriterInitContext context,
       Collection<WriterState> restored)
       throws IOException {
+    LibraryThreads.stopOnRelease(context.getUserCodeClassLoader());
     this.router = router;
     this.policy = policy;
     this.partitionLimitWarning = new PartitionLimitWarning(policy.maxParkedPartitions());
