@@ -134,7 +134,7 @@ public final class BufferingWriter<T>
       return;
     }
     TableWriter table = tables.get(router.table(element));
-    added(table, table.add(router.row(element), router.range(element)));
+    added(table, table.add(router.row(element), router.bufferId(element)));
   }
 
   /**
@@ -151,7 +151,7 @@ public final class BufferingWriter<T>
     for (int offset = 0; offset < rows.length; ) {
       int length = Integer.BYTES + RowBatch.rowLength(rows, offset);
       row.pointTo(segment, offset + Integer.BYTES, length - Integer.BYTES);
-      added(table, table.buffers.add(row, batch.range(), rows, offset, length, samePartition));
+      added(table, table.buffers.add(row, batch.bufferId(), rows, offset, length, samePartition));
       samePartition = batch.specId() == table.spec().specId();
       offset += length;
       count++;
@@ -278,7 +278,7 @@ public final class BufferingWriter<T>
           runs.add(
               new WriterState.StagedRun(
                   table.index,
-                  buffer.range(),
+                  buffer.bufferId(),
                   paths.get(i),
                   upTo - previous,
                   upTo <= buffer.parkedRows()));
@@ -306,7 +306,9 @@ public final class BufferingWriter<T>
         TableWriter table = tables.get(run.table());
         List<PartitionBuffer> touched = new ArrayList<>(1);
         table.staging.read(
-            run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
+            run.path(),
+            run.rows(),
+            bytes -> touched.add(rebuffer(table, run.bufferId(), in, bytes)));
         if (!touched.isEmpty()) {
           // a run holds rows of one partition buffer: they all landed in the same buffer again
           PartitionBuffer buffer = touched.get(touched.size() - 1);
@@ -345,10 +347,10 @@ public final class BufferingWriter<T>
   }
 
   private PartitionBuffer rebuffer(
-      TableWriter table, int range, DataInputDeserializer in, byte[] bytes) throws IOException {
+      TableWriter table, int bufferId, DataInputDeserializer in, byte[] bytes) throws IOException {
     in.setBuffer(bytes);
     RowData row = table.serializer.deserialize(new BinaryRowData(table.layout.fieldCount()), in);
-    return table.buffers.add(row, range, bytes, bytes.length);
+    return table.buffers.add(row, bufferId, bytes, bytes.length);
   }
 
   /**
@@ -480,7 +482,7 @@ public final class BufferingWriter<T>
             staged));
     metrics.fileClosed(reason);
     LOG.debug(
-        "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes) by {}",
+        "Closed {} ({} rows of {} buffers, {} buffered bytes -> {} file bytes) by {}",
         file.location(),
         file.recordCount(),
         buffers.size(),

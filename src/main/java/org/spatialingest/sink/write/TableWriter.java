@@ -86,10 +86,10 @@ final class TableWriter implements AutoCloseable {
     seedEncodedRatio(table.currentSnapshot());
   }
 
-  /** Serializes and buffers a row; returns the buffer of its partition and key range. */
-  PartitionBuffer add(RowData row, int range) throws IOException {
+  /** Serializes and buffers a row; returns the buffer of its partition and buffer id. */
+  PartitionBuffer add(RowData row, int bufferId) throws IOException {
     int length = rowSize.serializeShared(row);
-    return buffers.add(row, range, rowSize.sharedBuffer(), length);
+    return buffers.add(row, bufferId, rowSize.sharedBuffer(), length);
   }
 
   /** The partition spec this writer's files are written with. */
