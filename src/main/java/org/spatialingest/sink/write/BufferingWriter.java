@@ -66,8 +66,8 @@ public final class BufferingWriter<T>
   private final String token = SinkFileNames.newToken();
   private final List<TableWriter> tables = new ArrayList<>();
 
-  /** highest source position received per key, across tables */
-  private final SourceMarks received = SourceMarks.highest();
+  /** highest source position received per key, across tables (inclusive) */
+  private final SourceMarks highestReceived = SourceMarks.highest();
 
   /** files closed since the last barrier */
   private final List<ClosedFile> closed = new ArrayList<>();
@@ -118,7 +118,7 @@ public final class BufferingWriter<T>
               token,
               subtask,
               attempt,
-              received));
+              highestReceived));
     }
     this.metrics = new WriterMetrics(context.metricGroup(), tables);
     this.rowsReceived = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();
@@ -234,15 +234,15 @@ public final class BufferingWriter<T>
             policy.atBarrier(partition, now, table.encodedRatio(), table.writeNanosPerByte()));
       }
     }
-    Map<String, Long> seen = new HashMap<>();
-    received.mergeInto(seen, 1);
+    Map<String, Long> receivedEnds = new HashMap<>();
+    highestReceived.mergeInto(receivedEnds, 1);
     Map<String, Long> buffered = new HashMap<>();
     for (TableWriter table : tables) {
       for (PartitionBuffer buffer : table.buffers.all()) {
         buffer.lowestPositions().mergeInto(buffered, 0);
       }
     }
-    WriterReport report = reported.next(token, closed, seen, buffered, closedKeys);
+    WriterReport report = reported.next(token, closed, receivedEnds, buffered, closedKeys);
     closed.clear();
     closedKeys.clear();
     return List.of(report);

@@ -30,7 +30,7 @@ final class PartitionBuffers {
   private final PartitionKey partitionKey;
   private final RowDataWrapper wrapper;
   private final SourcePositionReader sourcePositions;
-  private final SourceMarks received;
+  private final SourceMarks highestReceived;
 
   /** per partition, its open buffers indexed by buffer id (most partitions have id 0 only) */
   private final Map<StructLike, PartitionBuffer[]> buffers = new HashMap<>();
@@ -51,13 +51,13 @@ final class PartitionBuffers {
   }
 
   /**
-   * @param received where the highest received source position per key is kept (shared by the
-   *     writer's tables), or {@code null} not to track positions
+   * @param highestReceived where the highest received source position per key is kept (shared by
+   *     the writer's tables), or {@code null} not to track positions
    */
-  PartitionBuffers(Table table, TableLayout layout, SourceMarks received) {
+  PartitionBuffers(Table table, TableLayout layout, SourceMarks highestReceived) {
     this.layout = layout;
-    this.sourcePositions = received == null ? null : layout.sourcePositions();
-    this.received = received;
+    this.sourcePositions = highestReceived == null ? null : layout.sourcePositions();
+    this.highestReceived = highestReceived;
     this.sortKeyField = layout.sortKeyField();
     Schema rows = layout.writeSchema(table.schema());
     this.partitionKey = new PartitionKey(table.spec(), rows);
@@ -113,7 +113,7 @@ final class PartitionBuffers {
       if (key != null) {
         long position = sourcePositions.position(row);
         buffer.markSource(key, position);
-        received.mark(key, position);
+        highestReceived.mark(key, position);
       }
     }
     return buffer;

@@ -63,7 +63,7 @@ final class TableWriter implements AutoCloseable {
       String token,
       int subtask,
       int attempt,
-      SourceMarks received) {
+      SourceMarks highestReceived) {
     this.index = index;
     this.layout = layout;
     this.loader = loader;
@@ -73,7 +73,7 @@ final class TableWriter implements AutoCloseable {
     this.serializer = new RowDataSerializer(layout.rowType());
     this.rowSize = new BufferedRowSize(serializer);
     this.batchRow = new BinaryRowData(layout.fieldCount());
-    this.buffers = new PartitionBuffers(table, layout, received);
+    this.buffers = new PartitionBuffers(table, layout, highestReceived);
     this.staging =
         new StagingArea(
             table.io(), table.location(), scope, layout.writeSchema(table.schema()), serializer);
