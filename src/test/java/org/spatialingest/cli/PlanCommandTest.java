@@ -90,7 +90,7 @@ class PlanCommandTest {
     String memoryMb =
         BigDecimal.valueOf(job.memoryBytes()).movePointLeft(6).stripTrailingZeros().toPlainString();
     assertThat(help.out().replaceAll("\\s+", " "))
-        .contains("(sink.memory-budget), MB. Default: " + memoryMb + ".")
+        .contains("memory-budget), MB. Default: " + memoryMb + ".")
         .contains("(sink.max-latency). Default: " + JobOptions.SINK_MAX_LATENCY.defaultValue());
 
     // a rate that needs more writers than --writers sizes with those, and leaves the flag as given
