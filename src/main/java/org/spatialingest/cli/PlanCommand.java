@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -18,6 +19,8 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.config.JobOption;
+import org.spatialingest.config.JobOptions;
 import org.spatialingest.sizing.BatchPlan;
 import org.spatialingest.sizing.ClusterPlan;
 import org.spatialingest.sizing.MeasuredCosts;
@@ -25,8 +28,11 @@ import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.sizing.Units;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.IDefaultValueProvider;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -46,6 +52,7 @@ import picocli.CommandLine.Spec;
           + " expected file size and files per day, plus the matching config.",
       "Sizes given with -mb flags are decimal megabytes (10^6 bytes)."
     },
+    defaultValueProvider = PlanCommand.JobDefaults.class,
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:plan printed",
@@ -53,6 +60,34 @@ import picocli.CommandLine.Spec;
       "3:runtime failure (e.g. Kafka unreachable)"
     })
 public final class PlanCommand implements Callable<Integer> {
+  /**
+   * The defaults of the sink's bounds are the job's ({@link JobOptions}, the one owner of each
+   * key's default), so {@code plan} without those flags sizes the job as it runs by default.
+   */
+  static final class JobDefaults implements IDefaultValueProvider {
+    @Override
+    public String defaultValue(ArgSpec arg) {
+      if (!(arg instanceof OptionSpec option)) {
+        return null;
+      }
+      return switch (option.longestName()) {
+        case "--memory-mb" -> megabytes(JobOptions.SINK_MEMORY_BUDGET);
+        case "--target-file-mb" -> megabytes(JobOptions.SINK_TARGET_FILE_SIZE);
+        case "--max-latency" -> JobOptions.SINK_MAX_LATENCY.defaultValue();
+        case "--checkpoint-interval" -> JobOptions.CHECKPOINT_INTERVAL.defaultValue();
+        default -> null;
+      };
+    }
+
+    /** A size key's default in the decimal megabytes of the {@code -mb} flags. */
+    private static String megabytes(JobOption<Long> size) {
+      return BigDecimal.valueOf(Units.parseBytes(size.defaultValue()))
+          .movePointLeft(6)
+          .stripTrailingZeros()
+          .toPlainString();
+    }
+  }
+
   /** {@code encodedBytesSource} when only buffered bytes per record are known. */
   static final String ENCODED_ASSUMED = "assumed-equal-to-buffered";
 
@@ -148,13 +183,9 @@ public final class PlanCommand implements Callable<Integer> {
           "Total input rate, records/s (>= 0). Required unless --topic estimates it; overrides that.")
   Double rateFlag;
 
-  /** The rate used: the flag, or the topic's estimate. */
-  double rate;
-
   @Option(
       names = "--memory-mb",
       paramLabel = "MB",
-      defaultValue = "128",
       description =
           "Memory budget per writer subtask (sink.memory-budget), MB. Default: ${DEFAULT-VALUE}.")
   double memoryMb;
@@ -162,14 +193,12 @@ public final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--target-file-mb",
       paramLabel = "MB",
-      defaultValue = "128",
       description = "Target data file size (sink.target-file-size), MB. Default: ${DEFAULT-VALUE}.")
   double targetFileMb;
 
   @Option(
       names = "--max-latency",
       paramLabel = "DURATION",
-      defaultValue = "120s",
       converter = CliConverters.DurationConverter.class,
       description = "Freshness bound L (sink.max-latency). Default: ${DEFAULT-VALUE}.")
   Duration maxLatency;
@@ -177,7 +206,6 @@ public final class PlanCommand implements Callable<Integer> {
   @Option(
       names = "--checkpoint-interval",
       paramLabel = "DURATION",
-      defaultValue = "10s",
       converter = CliConverters.DurationConverter.class,
       description =
           "Checkpoint interval C; commits happen only at checkpoints. Default: ${DEFAULT-VALUE}.")
@@ -259,19 +287,19 @@ public final class PlanCommand implements Callable<Integer> {
     }
 
     Inputs in = inputs();
-    rate = in.rate;
     BatchPlan plan;
     try {
-      plan = BatchPlan.derive(in.buffered, in.encoded, rate, bounds, writers, partitionsPerCommit);
+      plan =
+          BatchPlan.derive(in.buffered, in.encoded, in.rate, bounds, writers, partitionsPerCommit);
     } catch (IllegalArgumentException e) {
       throw usage(e.getMessage());
     }
 
     ClusterPlan cluster = cluster(in);
-    int writersAsked = writers;
+    int writersUsed = writers;
     if (cluster != null && cluster.writerParallelism() > writers) {
       // the batches follow the writers the rate needs, not fewer
-      writers = cluster.writerParallelism();
+      writersUsed = cluster.writerParallelism();
       plan = cluster.batches();
     }
     ObjectNode result = toJson(plan, in);
@@ -282,22 +310,22 @@ public final class PlanCommand implements Callable<Integer> {
     if (json) {
       out.println(mapper().writeValueAsString(result));
     } else {
-      if (writers != writersAsked) {
+      if (writersUsed != writers) {
         out.printf(
             Locale.ROOT,
             "writers                 %d (the CPU at this rate needs %d; --writers was %d)%n",
-            writers,
-            writers,
-            writersAsked);
+            writersUsed,
+            writersUsed,
+            writers);
       }
-      printText(out, plan, in);
+      printText(out, plan, in, writersUsed);
       if (cluster != null) {
         out.println();
         cluster.lines().forEach(out::println);
       }
     }
     if (derivationDir != null) {
-      writeDerivation(plan, in, result);
+      writeDerivation(plan, in, writersUsed, result);
       if (!json) {
         out.println(
             "wrote "
@@ -533,7 +561,7 @@ public final class PlanCommand implements Callable<Integer> {
         Units.formatDuration(plan.bounds().checkpointInterval()));
   }
 
-  private void printText(PrintWriter out, BatchPlan plan, Inputs in) {
+  private void printText(PrintWriter out, BatchPlan plan, Inputs in, int writersUsed) {
     String sample =
         in.sampleSize != null
             ? " (" + in.source + ", " + in.sampleSize + " records)"
@@ -577,8 +605,8 @@ public final class PlanCommand implements Callable<Integer> {
         Locale.ROOT,
         "rate per writer/part.   %.3f records/s (%s records/s over %d writer(s) x %d partition(s))%n",
         plan.recordsPerSecondPerWriterPartition(),
-        num(rate),
-        writers,
+        num(in.rate),
+        writersUsed,
         partitionsPerCommit);
     out.printf(Locale.ROOT, "rows by memory          %d%n", plan.rowsByMemory());
     out.printf(Locale.ROOT, "rows by file size       %d%n", plan.rowsByFile());
@@ -600,7 +628,8 @@ public final class PlanCommand implements Callable<Integer> {
     flinkConfig(plan).forEach((k, v) -> out.println("  " + k + ": " + v));
   }
 
-  private void writeDerivation(BatchPlan plan, Inputs in, ObjectNode result) throws IOException {
+  private void writeDerivation(BatchPlan plan, Inputs in, int writersUsed, ObjectNode result)
+      throws IOException {
     Files.createDirectories(derivationDir);
     StringBuilder yaml = new StringBuilder("# written by spatial-ingest plan\n");
     jobConfig(plan).forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
@@ -626,7 +655,7 @@ public final class PlanCommand implements Callable<Integer> {
       d.put("parseFailures", in.measured.recordsRead() - in.measured.parsed());
     }
     ObjectNode inputs = d.putObject("inputs");
-    inputs.put("rate", rate);
+    inputs.put("rate", in.rate);
     inputs.put("rateSource", in.rateSource);
     inputs.put("memoryBytes", plan.bounds().memoryBytes());
     inputs.put("targetFileBytes", plan.bounds().targetFileBytes());
@@ -635,7 +664,7 @@ public final class PlanCommand implements Callable<Integer> {
         inputs,
         "checkpointIntervalSeconds",
         plan.bounds().checkpointInterval().toMillis() / 1000.0);
-    inputs.put("writers", writers);
+    inputs.put("writers", writersUsed);
     inputs.put("partitionsPerCommit", partitionsPerCommit);
     ObjectNode outputs = d.putObject("outputs");
     for (String f :

@@ -13,6 +13,7 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.spatialingest.table.SinkHistory;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.SourceKeys;
 
@@ -132,19 +133,17 @@ final class RunningGapRecorder implements Serializable {
   }
 
   private boolean alreadyRecorded(Table table, String range) {
-    Snapshot current = table.currentSnapshot();
-    if (current == null) {
-      return false;
-    }
-    Snapshot s = current;
-    for (int seen = 0; s != null && seen < HISTORY; seen++) {
+    int seen = 0;
+    for (Snapshot s : SinkHistory.whole(table)) {
+      if (seen++ == HISTORY) {
+        break;
+      }
       Map<String, String> m = s.summary();
       if (m != null
           && range.equals(m.get(SnapshotSummaryKeys.GAPS))
           && sinkId.equals(m.get(SnapshotSummaryKeys.GAP_SINK))) {
         return true;
       }
-      s = s.parentId() == null ? null : table.snapshot(s.parentId());
     }
     return false;
   }

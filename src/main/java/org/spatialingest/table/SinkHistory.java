@@ -10,8 +10,9 @@ import org.apache.iceberg.Table;
  * How far back the sink trusts a table's history: the one owner of the clock slack every look-up of
  * the sink's own commits allows, and of the rule that tells a history cut by expiry from a whole
  * one. The committer (is a batch already committed?), the restore (which batches came after the
- * state?), the orphan clean-up (which files did recent snapshots add?) and the resume filter (which
- * rejects are newer than the positions?) all walk it the same way.
+ * state?), the orphan clean-up (which files did recent snapshots add?), the resume filter (which
+ * rejects are newer than the positions?) and the running gap recorder (is this gap recorded
+ * already?) all walk it the same way.
  *
  * <p>Cost: a walk reads snapshot metadata the table has already loaded, newest first, and stops at
  * its horizon; no manifest is read here.

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +15,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.config.ConfigLoader;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.config.JobOptions;
 import org.spatialingest.sizing.ClusterPlan;
 import org.spatialingest.sizing.MeasuredCosts;
+import org.spatialingest.sizing.SizingBounds;
+import org.spatialingest.sizing.Units;
+import picocli.CommandLine;
 
 class PlanCommandTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -60,6 +68,38 @@ class PlanCommandTest {
     assertThat(job.get("checkpoint.interval").asText()).isEqualTo("10s");
     assertThat(j.get("config").get("flinkConf").get("execution.checkpointing.interval").asText())
         .isEqualTo("10s");
+  }
+
+  @Test
+  void theSinkBoundsDefaultToTheJobsDefaultsAndFlagsStayAsGiven() throws Exception {
+    // without the bound flags plan sizes the job as it runs by default: JobOptions' defaults
+    SizingBounds job = JobConfig.defaults().sizingBounds();
+    CliRun r = CliRun.of("plan", "--bytes-per-record", "500", "--rate", "100", "--json");
+    assertThat(r.exitCode()).as(r.err()).isZero();
+    JsonNode config = JSON.readTree(r.out()).get("config").get("job");
+    assertThat(config.get("sink.memory-budget").asText())
+        .isEqualTo(Units.formatSize(job.memoryBytes()));
+    assertThat(config.get("sink.target-file-size").asText())
+        .isEqualTo(Units.formatSize(job.targetFileBytes()));
+    assertThat(config.get("sink.max-latency").asText())
+        .isEqualTo(Units.formatDuration(job.maxLatency()));
+    assertThat(config.get("checkpoint.interval").asText())
+        .isEqualTo(Units.formatDuration(job.checkpointInterval()));
+    // and --help shows those defaults, in the flags' units
+    CliRun help = CliRun.of("plan", "--help");
+    String memoryMb =
+        BigDecimal.valueOf(job.memoryBytes()).movePointLeft(6).stripTrailingZeros().toPlainString();
+    assertThat(help.out().replaceAll("\\s+", " "))
+        .contains("memory-budget), MB. Default: " + memoryMb + ".")
+        .contains("(sink.max-latency). Default: " + JobOptions.SINK_MAX_LATENCY.defaultValue());
+
+    // a rate that needs more writers than --writers sizes with those, and leaves the flag as given
+    PlanCommand plan = new PlanCommand();
+    CommandLine cli = new CommandLine(plan);
+    cli.setOut(new PrintWriter(new StringWriter()));
+    int code = cli.execute("--bytes-per-record", "180", "--rate", "1000000", "--json");
+    assertThat(code).isZero();
+    assertThat(plan.writers).isEqualTo(1);
   }
 
   @Test

@@ -158,7 +158,7 @@ class SerializerRoundTripTest {
     WriterReport copy =
         serializer.deserialize(serializer.getVersion(), serializer.serialize(report));
     assertThat(copy.writerToken()).isEqualTo("tok");
-    assertThat(copy.seen()).isEqualTo(report.seen());
+    assertThat(copy.receivedEnds()).isEqualTo(report.receivedEnds());
     assertThat(copy.buffered()).isEqualTo(report.buffered());
     assertThat(copy.closed().locations()).containsExactly("file:/w/c.parquet");
     assertThat(copy.closed().files().get(0).consumedStaging()).containsExactly("s1", "s2");

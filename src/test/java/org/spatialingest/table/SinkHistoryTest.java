@@ -36,10 +36,13 @@ class SinkHistoryTest {
     assertThat(whole.cutByExpiry()).isFalse();
     assertThat(whole.mayHaveExpired(Long.MIN_VALUE)).isFalse();
 
-    // a horizon inside the history: the walk stops before the first older snapshot
+    // a horizon inside the history: the walk stops before the first older snapshot; a snapshot at
+    // the horizon is inside, one a millisecond older is not
     SinkHistory.Window recent = SinkHistory.downTo(table, times.get(3));
     assertThat(ids(recent)).containsExactly("b4", "b3");
     assertThat(recent.cutByExpiry()).isFalse();
+    assertThat(ids(SinkHistory.downTo(table, times.get(3) + 1))).containsExactly("b4");
+    assertThat(SinkHistory.horizon(Long.MIN_VALUE)).isEqualTo(Long.MIN_VALUE); // no wrap-around
 
     // since(t) reaches SLACK before t: every snapshot of the last seconds
     assertThat(ids(SinkHistory.since(table, times.get(4)))).hasSize(5);

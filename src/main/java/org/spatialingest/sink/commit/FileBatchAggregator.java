@@ -60,15 +60,15 @@ import org.spatialingest.table.TablePositions;
  * barrier (and at its own end of input) keeps every writer's last files.
  *
  * <p>State ({@link AggregatorState}): the sink's lineage id, the ids (and, for the last few, the
- * files) of the batches it emitted, the highest received position per source, when the state was
- * taken, and which writers' staging runs it may reference ({@link StagingReferences}). A restore
- * from an older state removes what this lineage committed after it ({@link RestoreReconciler});
- * after the first checkpoint that completes since a restore, and once more when no task of the
- * failed attempt can still write ({@link CleanupPasses}), {@link OrphanCleaner} removes what the
- * failure left behind (retried at the next checkpoint if it fails; and since the state says which
- * runs it references, a restore that fails again before the cleanup does not leave the first
- * failure's runs behind for good). Clean-up considers only this sink's {@link SinkScope} (its sink
- * id), so another job writing the same table keeps its runs and files.
+ * files) of the batches it emitted, the received end per source (one past the highest received
+ * position), when the state was taken, and which writers' staging runs it may reference ({@link
+ * StagingReferences}). A restore from an older state removes what this lineage committed after it
+ * ({@link RestoreReconciler}); after the first checkpoint that completes since a restore, and once
+ * more when no task of the failed attempt can still write ({@link CleanupPasses}), {@link
+ * OrphanCleaner} removes what the failure left behind (retried at the next checkpoint if it fails;
+ * and since the state says which runs it references, a restore that fails again before the cleanup
+ * does not leave the first failure's runs behind for good). Clean-up considers only this sink's
+ * {@link SinkScope} (its sink id), so another job writing the same table keeps its runs and files.
  *
  * <p>Liveness: at start or restore, before it touches a table, the aggregator takes the sink id's
  * {@link SinkLease} on the primary table (a second live job with the same sink id fails there,
@@ -200,17 +200,17 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       try (TableLoader loader = tables.get(0).loader().clone()) {
         loader.open();
         Table table = loader.loadTable();
-        positions.receivedBefore(start == null ? TablePositions.read(table) : start.positions());
+        positions.continueFrom(start == null ? TablePositions.read(table) : start.positions());
         orphanHorizon = SinkHistory.horizon(SinkHistory.lastSinkCommitMillis(table));
       }
       LOG.info(
           "New sink lineage {}; positions continue from the table's {} sources",
           lineage,
-          positions.received().size());
+          positions.receivedEnds().size());
     } else {
       emitted.addAll(restored.emittedBatchIds());
       pendingFiles.addAll(restored.pendingBatchFiles());
-      positions.receivedBefore(restored.received());
+      positions.continueFrom(restored.received());
       restoredStateTime = restored.stateTimeMillis();
       stagingHorizons = restored.stagingHorizons();
       restoredCheckpointId = context.getRestoredCheckpointId().orElse(0L);
@@ -307,7 +307,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
                 lineage,
                 new ArrayList<>(emitted),
                 new ArrayList<>(pendingFiles),
-                positions.received(),
+                positions.receivedEnds(),
                 System.currentTimeMillis(),
                 horizons)));
   }

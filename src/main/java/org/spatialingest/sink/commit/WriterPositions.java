@@ -10,12 +10,12 @@ import org.spatialingest.sink.core.WriterReport;
 /**
  * The aggregator's view of the writers' source positions, built from their {@link WriterReport}s as
  * changes: per writer token the lowest position it still buffers per key, the lowest of those per
- * key, and per key the highest position reported received.
+ * key, and per key the received end: one past the highest position reported received.
  *
  * <p>A batch's position for a key is the lowest position any writer still buffers, and the highest
- * received one where no writer buffers the key (every row below it is in a closed file of this or
+ * received end where no writer buffers the key (every row below it is in a closed file of this or
  * an earlier batch). While some writer buffers a key its lowest bounds the position, so writers may
- * hold back a buffered key's received position ({@code ReportedPositions}).
+ * hold back a buffered key's received end ({@code ReportedPositions}).
  *
  * <p>Cost: applying a report is proportional to the entries it carries; the lowest per key is kept
  * as reports arrive, and only a key whose lowest writer moved up or left is looked up again in
@@ -25,7 +25,7 @@ import org.spatialingest.sink.core.WriterReport;
  * writer, which closed everything) keeps its last map until the aggregator restarts.
  */
 final class WriterPositions {
-  private final Map<String, Long> received = new HashMap<>();
+  private final Map<String, Long> receivedEnds = new HashMap<>();
   private final Map<String, Map<String, Long>> bufferedByWriter = new HashMap<>();
   private final Map<String, Long> lowest = new HashMap<>();
 
@@ -35,14 +35,17 @@ final class WriterPositions {
   /** one instance per source key, shared by every writer's map */
   private final Map<String, String> keys = new HashMap<>();
 
-  /** Continues from positions received before (restored state, or the table's). */
-  void receivedBefore(Map<String, Long> positions) {
-    positions.forEach((key, next) -> received.merge(key(key), next, Math::max));
+  /**
+   * Continues from received ends of before (restored state, or the table's positions, which are
+   * ends too: one past the last committed record).
+   */
+  void continueFrom(Map<String, Long> receivedEnds) {
+    receivedEnds.forEach((key, end) -> this.receivedEnds.merge(key(key), end, Math::max));
   }
 
   /** per source key, one past the highest position reported received (the aggregator's state) */
-  Map<String, Long> received() {
-    return received;
+  Map<String, Long> receivedEnds() {
+    return receivedEnds;
   }
 
   /**
@@ -64,7 +67,7 @@ final class WriterPositions {
       picture = new HashMap<>();
       bufferedByWriter.put(report.writerToken(), picture);
     }
-    report.seen().forEach((key, next) -> received.merge(key(key), next, Math::max));
+    report.receivedEnds().forEach((key, end) -> receivedEnds.merge(key(key), end, Math::max));
     if (report.complete()) {
       for (Iterator<Map.Entry<String, Long>> it = picture.entrySet().iterator(); it.hasNext(); ) {
         Map.Entry<String, Long> e = it.next();
@@ -117,7 +120,7 @@ final class WriterPositions {
       }
     }
     stale.clear();
-    Map<String, Long> positions = new HashMap<>(received);
+    Map<String, Long> positions = new HashMap<>(receivedEnds);
     positions.putAll(lowest);
     return positions;
   }

@@ -6,14 +6,14 @@ import org.apache.flink.api.java.tuple.Tuple5;
 import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 
 /**
- * Rows a distribution step sends to one writer as one record: all of one table, partition and key
- * range, each as its {@code RowDataSerializer} bytes (length, then the binary row), which is what
- * the writer buffers. One record per batch instead of one per row: the exchange's per-record work
- * (record header, channel selection, the writer's input and deserialization) is paid once per
- * batch, the row is copied as bytes, and the writer takes the partition from the batch, not from
- * each row. Fields: {@code f0} the writer slot (the exchange takes it modulo the writer count),
- * {@code f1} the table index, {@code f2} the partition spec id the batch was grouped by, {@code f3}
- * the key range, {@code f4} the rows.
+ * Rows a distribution step sends to one writer as one record: all of one table, partition and
+ * writer buffer ({@link TableRouter#bufferId}), each as its {@code RowDataSerializer} bytes
+ * (length, then the binary row), which is what the writer buffers. One record per batch instead of
+ * one per row: the exchange's per-record work (record header, channel selection, the writer's input
+ * and deserialization) is paid once per batch, the row is copied as bytes, and the writer takes the
+ * partition from the batch, not from each row. Fields: {@code f0} the writer slot (the exchange
+ * takes it modulo the writer count), {@code f1} the table index, {@code f2} the partition spec id
+ * the batch was grouped by, {@code f3} the buffer id, {@code f4} the rows.
  */
 @Internal
 public final class RowBatch extends Tuple5<Integer, Integer, Integer, Integer, byte[]> {
@@ -31,8 +31,8 @@ public final class RowBatch extends Tuple5<Integer, Integer, Integer, Integer, b
   /** For Flink's serializer. */
   public RowBatch() {}
 
-  public RowBatch(int slot, int table, int specId, int range, byte[] rows) {
-    super(slot, table, specId, range, rows);
+  public RowBatch(int slot, int table, int specId, int bufferId, byte[] rows) {
+    super(slot, table, specId, bufferId, rows);
   }
 
   public int slot() {
@@ -47,7 +47,8 @@ public final class RowBatch extends Tuple5<Integer, Integer, Integer, Integer, b
     return f2;
   }
 
-  public int range() {
+  /** See {@link TableRouter#bufferId}. */
+  public int bufferId() {
     return f3;
   }
 

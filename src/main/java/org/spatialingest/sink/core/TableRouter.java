@@ -20,11 +20,13 @@ public interface TableRouter<T> extends Serializable {
   RowData row(T element);
 
   /**
-   * The key range of its partition the element was assigned to by a distribution step before the
-   * writers: a writer keeps one buffer, so one file, per partition and range. 0 when rows are not
-   * distributed by range.
+   * Which buffer of its partition the element goes to: a writer keeps one buffer per partition and
+   * buffer id. A distribution by key range sets it to the range's first slot in the partition's
+   * finest split ({@code RangeCount#finest}), so a range keeps its id when the range count halves
+   * or doubles, and ids order a partition's buffers by key (neighbours pack into one file). It is
+   * not the range's index among the current ranges. 0 when rows are not distributed by range.
    */
-  default int range(T element) {
+  default int bufferId(T element) {
     return 0;
   }
 
@@ -40,7 +42,7 @@ public interface TableRouter<T> extends Serializable {
 
   /**
    * The batches a distribution step sends ({@link RowBatch}): each holds serialized rows of one
-   * table, partition and key range, which the writer buffers as they are ({@link #batch}).
+   * table, partition and buffer id, which the writer buffers as they are ({@link #batch}).
    */
   static TableRouter<RowBatch> batched() {
     return new Batched();
@@ -66,8 +68,8 @@ public interface TableRouter<T> extends Serializable {
     }
 
     @Override
-    public int range(RowBatch element) {
-      return element.range();
+    public int bufferId(RowBatch element) {
+      return element.bufferId();
     }
 
     @Override

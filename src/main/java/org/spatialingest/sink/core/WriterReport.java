@@ -17,11 +17,11 @@ import org.apache.flink.annotation.Internal;
  * @param writerToken the writer instance's token; every file it writes carries it (orphan clean-up
  *     after a restore)
  * @param closed files closed since the previous barrier (encoded once, passed on as bytes)
- * @param seen per source key, one past the highest position this writer has received, for the keys
- *     where that grew since its previous report and the aggregator needs it: in a complete report
- *     every key; later, keys of files closed since the previous report and keys it no longer
- *     buffers. A key the writer still buffers may lag here: its lowest buffered position bounds
- *     what is committed anyway.
+ * @param receivedEnds per source key, one past the highest position this writer has received (its
+ *     end, as Kafka's end offsets are one past the last record), for the keys where that grew since
+ *     its previous report and the aggregator needs it: in a complete report every key; later, keys
+ *     of files closed since the previous report and keys it no longer buffers. A key the writer
+ *     still buffers may lag here: its lowest buffered position bounds what is committed anyway.
  * @param buffered per source key, the lowest position among rows still buffered (not in a closed
  *     file) by this writer: if {@code complete}, every such key (a key missing is not buffered);
  *     otherwise only the keys where it changed
@@ -33,12 +33,12 @@ import org.apache.flink.annotation.Internal;
 public record WriterReport(
     String writerToken,
     ClosedFiles closed,
-    Map<String, Long> seen,
+    Map<String, Long> receivedEnds,
     Map<String, Long> buffered,
     Set<String> unbuffered,
     boolean complete) {
   public WriterReport {
-    seen = Map.copyOf(seen);
+    receivedEnds = Map.copyOf(receivedEnds);
     buffered = Map.copyOf(buffered);
     unbuffered = Set.copyOf(unbuffered);
     if (complete && !unbuffered.isEmpty()) {
@@ -50,13 +50,13 @@ public record WriterReport(
   public WriterReport(
       String writerToken,
       List<ClosedFile> closed,
-      Map<String, Long> seen,
+      Map<String, Long> receivedEnds,
       Map<String, Long> buffered) {
-    this(writerToken, ClosedFiles.of(closed), seen, buffered, Set.of(), true);
+    this(writerToken, ClosedFiles.of(closed), receivedEnds, buffered, Set.of(), true);
   }
 
-  /** Position entries this report carries (seen, buffered and unbuffered keys). */
+  /** Position entries this report carries (received ends, buffered and unbuffered keys). */
   public int positionEntries() {
-    return seen.size() + buffered.size() + unbuffered.size();
+    return receivedEnds.size() + buffered.size() + unbuffered.size();
   }
 }

@@ -33,7 +33,7 @@ public final class WriterReportSerializer implements SimpleVersionedSerializer<W
             256 + 1024 * report.closed().size() + 32 * report.positionEntries());
     out.writeUTF(report.writerToken());
     report.closed().write(out);
-    ClosedFileManifests.writePositions(report.seen(), out);
+    ClosedFileManifests.writePositions(report.receivedEnds(), out);
     out.writeBoolean(report.complete());
     ClosedFileManifests.writePositions(report.buffered(), out);
     out.writeInt(report.unbuffered().size());
@@ -51,10 +51,10 @@ public final class WriterReportSerializer implements SimpleVersionedSerializer<W
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     String token = in.readUTF();
     ClosedFiles closed = ClosedFiles.read(in);
-    var seen = ClosedFileManifests.readPositions(in);
+    var receivedEnds = ClosedFileManifests.readPositions(in);
     if (version == COMPLETE_POSITIONS) {
       return new WriterReport(
-          token, closed, seen, ClosedFileManifests.readPositions(in), Set.of(), true);
+          token, closed, receivedEnds, ClosedFileManifests.readPositions(in), Set.of(), true);
     }
     boolean complete = in.readBoolean();
     var buffered = ClosedFileManifests.readPositions(in);
@@ -63,6 +63,6 @@ public final class WriterReportSerializer implements SimpleVersionedSerializer<W
     for (int i = 0; i < count; i++) {
       unbuffered.add(in.readUTF());
     }
-    return new WriterReport(token, closed, seen, buffered, unbuffered, complete);
+    return new WriterReport(token, closed, receivedEnds, buffered, unbuffered, complete);
   }
 }

@@ -386,7 +386,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     out.f0 = batch.slot;
     out.f1 = batch.table;
     out.f2 = batch.specId;
-    out.f3 = batch.range;
+    out.f3 = batch.bufferId;
     out.f4 = batch.rows.getCopyOfBuffer();
     output.collect(outRecord);
     // the operator's numRecordsOut and the vertex's "Records Sent" count rows, as before batching:
@@ -612,7 +612,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     final DataOutputSerializer rows = new DataOutputSerializer(BATCH_BYTES + 1024);
     final int table;
     final int specId;
-    final int range;
+    final int bufferId;
     int slot;
 
     /** rows in {@link #rows} */
@@ -621,10 +621,10 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     /** in {@link #pending} */
     boolean queued;
 
-    Batch(int table, int specId, int range) {
+    Batch(int table, int specId, int bufferId) {
       this.table = table;
       this.specId = specId;
-      this.range = range;
+      this.bufferId = bufferId;
     }
   }
 

@@ -16,8 +16,6 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.metrics.Counter;
-import org.apache.flink.table.data.RowData;
-import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.iceberg.DataFile;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,8 +65,8 @@ public final class BufferingWriter<T>
   private final String token = SinkFileNames.newToken();
   private final List<TableWriter> tables = new ArrayList<>();
 
-  /** highest source position received per key, across tables */
-  private final SourceMarks received = SourceMarks.highest();
+  /** highest source position received per key, across tables (inclusive) */
+  private final SourceMarks highestReceived = SourceMarks.highest();
 
   /** files closed since the last barrier */
   private final List<ClosedFile> closed = new ArrayList<>();
@@ -120,7 +118,7 @@ public final class BufferingWriter<T>
               token,
               subtask,
               attempt,
-              received));
+              highestReceived));
     }
     this.metrics = new WriterMetrics(context.metricGroup(), tables);
     this.rowsReceived = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();
@@ -136,7 +134,7 @@ public final class BufferingWriter<T>
       return;
     }
     TableWriter table = tables.get(router.table(element));
-    added(table, table.add(router.row(element), router.range(element)));
+    added(table, table.add(router.row(element), router.bufferId(element)));
   }
 
   /**
@@ -147,13 +145,11 @@ public final class BufferingWriter<T>
     TableWriter table = tables.get(batch.table());
     byte[] rows = batch.rows();
     MemorySegment segment = MemorySegmentFactory.wrap(rows);
-    BinaryRowData row = table.batchRow;
     boolean samePartition = false;
     int count = 0;
     for (int offset = 0; offset < rows.length; ) {
       int length = Integer.BYTES + RowBatch.rowLength(rows, offset);
-      row.pointTo(segment, offset + Integer.BYTES, length - Integer.BYTES);
-      added(table, table.buffers.add(row, batch.range(), rows, offset, length, samePartition));
+      added(table, table.addFromBatch(batch, segment, offset, length, samePartition));
       samePartition = batch.specId() == table.spec().specId();
       offset += length;
       count++;
@@ -163,7 +159,7 @@ public final class BufferingWriter<T>
 
   /** The close decisions after each buffered row. */
   private void added(TableWriter table, PartitionBuffer buffer) throws IOException {
-    if (policy.partitionLimitExceeded(table.buffers.size())) {
+    if (policy.partitionLimitExceeded(table.buffers().size())) {
       enforcePartitionLimit(table);
     }
     if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
@@ -179,17 +175,17 @@ public final class BufferingWriter<T>
    * than allowed; past the parked limit, the least recently written parked one closes first.
    */
   private void enforcePartitionLimit(TableWriter table) throws IOException {
-    while (policy.partitionLimitExceeded(table.buffers.size())) {
-      if (policy.parkedLimitReached(table.buffers.parked())) {
-        PartitionBuffer victim = table.buffers.leastRecentlyWrittenParked();
+    while (policy.partitionLimitExceeded(table.buffers().size())) {
+      if (policy.parkedLimitReached(table.buffers().parked())) {
+        PartitionBuffer victim = table.buffers().leastRecentlyWrittenParked();
         if (victim == null) {
-          victim = table.buffers.leastRecentlyWritten();
+          victim = table.buffers().leastRecentlyWritten();
         }
         partitionLimitWarning.closed(victim.size(), System.currentTimeMillis());
         close(table, List.of(victim), CloseReason.PARTITION_LIMIT);
         continue;
       }
-      park(table, table.buffers.leastRecentlyWritten(), false);
+      park(table, table.buffers().leastRecentlyWritten(), false);
     }
   }
 
@@ -199,15 +195,11 @@ public final class BufferingWriter<T>
    * next barrier stages them, so parking adds no run of its own.
    */
   private void park(TableWriter table, PartitionBuffer buffer, boolean spill) throws IOException {
-    int from = buffer.stagedRows();
-    if (spill && from < buffer.size()) {
-      StagingArea.Written run =
-          table.staging.write(lastCheckpointId + 1, token, stagingSequence++, buffer, from);
-      buffer.staged(run.path());
-      metrics.runStaged(run.bytes());
+    if (spill && buffer.stagedRows() < buffer.size()) {
+      metrics.runStaged(table.stageNewRows(lastCheckpointId + 1, token, stagingSequence++, buffer));
     }
     boolean wasParked = buffer.isParked();
-    table.buffers.park(buffer);
+    table.buffers().park(buffer);
     if (!wasParked) {
       metrics.parked();
       SinkFaults.reach(SinkFaults.Point.AFTER_PARKING);
@@ -218,7 +210,7 @@ public final class BufferingWriter<T>
   public void flush(boolean endOfInput) throws IOException {
     if (endOfInput) {
       for (TableWriter table : tables) {
-        for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+        for (List<PartitionBuffer> partition : table.buffers().byPartition()) {
           closeAll(table, policy.atEndOfInput(partition, table.encodedRatio()));
         }
       }
@@ -230,21 +222,21 @@ public final class BufferingWriter<T>
   public Collection<WriterReport> prepareCommit() throws IOException {
     long now = System.currentTimeMillis();
     for (TableWriter table : tables) {
-      for (List<PartitionBuffer> partition : table.buffers.byPartition()) {
+      for (List<PartitionBuffer> partition : table.buffers().byPartition()) {
         closeAll(
             table,
             policy.atBarrier(partition, now, table.encodedRatio(), table.writeNanosPerByte()));
       }
     }
-    Map<String, Long> seen = new HashMap<>();
-    received.mergeInto(seen, 1);
+    Map<String, Long> receivedEnds = new HashMap<>();
+    highestReceived.mergeInto(receivedEnds, 1);
     Map<String, Long> buffered = new HashMap<>();
     for (TableWriter table : tables) {
-      for (PartitionBuffer buffer : table.buffers.all()) {
+      for (PartitionBuffer buffer : table.buffers().all()) {
         buffer.lowestPositions().mergeInto(buffered, 0);
       }
     }
-    WriterReport report = reported.next(token, closed, seen, buffered, closedKeys);
+    WriterReport report = reported.next(token, closed, receivedEnds, buffered, closedKeys);
     closed.clear();
     closedKeys.clear();
     return List.of(report);
@@ -260,16 +252,12 @@ public final class BufferingWriter<T>
     long start = System.currentTimeMillis();
     List<WriterState.StagedRun> runs = new ArrayList<>();
     for (TableWriter table : tables) {
-      for (PartitionBuffer buffer : table.buffers.all()) {
-        int from = buffer.stagedRows();
-        if (from < buffer.size()) {
-          StagingArea.Written run =
-              table.staging.write(checkpointId, token, stagingSequence++, buffer, from);
-          buffer.staged(run.path());
-          metrics.runStaged(run.bytes());
+      for (PartitionBuffer buffer : table.buffers().all()) {
+        if (buffer.stagedRows() < buffer.size()) {
+          metrics.runStaged(table.stageNewRows(checkpointId, token, stagingSequence++, buffer));
         }
         if (buffer.isParked() && buffer.memoryBytes() > 0) {
-          table.buffers.park(buffer); // its rows since parking are staged now: release them
+          table.buffers().park(buffer); // its rows since parking are staged now: release them
         }
         // a buffer's runs hold disjoint rows, in arrival order; the count per run is checked on
         // restore
@@ -279,8 +267,8 @@ public final class BufferingWriter<T>
           int upTo = buffer.runEnd(i);
           runs.add(
               new WriterState.StagedRun(
-                  table.index,
-                  buffer.range(),
+                  table.index(),
+                  buffer.bufferId(),
                   paths.get(i),
                   upTo - previous,
                   upTo <= buffer.parkedRows()));
@@ -305,32 +293,20 @@ public final class BufferingWriter<T>
     long runs = 0;
     for (WriterState state : restored) {
       for (WriterState.StagedRun run : state.runs()) {
-        TableWriter table = tables.get(run.table());
-        List<PartitionBuffer> touched = new ArrayList<>(1);
-        table.staging.read(
-            run.path(), run.rows(), bytes -> touched.add(rebuffer(table, run.range(), in, bytes)));
-        if (!touched.isEmpty()) {
-          // a run holds rows of one partition buffer: they all landed in the same buffer again
-          PartitionBuffer buffer = touched.get(touched.size() - 1);
-          buffer.staged(run.path());
-          if (run.parked()) {
-            // only its totals stay in memory, as before the restore
-            table.buffers.park(buffer);
-          }
-        }
+        tables.get(run.table()).restore(run, in);
         runs++;
       }
       for (byte[] row : state.legacyRows()) {
-        rebuffer(tables.get(0), 0, in, row);
+        tables.get(0).addSerialized(0, in, row);
       }
     }
     long rows = 0;
     long bytes = 0;
     int parked = 0;
     for (TableWriter table : tables) {
-      rows += table.buffers.rows();
-      bytes += table.buffers.bytes();
-      parked += table.buffers.parked();
+      rows += table.buffers().rows();
+      bytes += table.buffers().bytes();
+      parked += table.buffers().parked();
     }
     if (parked > 0) {
       LOG.info("Restored {} parked partition buffers (their rows stay in their runs)", parked);
@@ -344,13 +320,6 @@ public final class BufferingWriter<T>
       enforcePartitionLimit(table);
     }
     enforceMemoryBudget();
-  }
-
-  private PartitionBuffer rebuffer(
-      TableWriter table, int range, DataInputDeserializer in, byte[] bytes) throws IOException {
-    in.setBuffer(bytes);
-    RowData row = table.serializer.deserialize(new BinaryRowData(table.layout.fieldCount()), in);
-    return table.buffers.add(row, range, bytes, bytes.length);
   }
 
   /**
@@ -369,7 +338,7 @@ public final class BufferingWriter<T>
       PartitionBuffer largest = null;
       TableWriter owner = null;
       for (TableWriter t : tables) {
-        PartitionBuffer candidate = t.buffers.largest(buffers);
+        PartitionBuffer candidate = t.buffers().largest(buffers);
         if (candidate != null
             && (largest == null || candidate.memoryBytes() > largest.memoryBytes())) {
           largest = candidate;
@@ -382,19 +351,9 @@ public final class BufferingWriter<T>
       park(owner, largest, true);
     }
     for (PartitionBuffer buffer : buffers) {
-      if (buffer.parkedRows() == 0) {
-        continue;
+      if (buffer.parkedRows() > 0) {
+        metrics.parkedRead(table.loadParked(buffer));
       }
-      List<byte[]> rows = new ArrayList<>(buffer.parkedRows());
-      List<String> paths = buffer.stagedRuns();
-      int previous = 0;
-      for (int i = 0; i < paths.size() && buffer.runEnd(i) <= buffer.parkedRows(); i++) {
-        table.staging.read(paths.get(i), buffer.runEnd(i) - previous, rows::add);
-        previous = buffer.runEnd(i);
-      }
-      long parkedBytes = buffer.parkedBytes();
-      table.buffers.loadParked(buffer, rows);
-      metrics.parkedRead(parkedBytes);
     }
   }
 
@@ -404,7 +363,7 @@ public final class BufferingWriter<T>
    */
   private boolean spillParked() throws IOException {
     for (TableWriter table : tables) {
-      PartitionBuffer parked = table.buffers.largestParkedInMemory();
+      PartitionBuffer parked = table.buffers().largestParkedInMemory();
       if (parked != null) {
         park(table, parked, true);
         return true;
@@ -424,7 +383,7 @@ public final class BufferingWriter<T>
       }
       List<PartitionBuffer> largestPerTable = new ArrayList<>(tables.size());
       for (TableWriter table : tables) {
-        largestPerTable.add(table.buffers.largest());
+        largestPerTable.add(table.buffers().largest());
       }
       PartitionBuffer largest = policy.largest(largestPerTable);
       if (largest == null) {
@@ -438,7 +397,7 @@ public final class BufferingWriter<T>
   private long bufferedBytes() {
     long bytes = 0;
     for (TableWriter table : tables) {
-      bytes += table.buffers.bytes();
+      bytes += table.buffers().bytes();
     }
     return bytes;
   }
@@ -470,7 +429,7 @@ public final class BufferingWriter<T>
     DataFile file = table.write(buffers);
     closed.add(
         new ClosedFile(
-            table.index,
+            table.index(),
             file,
             table.spec(),
             reason,
@@ -482,7 +441,7 @@ public final class BufferingWriter<T>
             staged));
     metrics.fileClosed(reason);
     LOG.debug(
-        "Closed {} ({} rows of {} key ranges, {} buffered bytes -> {} file bytes) by {}",
+        "Closed {} ({} rows of {} buffers, {} buffered bytes -> {} file bytes) by {}",
         file.location(),
         file.recordCount(),
         buffers.size(),

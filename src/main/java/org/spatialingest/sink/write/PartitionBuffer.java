@@ -38,7 +38,7 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
   private static final int MAX_CHUNK_BYTES = 1 << 20;
 
   private final StructLike partition;
-  private final int range;
+  private final int bufferId;
   private final List<byte[]> chunks = new ArrayList<>();
 
   /** the chunks as memory segments, so a row can be read where it lies */
@@ -77,12 +77,12 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
   private final List<Integer> runEnds = new ArrayList<>();
 
   /**
-   * @param range the key range of the partition this buffer holds (0 when rows are not distributed
-   *     by range)
+   * @param bufferId which of its partition's buffers this is ({@link
+   *     org.spatialingest.sink.core.TableRouter#bufferId})
    */
-  PartitionBuffer(StructLike partition, int range) {
+  PartitionBuffer(StructLike partition, int bufferId) {
     this.partition = partition;
-    this.range = range;
+    this.bufferId = bufferId;
   }
 
   /** As {@link #add(byte[], int, int, long, long, long)} from the start of {@code src}. */
@@ -311,8 +311,8 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
     return partition;
   }
 
-  int range() {
-    return range;
+  int bufferId() {
+    return bufferId;
   }
 
   int size() {

@@ -18,8 +18,9 @@ import org.spatialingest.table.SourcePositionReader;
 import org.spatialingest.table.TableLayout;
 
 /**
- * The open {@link PartitionBuffer}s of one writer, keyed by table partition and key range (the
- * range a distribution step assigned the row to; 0 without one), with the totals the close
+ * The open {@link PartitionBuffer}s of one writer, keyed by table partition and buffer id (the one
+ * a distribution step assigned the row to, {@link
+ * org.spatialingest.sink.core.TableRouter#bufferId}; 0 without one), with the totals the close
  * decisions need. Grouping rows into partitions happens here only, for the sink's writer and for
  * tools that write files the same way ({@link SinkFiles}).
  */
@@ -29,9 +30,9 @@ final class PartitionBuffers {
   private final PartitionKey partitionKey;
   private final RowDataWrapper wrapper;
   private final SourcePositionReader sourcePositions;
-  private final SourceMarks received;
+  private final SourceMarks highestReceived;
 
-  /** per partition, its open buffers indexed by key range (most partitions have range 0 only) */
+  /** per partition, its open buffers indexed by buffer id (most partitions have id 0 only) */
   private final Map<StructLike, PartitionBuffer[]> buffers = new HashMap<>();
 
   /** buffers held in memory (not parked) */
@@ -50,13 +51,13 @@ final class PartitionBuffers {
   }
 
   /**
-   * @param received where the highest received source position per key is kept (shared by the
-   *     writer's tables), or {@code null} not to track positions
+   * @param highestReceived where the highest received source position per key is kept (shared by
+   *     the writer's tables), or {@code null} not to track positions
    */
-  PartitionBuffers(Table table, TableLayout layout, SourceMarks received) {
+  PartitionBuffers(Table table, TableLayout layout, SourceMarks highestReceived) {
     this.layout = layout;
-    this.sourcePositions = received == null ? null : layout.sourcePositions();
-    this.received = received;
+    this.sourcePositions = highestReceived == null ? null : layout.sourcePositions();
+    this.highestReceived = highestReceived;
     this.sortKeyField = layout.sortKeyField();
     Schema rows = layout.writeSchema(table.schema());
     this.partitionKey = new PartitionKey(table.spec(), rows);
@@ -69,11 +70,11 @@ final class PartitionBuffers {
   }
 
   /**
-   * As {@link #add(RowData, byte[])}, into the buffer of the row's partition and key {@code range},
+   * As {@link #add(RowData, byte[])}, into the buffer of the row's partition and {@code bufferId},
    * for the first {@code length} bytes of {@code serialized}.
    */
-  PartitionBuffer add(RowData row, int range, byte[] serialized, int length) {
-    return add(row, range, serialized, 0, length, false);
+  PartitionBuffer add(RowData row, int bufferId, byte[] serialized, int length) {
+    return add(row, bufferId, serialized, 0, length, false);
   }
 
   /**
@@ -82,21 +83,21 @@ final class PartitionBuffers {
    * (rows of one batch), so its partition key is not computed again.
    */
   PartitionBuffer add(
-      RowData row, int range, byte[] serialized, int offset, int length, boolean samePartition) {
+      RowData row, int bufferId, byte[] serialized, int offset, int length, boolean samePartition) {
     if (!samePartition) {
       partitionKey.partition(wrapper.wrap(row));
     }
-    PartitionBuffer[] ranges = buffers.get(partitionKey);
-    if (ranges == null || ranges.length <= range) {
-      StructLike partition = ranges == null ? partitionKey.copy() : firstNonNull(ranges);
-      ranges = ranges == null ? new PartitionBuffer[range + 1] : Arrays.copyOf(ranges, range + 1);
-      buffers.put(partition, ranges);
+    PartitionBuffer[] byId = buffers.get(partitionKey);
+    if (byId == null || byId.length <= bufferId) {
+      StructLike partition = byId == null ? partitionKey.copy() : firstNonNull(byId);
+      byId = byId == null ? new PartitionBuffer[bufferId + 1] : Arrays.copyOf(byId, bufferId + 1);
+      buffers.put(partition, byId);
     }
-    PartitionBuffer buffer = ranges[range];
+    PartitionBuffer buffer = byId[bufferId];
     if (buffer == null) {
-      StructLike partition = firstNonNull(ranges);
-      buffer = new PartitionBuffer(partition == null ? partitionKey.copy() : partition, range);
-      ranges[range] = buffer;
+      StructLike partition = firstNonNull(byId);
+      buffer = new PartitionBuffer(partition == null ? partitionKey.copy() : partition, bufferId);
+      byId[bufferId] = buffer;
       open++;
     } else if (buffer.isParked()) {
       // reopened: its parked rows stay in their runs until the buffer closes
@@ -112,19 +113,19 @@ final class PartitionBuffers {
       if (key != null) {
         long position = sourcePositions.position(row);
         buffer.markSource(key, position);
-        received.mark(key, position);
+        highestReceived.mark(key, position);
       }
     }
     return buffer;
   }
 
   void remove(PartitionBuffer buffer) {
-    PartitionBuffer[] ranges = buffers.get(buffer.partition());
-    if (ranges == null || ranges.length <= buffer.range() || ranges[buffer.range()] != buffer) {
+    PartitionBuffer[] byId = buffers.get(buffer.partition());
+    if (byId == null || byId.length <= buffer.bufferId() || byId[buffer.bufferId()] != buffer) {
       return;
     }
-    ranges[buffer.range()] = null;
-    if (firstNonNull(ranges) == null) {
+    byId[buffer.bufferId()] = null;
+    if (firstNonNull(byId) == null) {
       buffers.remove(buffer.partition());
     }
     if (buffer.isParked()) {
@@ -191,8 +192,8 @@ final class PartitionBuffers {
   /** A snapshot of the open buffers, safe to close while iterating. */
   List<PartitionBuffer> all() {
     List<PartitionBuffer> all = new ArrayList<>(open);
-    for (PartitionBuffer[] ranges : buffers.values()) {
-      for (PartitionBuffer b : ranges) {
+    for (PartitionBuffer[] byId : buffers.values()) {
+      for (PartitionBuffer b : byId) {
         if (b != null) {
           all.add(b);
         }
@@ -202,14 +203,14 @@ final class PartitionBuffers {
   }
 
   /**
-   * A snapshot of the open buffers grouped by partition, each group in key-range order (neighbours
-   * in Hilbert order next to each other), safe to close while iterating.
+   * A snapshot of the open buffers grouped by partition, each group in buffer-id (key) order
+   * (neighbours in Hilbert order next to each other), safe to close while iterating.
    */
   List<List<PartitionBuffer>> byPartition() {
     List<List<PartitionBuffer>> all = new ArrayList<>(buffers.size());
-    for (PartitionBuffer[] ranges : buffers.values()) {
-      List<PartitionBuffer> partition = new ArrayList<>(ranges.length);
-      for (PartitionBuffer b : ranges) {
+    for (PartitionBuffer[] byId : buffers.values()) {
+      List<PartitionBuffer> partition = new ArrayList<>(byId.length);
+      for (PartitionBuffer b : byId) {
         if (b != null) {
           partition.add(b);
         }
@@ -219,7 +220,7 @@ final class PartitionBuffers {
     return all;
   }
 
-  /** Open buffers (partition and key range pairs) held in memory, parked ones not counted. */
+  /** Open buffers (partition and buffer id pairs) held in memory, parked ones not counted. */
   int size() {
     return open;
   }
@@ -272,8 +273,8 @@ final class PartitionBuffers {
 
   private PartitionBuffer leastRecentlyWritten(boolean parkedOnes) {
     PartitionBuffer oldest = null;
-    for (PartitionBuffer[] ranges : buffers.values()) {
-      for (PartitionBuffer b : ranges) {
+    for (PartitionBuffer[] byId : buffers.values()) {
+      for (PartitionBuffer b : byId) {
         if (b != null
             && b.isParked() == parkedOnes
             && (oldest == null || b.lastWriteSequence() < oldest.lastWriteSequence())) {
@@ -302,8 +303,8 @@ final class PartitionBuffers {
     return oldest;
   }
 
-  private static StructLike firstNonNull(PartitionBuffer[] ranges) {
-    for (PartitionBuffer b : ranges) {
+  private static StructLike firstNonNull(PartitionBuffer[] byId) {
+    for (PartitionBuffer b : byId) {
       if (b != null) {
         return b.partition();
       }

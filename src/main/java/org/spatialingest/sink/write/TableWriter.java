@@ -1,7 +1,10 @@
 package org.spatialingest.sink.write;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
@@ -12,14 +15,19 @@ import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
+import org.spatialingest.table.PropertyColumns;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
 
 /**
  * One table's part of a writer subtask: its open partition buffers, the Parquet writer, its staging
- * area, and the learned ratio of Parquet bytes to buffered bytes (so files close near T).
+ * area, and the learned ratio of Parquet bytes to buffered bytes (so files close near T). It owns
+ * how rows of its table are serialized, staged and read back; the {@link BufferingWriter} decides
+ * what to buffer, stage, park and close, across tables, through the methods here and the open
+ * buffers ({@link #buffers()}).
  */
 final class TableWriter implements AutoCloseable {
   /**
@@ -31,15 +39,15 @@ final class TableWriter implements AutoCloseable {
   /** Weight of history when learning the encoded/buffered ratio from each closed file. */
   private static final double RATIO_DECAY = 0.7;
 
-  final int index;
-  final TableLayout layout;
-  final RowDataSerializer serializer;
-  final BufferedRowSize rowSize;
-  final PartitionBuffers buffers;
-  final StagingArea staging;
+  private final int index;
+  private final TableLayout layout;
+  private final RowDataSerializer serializer;
+  private final BufferedRowSize rowSize;
+  private final PartitionBuffers buffers;
+  private final StagingArea staging;
 
   /** points at each row of a batch in turn while it is buffered */
-  final BinaryRowData batchRow;
+  private final BinaryRowData batchRow;
 
   private final TableLoader loader;
   private final PartitionSpec spec;
@@ -63,7 +71,7 @@ final class TableWriter implements AutoCloseable {
       String token,
       int subtask,
       int attempt,
-      SourceMarks received) {
+      SourceMarks highestReceived) {
     this.index = index;
     this.layout = layout;
     this.loader = loader;
@@ -73,7 +81,7 @@ final class TableWriter implements AutoCloseable {
     this.serializer = new RowDataSerializer(layout.rowType());
     this.rowSize = new BufferedRowSize(serializer);
     this.batchRow = new BinaryRowData(layout.fieldCount());
-    this.buffers = new PartitionBuffers(table, layout, received);
+    this.buffers = new PartitionBuffers(table, layout, highestReceived);
     this.staging =
         new StagingArea(
             table.io(), table.location(), scope, layout.writeSchema(table.schema()), serializer);
@@ -86,10 +94,94 @@ final class TableWriter implements AutoCloseable {
     seedEncodedRatio(table.currentSnapshot());
   }
 
-  /** Serializes and buffers a row; returns the buffer of its partition and key range. */
-  PartitionBuffer add(RowData row, int range) throws IOException {
+  /** The table's index among the sink's tables. */
+  int index() {
+    return index;
+  }
+
+  /** The open (and parked) buffers of this table on this writer. */
+  PartitionBuffers buffers() {
+    return buffers;
+  }
+
+  /** The property columns of the table's layout; null if it has none. */
+  PropertyColumns propertyColumns() {
+    return layout.propertyColumns();
+  }
+
+  /** Serializes and buffers a row; returns the buffer of its partition and buffer id. */
+  PartitionBuffer add(RowData row, int bufferId) throws IOException {
     int length = rowSize.serializeShared(row);
-    return buffers.add(row, range, rowSize.sharedBuffer(), length);
+    return buffers.add(row, bufferId, rowSize.sharedBuffer(), length);
+  }
+
+  /**
+   * Buffers one row of {@code batch}, the {@code length} bytes at {@code offset} of its rows
+   * (length prefix included) as they are, read in place through {@code segment} (which wraps them).
+   * With {@code samePartition} the partition of the batch's previous row is taken, not computed.
+   */
+  PartitionBuffer addFromBatch(
+      RowBatch batch, MemorySegment segment, int offset, int length, boolean samePartition) {
+    batchRow.pointTo(segment, offset + Integer.BYTES, length - Integer.BYTES);
+    return buffers.add(batchRow, batch.bufferId(), batch.rows(), offset, length, samePartition);
+  }
+
+  /** Buffers a row read back from a staging run (its serialized bytes, as buffered). */
+  PartitionBuffer addSerialized(int bufferId, DataInputDeserializer in, byte[] bytes)
+      throws IOException {
+    in.setBuffer(bytes);
+    RowData row = serializer.deserialize(new BinaryRowData(layout.fieldCount()), in);
+    return buffers.add(row, bufferId, bytes, bytes.length);
+  }
+
+  /**
+   * Writes the rows of {@code buffer} that are in no run yet to a new staging run and records it on
+   * the buffer; returns the bytes written. Cost: one object written, of those rows.
+   */
+  long stageNewRows(long checkpointId, String token, int sequence, PartitionBuffer buffer)
+      throws IOException {
+    StagingArea.Written run =
+        staging.write(checkpointId, token, sequence, buffer, buffer.stagedRows());
+    buffer.staged(run.path());
+    return run.bytes();
+  }
+
+  /**
+   * Buffers the rows of a run from a restored state again, recorded as staged in that run; a parked
+   * run's rows leave memory again (only their totals stay). Cost: one read of the run.
+   */
+  void restore(WriterState.StagedRun run, DataInputDeserializer in) throws IOException {
+    List<PartitionBuffer> touched = new ArrayList<>(1);
+    staging.read(
+        run.path(), run.rows(), bytes -> touched.add(addSerialized(run.bufferId(), in, bytes)));
+    if (!touched.isEmpty()) {
+      // a run holds rows of one partition buffer: they all landed in the same buffer again
+      PartitionBuffer buffer = touched.get(touched.size() - 1);
+      buffer.staged(run.path());
+      if (run.parked()) {
+        buffers.park(buffer);
+      }
+    }
+  }
+
+  /**
+   * Reads the parked rows of {@code buffer} back from its runs into memory; returns the bytes
+   * loaded (0 if none were parked). Cost: one read per parked run.
+   */
+  long loadParked(PartitionBuffer buffer) throws IOException {
+    if (buffer.parkedRows() == 0) {
+      return 0;
+    }
+    List<byte[]> rows = new ArrayList<>(buffer.parkedRows());
+    List<String> paths = buffer.stagedRuns();
+    int previous = 0;
+    for (int i = 0; i < paths.size() && buffer.runEnd(i) <= buffer.parkedRows(); i++) {
+      staging.read(paths.get(i), buffer.runEnd(i) - previous, rows::add);
+      previous = buffer.runEnd(i);
+    }
+    long parkedBytes = buffer.parkedBytes();
+    buffers.loadParked(buffer, rows);
+    return parkedBytes;
   }
 
   /** The partition spec this writer's files are written with. */

@@ -24,18 +24,20 @@ final class WriterMetrics {
 
   WriterMetrics(MetricGroup parent, List<TableWriter> tables) {
     MetricGroup group = parent.addGroup("spatialSink");
-    group.gauge("bufferedBytes", () -> tables.stream().mapToLong(t -> t.buffers.bytes()).sum());
-    group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers.rows()).sum());
-    group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers.size()).sum());
-    group.gauge("parkedPartitions", () -> tables.stream().mapToInt(t -> t.buffers.parked()).sum());
-    group.gauge("parkedBytes", () -> tables.stream().mapToLong(t -> t.buffers.parkedBytes()).sum());
+    group.gauge("bufferedBytes", () -> tables.stream().mapToLong(t -> t.buffers().bytes()).sum());
+    group.gauge("bufferedRecords", () -> tables.stream().mapToLong(t -> t.buffers().rows()).sum());
+    group.gauge("openPartitions", () -> tables.stream().mapToInt(t -> t.buffers().size()).sum());
+    group.gauge(
+        "parkedPartitions", () -> tables.stream().mapToInt(t -> t.buffers().parked()).sum());
+    group.gauge(
+        "parkedBytes", () -> tables.stream().mapToLong(t -> t.buffers().parkedBytes()).sum());
     group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
     group.gauge(
         "oldestBufferedAgeMs",
         () -> {
           long oldest =
               tables.stream()
-                  .mapToLong(t -> t.buffers.oldestIngestMillis())
+                  .mapToLong(t -> t.buffers().oldestIngestMillis())
                   .min()
                   .orElse(Long.MAX_VALUE);
           return oldest == Long.MAX_VALUE ? 0L : Math.max(0L, System.currentTimeMillis() - oldest);
@@ -48,13 +50,13 @@ final class WriterMetrics {
     for (CloseReason reason : CloseReason.values()) {
       filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
     }
-    if (tables.stream().anyMatch(t -> t.layout.propertyColumns() != null)) {
+    if (tables.stream().anyMatch(t -> t.propertyColumns() != null)) {
       for (PropertyColumns.Reason reason : PropertyColumns.Reason.values()) {
         group.gauge(
             "propertiesKept_" + reason.code(),
             () ->
                 tables.stream()
-                    .map(t -> t.layout.propertyColumns())
+                    .map(t -> t.propertyColumns())
                     .filter(Objects::nonNull)
                     .mapToLong(p -> p.keptCounts().getOrDefault(reason, 0L))
                     .sum());

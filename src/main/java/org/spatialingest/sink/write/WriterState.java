@@ -22,17 +22,17 @@ public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
    * One staging run: rows of one partition buffer of one table that arrived between two barriers.
    *
    * @param table index of the sink table
-   * @param range key range of the buffer (see {@link TableRouter#range}); its rows return to a
-   *     buffer of that range
+   * @param bufferId which of its partition's buffers the run belongs to (see {@link
+   *     TableRouter#bufferId}); its rows return to a buffer with that id
    * @param path location of the run in the table's staging area
    * @param rows rows in the run (checked when it is read back)
    * @param parked its rows were parked: on disk only, read back when the buffer's file is written
    *     (on restore only their totals are rebuilt, not kept in memory)
    */
-  public record StagedRun(int table, int range, String path, long rows, boolean parked) {
+  public record StagedRun(int table, int bufferId, String path, long rows, boolean parked) {
     /** A run whose rows were in memory at the barrier. */
-    public StagedRun(int table, int range, String path, long rows) {
-      this(table, range, path, rows, false);
+    public StagedRun(int table, int bufferId, String path, long rows) {
+      this(table, bufferId, path, rows, false);
     }
   }
 }

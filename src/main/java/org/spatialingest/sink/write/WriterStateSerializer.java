@@ -9,9 +9,9 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 /**
- * Versioned binary form of {@link WriterState}. Version 4: run count, then table, key range, path,
+ * Versioned binary form of {@link WriterState}. Version 4: run count, then table, buffer id, path,
  * row count and parked flag (a byte) per staging run. Version 3 (read only): the same without the
- * flag (nothing parked). Version 2 (read only): the same without the key range (range 0). Version 1
+ * flag (nothing parked). Version 2 (read only): the same without the buffer id (id 0). Version 1
  * (read only): row count, then each row as length and bytes of Flink's {@code RowDataSerializer}
  * form.
  */
@@ -34,7 +34,7 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
     out.writeInt(state.runs().size());
     for (WriterState.StagedRun run : state.runs()) {
       out.writeInt(run.table());
-      out.writeInt(run.range());
+      out.writeInt(run.bufferId());
       out.writeUTF(run.path());
       out.writeLong(run.rows());
       out.writeBoolean(run.parked());
@@ -66,11 +66,11 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
     List<WriterState.StagedRun> runs = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       int table = in.readInt();
-      int range = version == 2 ? 0 : in.readInt();
+      int bufferId = version == 2 ? 0 : in.readInt();
       String path = in.readUTF();
       long rows = in.readLong();
       boolean parked = version >= 4 && in.readBoolean();
-      runs.add(new WriterState.StagedRun(table, range, path, rows, parked));
+      runs.add(new WriterState.StagedRun(table, bufferId, path, rows, parked));
     }
     return new WriterState(runs, List.of());
   }

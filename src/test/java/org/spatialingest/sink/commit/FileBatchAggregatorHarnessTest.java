@@ -251,7 +251,7 @@ class FileBatchAggregatorHarnessTest {
       writer.prepareSnapshotPreBarrier(1);
       List<WriterReport> first = SinkHarnesses.drain(writer);
       assertThat(first.get(0).complete()).as("a writer's first report").isTrue();
-      assertThat(first.get(0).seen()).isEqualTo(Map.of(key(0), 20L));
+      assertThat(first.get(0).receivedEnds()).isEqualTo(Map.of(key(0), 20L));
       aggregator.processElement(new StreamRecord<>(commitTo(first.get(0), 1)));
       aggregator.prepareSnapshotPreBarrier(1);
 
@@ -270,7 +270,7 @@ class FileBatchAggregatorHarnessTest {
       List<WriterReport> closing = SinkHarnesses.drain(writer);
       writerAt3 = writer.snapshot(3, 3);
       assertThat(closing.get(0).closed().size()).isEqualTo(1);
-      assertThat(closing.get(0).seen())
+      assertThat(closing.get(0).receivedEnds())
           .as("a closed file holds rows of the key: its received position comes along")
           .isEqualTo(Map.of(key(0), 50L));
       assertThat(closing.get(0).buffered()).as("its lowest is still 0").isEmpty();

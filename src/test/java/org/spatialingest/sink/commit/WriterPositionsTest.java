@@ -107,7 +107,7 @@ class WriterPositionsTest {
       writers.add(new ModelWriter("w" + w));
     }
     WriterPositions aggregator = new WriterPositions();
-    aggregator.receivedBefore(start);
+    aggregator.continueFrom(start);
     Map<String, Long> fullReceived = new HashMap<>(start); // what complete reports would hold
     int entries = 0;
     int completeEntries = 0;
@@ -149,7 +149,7 @@ class WriterPositionsTest {
         }
         writers = restoredWriters;
         WriterPositions restored = new WriterPositions();
-        restored.receivedBefore(Map.copyOf(aggregator.received()));
+        restored.continueFrom(Map.copyOf(aggregator.receivedEnds()));
         aggregator = restored;
         for (ModelWriter w : writers) {
           WriterReport report = w.report();
@@ -240,7 +240,7 @@ class WriterPositionsTest {
     ClosedFileManifests.writePositions(Map.of("t/0", 4L), out);
     WriterReport report = SERIALIZER.deserialize(3, out.getCopyOfBuffer());
     assertThat(report.complete()).isTrue();
-    assertThat(report.seen()).isEqualTo(Map.of("t/0", 9L));
+    assertThat(report.receivedEnds()).isEqualTo(Map.of("t/0", 9L));
     assertThat(report.buffered()).isEqualTo(Map.of("t/0", 4L));
     assertThat(report.unbuffered()).isEmpty();
   }

@@ -297,7 +297,7 @@ class WriterAssignerHarnessTest {
   private Map<Integer, List<Long>> byRange(List<RowBatch> batches) {
     Map<Integer, List<Long>> byRange = new HashMap<>();
     for (RowBatch b : batches) {
-      byRange.computeIfAbsent(b.range(), r -> new ArrayList<>()).addAll(keys(b));
+      byRange.computeIfAbsent(b.bufferId(), r -> new ArrayList<>()).addAll(keys(b));
     }
     return byRange;
   }

@@ -107,7 +107,7 @@ class BufferingWriterHarnessTest {
       // files close in arrival order, so the rows still buffered are the newest ones
       long closedRows = rowsIn(files);
       assertThat(closedRows).isLessThan(1_000);
-      assertThat(report.seen()).isEqualTo(Map.of(key(0), 1_000L));
+      assertThat(report.receivedEnds()).isEqualTo(Map.of(key(0), 1_000L));
       assertThat(report.buffered()).isEqualTo(Map.of(key(0), closedRows));
       assertThat(ids(s.table(), files)).hasSize((int) closedRows);
       for (ClosedFile f : files) {
@@ -264,7 +264,7 @@ class BufferingWriterHarnessTest {
       assertThat(files).extracting(ClosedFile::reason).containsExactly(CloseReason.LATENCY);
       assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(old));
       assertThat(files.get(0).minIngestMillis()).isEqualTo(now - HOUR);
-      assertThat(report.seen()).isEqualTo(Map.of(key(0), 30L, key(1), 30L));
+      assertThat(report.receivedEnds()).isEqualTo(Map.of(key(0), 30L, key(1), 30L));
       assertThat(report.buffered())
           .as("only the fresh partition still buffers")
           .isEqualTo(Map.of(key(1), 0L));
@@ -323,7 +323,7 @@ class BufferingWriterHarnessTest {
       assertThat(reports.get(0).complete() || reports.get(0).unbuffered().contains(key(0)))
           .as("the key left the buffers")
           .isTrue();
-      assertThat(reports.get(0).seen())
+      assertThat(reports.get(0).receivedEnds())
           .as("received 50 was told at barrier 4 and has not grown")
           .isEmpty();
     }
@@ -370,7 +370,7 @@ class BufferingWriterHarnessTest {
       restored.initializeState(state);
       restored.open();
       WriterReport report = barrier(restored, 3);
-      assertThat(report.seen()).isEqualTo(Map.of(key(0), 150L));
+      assertThat(report.receivedEnds()).isEqualTo(Map.of(key(0), 150L));
       assertThat(report.buffered()).isEqualTo(Map.of(key(0), 0L));
       restored.endInput();
       List<WriterReport> last = SinkHarnesses.drain(restored);
