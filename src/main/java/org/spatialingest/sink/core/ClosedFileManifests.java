@@ -90,6 +90,20 @@ public final class ClosedFileManifests {
     return new GroupHeader(table, locations);
   }
 
+  /**
+   * When the oldest file of a group written by {@link #encodeGroup} was closed; reads the sink's
+   * fields, not the manifest.
+   */
+  public static long minClosedAtMillis(byte[] group) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer(group);
+    GroupHeader header = readGroupHeader(in);
+    long min = Long.MAX_VALUE;
+    for (int i = 0; i < header.locations().size(); i++) {
+      min = Math.min(min, readSinkFields(in, header.table(), null, null).closedAtMillis());
+    }
+    return min;
+  }
+
   /** The table index and file locations of a group, in manifest order. */
   public record GroupHeader(int table, List<String> locations) {}
 
