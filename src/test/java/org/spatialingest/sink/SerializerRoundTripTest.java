@@ -239,7 +239,13 @@ class SerializerRoundTripTest {
     ClosedFile b = closedFile("file:/w/b.parquet", 1, 2_000L);
     HadoopFileIO io = new HadoopFileIO(new org.apache.hadoop.conf.Configuration());
     String location = dir.resolve("0000000000000000007-t.batch").toUri().toString();
-    StoredBatch stored = StoredBatch.write(io, location, ClosedFiles.of(List.of(a, b)));
+    // as the aggregator has them: the groups' bytes as the writers encoded them
+    DataOutputSerializer encoded = new DataOutputSerializer(4096);
+    ClosedFiles.of(List.of(a, b)).write(encoded);
+    ClosedFiles received =
+        ClosedFiles.read(
+            new org.apache.flink.core.memory.DataInputDeserializer(encoded.getCopyOfBuffer()));
+    StoredBatch stored = StoredBatch.write(io, location, received);
     FileBatch batch = new FileBatch(7, "l", stored, Map.of("t/0", 17L));
     FileBatchSerializer serializer = new FileBatchSerializer();
     byte[] serialized = serializer.serialize(batch);

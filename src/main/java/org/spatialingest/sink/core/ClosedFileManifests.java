@@ -99,7 +99,15 @@ public final class ClosedFileManifests {
     GroupHeader header = readGroupHeader(in);
     long min = Long.MAX_VALUE;
     for (int i = 0; i < header.locations().size(); i++) {
-      min = Math.min(min, readSinkFields(in, header.table(), null, null).closedAtMillis());
+      // the fields as writeSinkFields wrote them, skipping what is not needed (no maps built)
+      in.readUTF(); // reason
+      in.skipBytesToRead(3 * Long.BYTES); // buffered bytes, min and max ingest
+      min = Math.min(min, in.readLong());
+      in.skipBytesToRead(in.readInt() * 2 * Long.BYTES); // ingest second counts
+      int staged = in.readInt();
+      for (int s = 0; s < staged; s++) {
+        in.skipBytesToRead(in.readUnsignedShort()); // a modified-UTF-8 string: length, bytes
+      }
     }
     return min;
   }
