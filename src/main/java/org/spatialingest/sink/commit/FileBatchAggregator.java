@@ -91,8 +91,8 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   static final int REMEMBERED_BATCHES = 256;
 
   /**
-   * Emitted batches whose files are remembered: ones the committer may still commit after a
-   * restore.
+   * Emitted batches whose stored location is remembered: ones the committer may still commit after
+   * a restore, whose files orphan clean-up must keep (read back from storage when it runs).
    */
   static final int PENDING_BATCHES = 8;
 

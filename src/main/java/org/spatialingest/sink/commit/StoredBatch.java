@@ -1,5 +1,6 @@
 package org.spatialingest.sink.commit;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -7,12 +8,11 @@ import java.util.List;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataInputView;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.core.memory.DataOutputView;
+import org.apache.flink.core.memory.DataOutputViewStreamWrapper;
 import org.apache.iceberg.exceptions.NotFoundException;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.InputFile;
-import org.apache.iceberg.io.PositionOutputStream;
 import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.SinkFileNames;
 
@@ -39,17 +39,18 @@ public record StoredBatch(String location, String batchId, int fileCount, long c
 
   /**
    * Writes {@code files} to {@code location} (replacing a file there) and returns its reference.
-   * Costs one write of the groups' bytes as they are (no manifest is encoded again) and one read of
-   * each file's sink fields (its close time).
+   * Costs one streamed write of the groups' bytes as they are (no manifest is encoded again, no
+   * copy of the batch in memory) and one pass over each file's sink fields (its close time).
    */
   public static StoredBatch write(FileIO io, String location, ClosedFiles files)
       throws IOException {
-    DataOutputSerializer out = new DataOutputSerializer(1024 + 2048 * files.size());
-    out.writeInt(MAGIC);
-    out.writeInt(FORMAT);
-    files.write(out);
-    try (PositionOutputStream stream = io.newOutputFile(location).createOrOverwrite()) {
-      stream.write(out.getSharedBuffer(), 0, out.length());
+    // straight to the file: no copy of the whole batch in memory
+    try (DataOutputViewStreamWrapper out =
+        new DataOutputViewStreamWrapper(
+            new BufferedOutputStream(io.newOutputFile(location).createOrOverwrite(), 1 << 16))) {
+      out.writeInt(MAGIC);
+      out.writeInt(FORMAT);
+      files.write(out);
     }
     return new StoredBatch(
         location, FileBatch.batchIdOf(files.locations()), files.size(), files.minClosedAtMillis());
