@@ -82,12 +82,13 @@ import org.spatialingest.table.TelemetryTable;
  *
  * <p>Per checkpoint, the path a real job takes, timed on this thread: the W reports are
  * deserialized (the aggregator's task thread deserializes its network input) and processed; the
- * barrier ({@code prepareSnapshotPreBarrier}: the batch is built and emitted) and the {@link
- * FileBatch} serialized for the network; the aggregator's state snapshot; then the committer
- * deserializes and takes the batch, snapshots its state (the batch, serialized), and at the
- * checkpoint's completion commits: one fast append to the telemetry table with the positions in its
- * summary, then the batch's staging runs are deleted. Iceberg's own commit time comes from its
- * {@link CommitReport} (catalog property {@code metrics-reporter-impl}).
+ * barrier ({@code prepareSnapshotPreBarrier}: the batch is built, its closed files stored, and it
+ * is emitted) and the {@link FileBatch} serialized for the network; the aggregator's state
+ * snapshot; then the committer deserializes and takes the batch, snapshots its state (the batch,
+ * serialized), and at the checkpoint's completion commits: it reads the stored batch, makes one
+ * append to the telemetry table with the positions in its summary, then the batch's staging runs
+ * and stored batch are deleted (on the committer's delete thread, not timed). Iceberg's own commit
+ * time comes from its {@link CommitReport} (catalog property {@code metrics-reporter-impl}).
  *
  * <p>Input per writer and checkpoint: {@code partitions} × {@code ranges} closed files (every
  * buffer closes at every checkpoint: the heaviest checkpoint, when all of a writer's buffers reach

@@ -17,13 +17,16 @@ import org.apache.iceberg.Metrics;
 import org.apache.iceberg.PartitionData;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.hadoop.HadoopFileIO;
 import org.apache.iceberg.inmemory.InMemoryOutputFile;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.config.JobConfig.TimePartitioning;
 import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchSerializer;
+import org.spatialingest.sink.commit.StoredBatch;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.ClosedFiles;
@@ -75,13 +78,11 @@ class SerializerRoundTripTest {
     assertThat(copy.checkpointId()).isEqualTo(42);
     assertThat(copy.lineage()).isEqualTo("lineage-1");
     assertThat(copy.positions()).isEqualTo(batch.positions());
-    assertThat(copy.minIngestMillis()).isEqualTo(1_000L);
-    assertThat(copy.maxIngestMillis()).isEqualTo(2_500L);
     assertThat(copy.createdAtMillis()).isEqualTo(3_000L);
-    assertThat(copy.filesOf(1)).hasSize(1);
+    assertThat(filesOf(copy, 1)).hasSize(1);
     for (int i = 0; i < 2; i++) {
-      ClosedFile in = batch.files().get(i);
-      ClosedFile out = copy.files().get(i);
+      ClosedFile in = batch.inline().files().get(i);
+      ClosedFile out = copy.inline().files().get(i);
       assertThat(out.table()).isEqualTo(in.table());
       assertThat(out.reason()).isEqualTo(in.reason());
       assertThat(out.bufferedBytes()).isEqualTo(in.bufferedBytes());
@@ -109,11 +110,15 @@ class SerializerRoundTripTest {
     FileBatch copy = new FileBatchSerializer().deserialize(2, v2.getCopyOfBuffer());
     assertThat(copy.checkpointId()).isEqualTo(42);
     assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
-    ClosedFile out = copy.files().get(0);
+    ClosedFile out = copy.inline().files().get(0);
     assertThat(out.reason()).isEqualTo(CloseReason.LATENCY);
     assertThat(out.ingestSecondCounts()).isEqualTo(Map.of(1_795_946_400L, 7L));
     assertThat(out.consumedStaging()).containsExactly("file:/w/_staging/x/1.rows");
     assertSameAppend(out.file(), a);
+  }
+
+  private static List<ClosedFile> filesOf(FileBatch batch, int table) {
+    return batch.inline().files().stream().filter(f -> f.table() == table).toList();
   }
 
   /** Every field of a data file that an append writes into the table's manifest. */
@@ -204,7 +209,7 @@ class SerializerRoundTripTest {
 
     FileBatch batch =
         new FileBatch(7, "l", ClosedFiles.concat(List.of(r1.closed(), r2.closed())), Map.of());
-    assertThat(batch.closed().locations())
+    assertThat(batch.inline().locations())
         .containsExactly("file:/w/a.parquet", "file:/r/b.parquet");
     FileBatchSerializer serializer = new FileBatchSerializer();
     byte[] serialized = serializer.serialize(batch);
@@ -213,13 +218,93 @@ class SerializerRoundTripTest {
 
     FileBatch copy = serializer.deserialize(serializer.getVersion(), serialized);
     assertThat(serializer.serialize(copy)).isEqualTo(serialized);
-    assertThat(copy.files()).hasSize(2);
-    assertThat(copy.filesOf(1).get(0).reason()).isEqualTo(CloseReason.LATENCY);
-    assertThat(copy.filesOf(0).get(0).ingestSecondCounts()).isEqualTo(a.ingestSecondCounts());
-    assertThat(copy.filesOf(0).get(0).spec()).isEqualTo(SPEC);
-    assertSameAppend(copy.filesOf(0).get(0).file(), a.file());
-    assertSameAppend(copy.filesOf(1).get(0).file(), b.file());
+    assertThat(copy.inline().files()).hasSize(2);
+    assertThat(filesOf(copy, 1).get(0).reason()).isEqualTo(CloseReason.LATENCY);
+    assertThat(filesOf(copy, 0).get(0).ingestSecondCounts()).isEqualTo(a.ingestSecondCounts());
+    assertThat(filesOf(copy, 0).get(0).spec()).isEqualTo(SPEC);
+    assertSameAppend(filesOf(copy, 0).get(0).file(), a.file());
+    assertSameAppend(filesOf(copy, 1).get(0).file(), b.file());
     assertThat(copy.batchId()).isEqualTo(new FileBatch(7, "l", List.of(b, a), Map.of()).batchId());
+  }
+
+  /**
+   * What the aggregator emits (version 5): a reference to the batch's files in storage. The
+   * committable stays small, names the batch as the files would (same id), and the files read back
+   * with every field; once the file is gone, reading it says which batch and what to do.
+   */
+  @Test
+  void aStoredBatchTravelsAsAReferenceAndItsFilesReadBack(@TempDir java.nio.file.Path dir)
+      throws Exception {
+    ClosedFile a = closedFile("file:/w/a.parquet", 0, 3_000L);
+    ClosedFile b = closedFile("file:/w/b.parquet", 1, 2_000L);
+    HadoopFileIO io = new HadoopFileIO(new org.apache.hadoop.conf.Configuration());
+    String location = dir.resolve("0000000000000000007-t.batch").toUri().toString();
+    // as the aggregator has them: the groups' bytes as the writers encoded them
+    DataOutputSerializer encoded = new DataOutputSerializer(4096);
+    ClosedFiles.of(List.of(a, b)).write(encoded);
+    ClosedFiles received =
+        ClosedFiles.read(
+            new org.apache.flink.core.memory.DataInputDeserializer(encoded.getCopyOfBuffer()));
+    StoredBatch stored = StoredBatch.write(io, location, received);
+    FileBatch batch = new FileBatch(7, "l", stored, Map.of("t/0", 17L));
+    FileBatchSerializer serializer = new FileBatchSerializer();
+    byte[] serialized = serializer.serialize(batch);
+    assertThat(serialized.length).as("a reference, not the files").isLessThan(300);
+
+    FileBatch copy = serializer.deserialize(serializer.getVersion(), serialized);
+    assertThat(copy.stored()).isEqualTo(stored);
+    assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
+    assertThat(copy.fileCount()).isEqualTo(2);
+    assertThat(copy.createdAtMillis()).isEqualTo(2_000L);
+    assertThat(copy.batchId()).isEqualTo(new FileBatch(7, "l", List.of(b, a), Map.of()).batchId());
+    List<ClosedFile> files = copy.closed(io).files();
+    assertThat(files).extracting(ClosedFile::table).containsExactly(0, 1);
+    assertThat(files.get(0).consumedStaging()).isEqualTo(a.consumedStaging());
+    assertSameAppend(files.get(0).file(), a.file());
+    assertSameAppend(files.get(1).file(), b.file());
+
+    io.deleteFile(location);
+    assertThatThrownBy(() -> copy.closed(io))
+        .hasMessageContaining("pending batch " + stored.batchId())
+        .hasMessageContaining("are gone from " + location);
+  }
+
+  /**
+   * Version 4 (builds up to b0e0565): the files inline; such a batch stays inline if written again.
+   */
+  @Test
+  void fileBatchReadsVersion4() throws Exception {
+    ClosedFile a = closedFile("file:/w/a.parquet", 0, 3_000L);
+    DataOutputSerializer v4 = new DataOutputSerializer(4096);
+    v4.writeLong(42);
+    v4.writeUTF("lineage-1");
+    ClosedFiles.of(List.of(a)).write(v4);
+    v4.writeInt(1);
+    v4.writeUTF("t/0");
+    v4.writeLong(17L);
+    FileBatchSerializer serializer = new FileBatchSerializer();
+    FileBatch copy = serializer.deserialize(4, v4.getCopyOfBuffer());
+    assertThat(copy.stored()).isNull();
+    assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
+    assertSameAppend(copy.inline().files().get(0).file(), a.file());
+    FileBatch again = serializer.deserialize(serializer.getVersion(), serializer.serialize(copy));
+    assertThat(again.stored()).isNull();
+    assertSameAppend(again.inline().files().get(0).file(), a.file());
+    assertThat(again.batchId()).isEqualTo(copy.batchId());
+  }
+
+  private static ClosedFile closedFile(String location, int table, long closedAt) {
+    return new ClosedFile(
+        table,
+        table == 0 ? dataFile(location, 491_000, 5, List.of(4L)) : unpartitionedFile(location, 2),
+        table == 0 ? SPEC : PartitionSpec.unpartitioned(),
+        CloseReason.LATENCY,
+        10,
+        1,
+        2,
+        closedAt,
+        Map.of(1_795_946_400L, 5L),
+        List.of("s-" + table));
   }
 
   /** Version 3 (builds up to 5e92675): the manifests first, then the sink's fields per group. */
@@ -248,14 +333,14 @@ class SerializerRoundTripTest {
     FileBatch copy = serializer.deserialize(3, v3.getCopyOfBuffer());
     assertThat(copy.checkpointId()).isEqualTo(42);
     assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
-    ClosedFile out = copy.files().get(0);
+    ClosedFile out = copy.inline().files().get(0);
     assertThat(out.reason()).isEqualTo(CloseReason.LATENCY);
     assertThat(out.spec()).isEqualTo(SPEC);
     assertThat(out.consumedStaging()).containsExactly("file:/w/_staging/x/1.rows");
     assertSameAppend(out.file(), a);
     // a restored committable that is not committed before the next checkpoint is written again
     FileBatch again = serializer.deserialize(serializer.getVersion(), serializer.serialize(copy));
-    assertSameAppend(again.files().get(0).file(), a);
+    assertSameAppend(again.inline().files().get(0).file(), a);
     assertThat(again.batchId()).isEqualTo(copy.batchId());
   }
 

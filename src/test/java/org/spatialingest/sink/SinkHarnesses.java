@@ -106,6 +106,35 @@ public final class SinkHarnesses {
         .loadTable(Catalogs.rejectsTableIdentifier(config));
   }
 
+  /** The closed files of a batch the aggregator emitted (read from where it stored them). */
+  public List<org.spatialingest.sink.core.ClosedFile> files(FileBatch batch) {
+    return batch.closed(table().io()).files();
+  }
+
+  /** The rows of {@code table} (0: telemetry, 1: rejects) in a batch the aggregator emitted. */
+  public long rowCount(FileBatch batch, int table) {
+    return files(batch).stream()
+        .filter(f -> f.table() == table)
+        .mapToLong(f -> f.file().recordCount())
+        .sum();
+  }
+
+  /** The stored batches on disk (the aggregator's {@code .batch} files), sorted. */
+  public List<Path> storedBatches() throws java.io.IOException {
+    List<Path> batches = new ArrayList<>();
+    Path staging = local(table().location()).resolve("_staging");
+    if (java.nio.file.Files.exists(staging)) {
+      try (var files = java.nio.file.Files.walk(staging)) {
+        files
+            .filter(java.nio.file.Files::isRegularFile)
+            .filter(f -> f.getFileName().toString().endsWith(".batch"))
+            .forEach(batches::add);
+      }
+    }
+    batches.sort(null);
+    return batches;
+  }
+
   /** A location of the Hadoop catalog in the temporary directory, as a local path. */
   public static Path local(String location) {
     return location.contains(":") ? Path.of(java.net.URI.create(location)) : Path.of(location);

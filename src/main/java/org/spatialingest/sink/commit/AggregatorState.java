@@ -13,9 +13,9 @@ import org.spatialingest.sink.recovery.StagingReferences;
  * @param lineage the sink lineage (see {@link RestoreReconciler})
  * @param emittedBatchIds ids of the last {@link FileBatchAggregator#REMEMBERED_BATCHES} batches it
  *     emitted, oldest first
- * @param pendingBatchFiles data file locations of the last {@link
- *     FileBatchAggregator#PENDING_BATCHES} batches, one list per batch, oldest first: ones the
- *     committer may still commit after a restore, so orphan clean-up keeps them
+ * @param pendingBatches the last {@link FileBatchAggregator#PENDING_BATCHES} batches, oldest first:
+ *     ones the committer may still commit after a restore, so orphan clean-up keeps their files
+ *     (each a stored batch's location, or an earlier build's list of data files)
  * @param received per source key, one past the highest position the writers reported received (a
  *     key some writer still buffers may lag: its lowest buffered position bounds what is committed;
  *     a closed file's keys are always up to date)
@@ -28,13 +28,13 @@ import org.spatialingest.sink.recovery.StagingReferences;
 record AggregatorState(
     String lineage,
     List<String> emittedBatchIds,
-    List<List<String>> pendingBatchFiles,
+    List<PendingBatch> pendingBatches,
     Map<String, Long> received,
     long stateTimeMillis,
     Map<String, Long> stagingHorizons) {
   AggregatorState {
     emittedBatchIds = List.copyOf(emittedBatchIds);
-    pendingBatchFiles = pendingBatchFiles.stream().map(List::copyOf).toList();
+    pendingBatches = List.copyOf(pendingBatches);
     received = Map.copyOf(received);
     stagingHorizons = stagingHorizons == null ? null : new HashMap<>(stagingHorizons);
   }

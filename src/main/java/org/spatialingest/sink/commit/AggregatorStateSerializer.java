@@ -11,13 +11,18 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 import org.spatialingest.sink.core.ClosedFileManifests;
 
 /**
- * Versioned binary form of {@link AggregatorState}. Version 1: lineage; emitted batch ids; pending
- * batches' file locations; received positions; state time; a flag and the staging horizons. The
- * releases before it (up to 99d1af5) kept the same facts in six list states with text encodings;
- * {@link LegacyAggregatorState} reads those.
+ * Versioned binary form of {@link AggregatorState}. Version 2: lineage; emitted batch ids; pending
+ * batches, each a flag and either its stored location or its data file locations; received
+ * positions; state time; a flag and the staging horizons. Version 1 (read only; builds up to
+ * b0e0565): the same with each pending batch as its data file locations. The releases before it (up
+ * to 99d1af5) kept the same facts in six list states with text encodings; {@link
+ * LegacyAggregatorState} reads those.
  */
 final class AggregatorStateSerializer implements SimpleVersionedSerializer<AggregatorState> {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
+
+  /** Pending batches as lists of data files; read only. */
+  private static final int DATA_FILE_LISTS_V1 = 1;
 
   @Override
   public int getVersion() {
@@ -32,11 +37,13 @@ final class AggregatorStateSerializer implements SimpleVersionedSerializer<Aggre
     for (String id : state.emittedBatchIds()) {
       out.writeUTF(id);
     }
-    out.writeInt(state.pendingBatchFiles().size());
-    for (List<String> batch : state.pendingBatchFiles()) {
-      out.writeInt(batch.size());
-      for (String file : batch) {
-        out.writeUTF(file);
+    out.writeInt(state.pendingBatches().size());
+    for (PendingBatch batch : state.pendingBatches()) {
+      out.writeBoolean(batch.stored() != null);
+      if (batch.stored() != null) {
+        out.writeUTF(batch.stored());
+      } else {
+        writeList(batch.dataFiles(), out);
       }
     }
     ClosedFileManifests.writePositions(state.received(), out);
@@ -50,9 +57,15 @@ final class AggregatorStateSerializer implements SimpleVersionedSerializer<Aggre
 
   @Override
   public AggregatorState deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION) {
+    if (version != VERSION && version != DATA_FILE_LISTS_V1) {
       throw new IOException(
-          "unknown aggregator state version " + version + " (this build reads " + VERSION + ")");
+          "unknown aggregator state version "
+              + version
+              + " (this build reads "
+              + DATA_FILE_LISTS_V1
+              + " and "
+              + VERSION
+              + ")");
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     String lineage = in.readUTF();
@@ -62,19 +75,32 @@ final class AggregatorStateSerializer implements SimpleVersionedSerializer<Aggre
       emitted.add(in.readUTF());
     }
     int batches = in.readInt();
-    List<List<String>> pending = new ArrayList<>(batches);
+    List<PendingBatch> pending = new ArrayList<>(batches);
     for (int b = 0; b < batches; b++) {
-      int files = in.readInt();
-      List<String> batch = new ArrayList<>(files);
-      for (int f = 0; f < files; f++) {
-        batch.add(in.readUTF());
-      }
-      pending.add(batch);
+      boolean stored = version == VERSION && in.readBoolean();
+      pending.add(
+          stored ? PendingBatch.stored(in.readUTF()) : PendingBatch.ofDataFiles(readList(in)));
     }
     Map<String, Long> received = ClosedFileManifests.readPositions(in);
     long stateTime = in.readLong();
     Map<String, Long> horizons =
         in.readBoolean() ? new HashMap<>(ClosedFileManifests.readPositions(in)) : null;
     return new AggregatorState(lineage, emitted, pending, received, stateTime, horizons);
+  }
+
+  private static void writeList(List<String> values, DataOutputSerializer out) throws IOException {
+    out.writeInt(values.size());
+    for (String v : values) {
+      out.writeUTF(v);
+    }
+  }
+
+  private static List<String> readList(DataInputDeserializer in) throws IOException {
+    int count = in.readInt();
+    List<String> values = new ArrayList<>(count);
+    for (int i = 0; i < count; i++) {
+      values.add(in.readUTF());
+    }
+    return values;
   }
 }

@@ -1,6 +1,7 @@
 package org.spatialingest.sink.commit;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
@@ -54,13 +55,22 @@ final class CommitterMetrics {
     committedRows.inc(file.recordCount());
   }
 
-  /** A batch committed (to at least one table) from {@code startMillis} to {@code endMillis}. */
-  void batchCommitted(FileBatch batch, long startMillis, long endMillis) {
+  /**
+   * A batch of {@code files} committed (to at least one table) from {@code startMillis} to {@code
+   * endMillis}.
+   */
+  void batchCommitted(List<ClosedFile> files, long startMillis, long endMillis) {
     lastCommitDurationMs = endMillis - startMillis;
     lastCommitMillis = endMillis;
-    lastMaxRowAgeMs = endMillis - batch.minIngestMillis();
-    lastMinRowAgeMs = endMillis - batch.maxIngestMillis();
-    recordRowAges(batch, endMillis);
+    long minIngest = Long.MAX_VALUE;
+    long maxIngest = Long.MIN_VALUE;
+    for (ClosedFile f : files) {
+      minIngest = Math.min(minIngest, f.minIngestMillis());
+      maxIngest = Math.max(maxIngest, f.maxIngestMillis());
+    }
+    lastMaxRowAgeMs = endMillis - minIngest;
+    lastMinRowAgeMs = endMillis - maxIngest;
+    recordRowAges(files, endMillis);
     commits.inc();
   }
 
@@ -68,10 +78,10 @@ final class CommitterMetrics {
    * Feeds commit time − ingest time of the batch's rows (per ingest second, mid-second) into the
    * histogram.
    */
-  private void recordRowAges(FileBatch batch, long commitMillis) {
+  private void recordRowAges(List<ClosedFile> files, long commitMillis) {
     Map<Long, Long> counts = new LinkedHashMap<>();
     long rows = 0;
-    for (ClosedFile f : batch.files()) {
+    for (ClosedFile f : files) {
       for (Map.Entry<Long, Long> e : f.ingestSecondCounts().entrySet()) {
         counts.merge(e.getKey(), e.getValue(), Long::sum);
         rows += e.getValue();

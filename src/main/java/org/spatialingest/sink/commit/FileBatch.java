@@ -7,6 +7,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
+import org.apache.iceberg.io.FileIO;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.recovery.RestoreReconciler;
@@ -16,18 +17,42 @@ import org.spatialingest.sink.recovery.RestoreReconciler;
  * snapshot per table that has files, the primary table last), with the source positions the primary
  * table's snapshot records.
  *
+ * <p>The files are either in storage ({@link StoredBatch}: what the aggregator emits, so the
+ * committable and the committer's state stay a few hundred bytes plus the positions) or, for a
+ * batch restored from a state of an earlier build, inline.
+ *
  * @param checkpointId the checkpoint whose barrier released the batch at the aggregator
  * @param lineage the sink lineage that produced the batch (see {@link RestoreReconciler})
- * @param closed the closed files, of every table (decoded only by {@link #files()})
+ * @param stored where its closed files are; {@code null} for an inline batch
+ * @param inline its closed files, for a batch of an earlier build's state; {@code null} if stored
  * @param positions per source key, the position below which every record is committed once this
  *     batch is
  */
 @Internal
 public record FileBatch(
-    long checkpointId, String lineage, ClosedFiles closed, Map<String, Long> positions) {
+    long checkpointId,
+    String lineage,
+    StoredBatch stored,
+    ClosedFiles inline,
+    Map<String, Long> positions) {
 
   public FileBatch {
+    if ((stored == null) == (inline == null)) {
+      throw new IllegalArgumentException("a batch is either stored or inline");
+    }
     positions = Map.copyOf(positions);
+  }
+
+  /** A batch whose closed files are in storage. */
+  public FileBatch(
+      long checkpointId, String lineage, StoredBatch stored, Map<String, Long> positions) {
+    this(checkpointId, lineage, stored, null, positions);
+  }
+
+  /** A batch whose closed files travel with it (as states of earlier builds held them). */
+  public FileBatch(
+      long checkpointId, String lineage, ClosedFiles inline, Map<String, Long> positions) {
+    this(checkpointId, lineage, null, inline, positions);
   }
 
   public FileBatch(
@@ -35,25 +60,13 @@ public record FileBatch(
     this(checkpointId, lineage, ClosedFiles.of(files), positions);
   }
 
-  /** The closed files, decoded (once: {@link ClosedFiles}). */
-  public List<ClosedFile> files() {
-    return closed.files();
+  /** The closed files: the inline ones, or read from storage through {@code io} (one read). */
+  public ClosedFiles closed(FileIO io) {
+    return inline != null ? inline : stored.read(io);
   }
 
-  public List<ClosedFile> filesOf(int table) {
-    return files().stream().filter(f -> f.table() == table).toList();
-  }
-
-  public long rowCount(int table) {
-    return filesOf(table).stream().mapToLong(f -> f.file().recordCount()).sum();
-  }
-
-  public long minIngestMillis() {
-    return files().stream().mapToLong(ClosedFile::minIngestMillis).min().orElse(Long.MAX_VALUE);
-  }
-
-  public long maxIngestMillis() {
-    return files().stream().mapToLong(ClosedFile::maxIngestMillis).max().orElse(Long.MIN_VALUE);
+  public int fileCount() {
+    return inline != null ? inline.size() : stored.fileCount();
   }
 
   /**
@@ -61,19 +74,22 @@ public record FileBatch(
    * there.
    */
   public long createdAtMillis() {
-    return files().stream()
-        .mapToLong(ClosedFile::closedAtMillis)
-        .min()
-        .orElse(System.currentTimeMillis());
+    long oldest = inline != null ? inline.minClosedAtMillis() : stored.createdAtMillis();
+    return oldest == Long.MAX_VALUE ? System.currentTimeMillis() : oldest;
+  }
+
+  /** The batch's identity ({@link #batchIdOf}), known without reading a stored batch's files. */
+  public String batchId() {
+    return inline != null ? batchIdOf(inline.locations()) : stored.batchId();
   }
 
   /**
-   * The batch's identity: a digest of its sorted file paths. File names carry a per-writer-instance
+   * A batch's identity: a digest of its sorted file paths. File names carry a per-writer-instance
    * token, so no two batches share an id; the committer's duplicate check and the restore
    * reconciliation rely on that.
    */
-  public String batchId() {
-    List<String> paths = closed.locations();
+  public static String batchIdOf(List<String> locations) {
+    List<String> paths = new java.util.ArrayList<>(locations);
     paths.sort(null);
     try {
       MessageDigest digest = MessageDigest.getInstance("SHA-256");

@@ -1,5 +1,6 @@
 package org.spatialingest.sink.commit;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.WriterReport;
@@ -59,16 +61,21 @@ import org.spatialingest.table.TablePositions;
  * Long.MAX_VALUE}, and writers finish at different checkpoints; merging by the aggregator's own
  * barrier (and at its own end of input) keeps every writer's last files.
  *
+ * <p>Each batch's closed files go to storage once, at the barrier that releases it ({@link
+ * StoredBatch}, in the primary table's staging directory); the batch it emits, and so the
+ * committer's state, carries their location and a small header, not the files.
+ *
  * <p>State ({@link AggregatorState}): the sink's lineage id, the ids (and, for the last few, the
- * files) of the batches it emitted, the received end per source (one past the highest received
- * position), when the state was taken, and which writers' staging runs it may reference ({@link
- * StagingReferences}). A restore from an older state removes what this lineage committed after it
- * ({@link RestoreReconciler}); after the first checkpoint that completes since a restore, and once
- * more when no task of the failed attempt can still write ({@link CleanupPasses}), {@link
- * OrphanCleaner} removes what the failure left behind (retried at the next checkpoint if it fails;
- * and since the state says which runs it references, a restore that fails again before the cleanup
- * does not leave the first failure's runs behind for good). Clean-up considers only this sink's
- * {@link SinkScope} (its sink id), so another job writing the same table keeps its runs and files.
+ * stored files' locations) of the batches it emitted, the received end per source (one past the
+ * highest received position), when the state was taken, and which writers' staging runs it may
+ * reference ({@link StagingReferences}). A restore from an older state removes what this lineage
+ * committed after it ({@link RestoreReconciler}); after the first checkpoint that completes since a
+ * restore, and once more when no task of the failed attempt can still write ({@link
+ * CleanupPasses}), {@link OrphanCleaner} removes what the failure left behind (retried at the next
+ * checkpoint if it fails; and since the state says which runs it references, a restore that fails
+ * again before the cleanup does not leave the first failure's runs behind for good). Clean-up
+ * considers only this sink's {@link SinkScope} (its sink id), so another job writing the same table
+ * keeps its runs and files.
  *
  * <p>Liveness: at start or restore, before it touches a table, the aggregator takes the sink id's
  * {@link SinkLease} on the primary table (a second live job with the same sink id fails there,
@@ -86,8 +93,8 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   static final int REMEMBERED_BATCHES = 256;
 
   /**
-   * Emitted batches whose files are remembered: ones the committer may still commit after a
-   * restore.
+   * Emitted batches whose stored location is remembered: ones the committer may still commit after
+   * a restore, whose files orphan clean-up must keep (read back from storage when it runs).
    */
   static final int PENDING_BATCHES = 8;
 
@@ -111,8 +118,11 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private final Map<Long, Set<String>> tokensAtBarrier = new HashMap<>();
   private final Deque<String> emitted = new ArrayDeque<>();
 
-  /** the file locations of the last {@link #PENDING_BATCHES} batches, one list per batch */
-  private final Deque<List<String>> pendingFiles = new ArrayDeque<>();
+  /** the last {@link #PENDING_BATCHES} batches, oldest first */
+  private final Deque<PendingBatch> pendingBatches = new ArrayDeque<>();
+
+  /** this instance's token: names the batch files it stores, so clean-up tells them from others' */
+  private transient String token;
 
   private long lastCheckpointId;
 
@@ -141,6 +151,9 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
 
   /** the primary table's loader, open while the lease is held */
   private transient TableLoader leaseLoader;
+
+  /** the primary table, loaded once: where batches are stored */
+  private transient Table primary;
 
   private transient SinkLease lease;
   private transient ScheduledFuture<?> leaseRenewal;
@@ -175,6 +188,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
         CleanupPasses.startingNow(
             getContainingTask().getEnvironment().getTaskManagerInfo().getConfiguration());
     positions = new WriterPositions();
+    token = SinkFileNames.newToken();
     var store = context.getOperatorStateStore();
     state =
         new SimpleVersionedListState<>(
@@ -209,7 +223,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
           positions.receivedEnds().size());
     } else {
       emitted.addAll(restored.emittedBatchIds());
-      pendingFiles.addAll(restored.pendingBatchFiles());
+      pendingBatches.addAll(restored.pendingBatches());
       positions.continueFrom(restored.received());
       restoredStateTime = restored.stateTimeMillis();
       stagingHorizons = restored.stagingHorizons();
@@ -236,12 +250,12 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private void acquireLease() {
     leaseLoader = tables.get(0).loader().clone();
     leaseLoader.open();
-    Table table = leaseLoader.loadTable();
+    primary = leaseLoader.loadTable();
     lease =
         new SinkLease(
-            table.io(),
-            table.location(),
-            table.name(),
+            primary.io(),
+            primary.location(),
+            primary.name(),
             scope,
             getRuntimeContext().getJobInfo().getJobId().toHexString(),
             lineage,
@@ -306,7 +320,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
             new AggregatorState(
                 lineage,
                 new ArrayList<>(emitted),
-                new ArrayList<>(pendingFiles),
+                new ArrayList<>(pendingBatches),
                 positions.receivedEnds(),
                 System.currentTimeMillis(),
                 horizons)));
@@ -342,17 +356,20 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       return;
     }
     SinkFaults.reach(SinkFaults.Point.BEFORE_ORPHAN_CLEANUP);
-    Set<String> protectedFiles = new HashSet<>();
-    pendingFiles.forEach(protectedFiles::addAll);
     StagingReferences references = new StagingReferences(restoredCheckpointId, stagingHorizons);
     Set<String> kept = new HashSet<>();
+    // the batch files this instance stores are current too
+    Set<String> currentTokens = new HashSet<>(current);
+    currentTokens.add(token);
     try {
+      // read before the cleaner looks at the tables: a batch file gone by then was committed
+      Set<String> protectedFiles = pendingFiles();
       for (SinkTable t : tables) {
         try (TableLoader loader = t.loader().clone()) {
           loader.open();
           Table table = loader.loadTable();
           OrphanCleaner.clean(
-              table, scope, current, references, orphanHorizon, protectedFiles, kept);
+              table, scope, currentTokens, references, orphanHorizon, protectedFiles, kept);
         }
       }
     } catch (Exception e) {
@@ -377,26 +394,45 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     cleanup.passed();
   }
 
+  /**
+   * The files of the batches the committer may still commit: each stored batch's file and the data
+   * files it lists (read back: one read per remembered batch, at clean-up only), or an earlier
+   * build's data file list. A stored batch whose file is gone was committed; its files are in the
+   * table.
+   */
+  private Set<String> pendingFiles() throws IOException {
+    Set<String> files = new HashSet<>();
+    for (PendingBatch batch : pendingBatches) {
+      files.addAll(batch.dataFiles());
+      if (batch.stored() != null) {
+        files.add(batch.stored());
+        files.addAll(StoredBatch.dataFiles(primary.io(), batch.stored()));
+      }
+    }
+    return files;
+  }
+
   @Override
-  public void endInput() {
+  public void endInput() throws IOException {
     // committed by the final checkpoint, whose id is at least the next one
     emit(lastCheckpointId + 1);
   }
 
-  private void emit(long checkpointId) {
+  private void emit(long checkpointId) throws IOException {
     if (pending.isEmpty()) {
       return;
     }
-    FileBatch batch =
-        new FileBatch(checkpointId, lineage, ClosedFiles.concat(pending), positions.positions());
+    String location = SinkFileNames.batchFile(primary.location(), scope, checkpointId, token);
+    StoredBatch stored = StoredBatch.write(primary.io(), location, ClosedFiles.concat(pending));
+    FileBatch batch = new FileBatch(checkpointId, lineage, stored, positions.positions());
     pending.clear();
     emitted.addLast(batch.batchId());
     while (emitted.size() > REMEMBERED_BATCHES) {
       emitted.removeFirst();
     }
-    pendingFiles.addLast(batch.closed().locations());
-    while (pendingFiles.size() > PENDING_BATCHES) {
-      pendingFiles.removeFirst();
+    pendingBatches.addLast(PendingBatch.stored(location));
+    while (pendingBatches.size() > PENDING_BATCHES) {
+      pendingBatches.removeFirst();
     }
     output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
     output.collect(new StreamRecord<>(new CommittableWithLineage<>(batch, checkpointId, 0)));

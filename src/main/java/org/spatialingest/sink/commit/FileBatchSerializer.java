@@ -16,9 +16,12 @@ import org.spatialingest.sink.core.ClosedFiles;
 
 /**
  * Versioned binary form of a {@link FileBatch}, stored in the committer's checkpointed state.
- * Version 4: checkpoint id, lineage, the closed files as {@link ClosedFiles} (the groups' bytes as
- * the writers encoded them: an Iceberg manifest per table and spec, with the sink's fields) and the
- * positions. Version 3 (read only; builds up to 5e92675): the same files in {@link
+ * Version 5: checkpoint id, lineage, a flag, then either the {@link StoredBatch} reference
+ * (location, batch id, file count, creation time: the files stay in storage) or the closed files
+ * inline as in version 4, then the positions. Version 4 (read only; builds up to b0e0565):
+ * checkpoint id, lineage, the closed files as {@link ClosedFiles} (the groups' bytes as the writers
+ * encoded them: an Iceberg manifest per table and spec, with the sink's fields) and the positions.
+ * Version 3 (read only; builds up to 5e92675): the same files in {@link
  * ClosedFileManifests#readFiles}' layout. Version 2 (read only; releases up to 99d1af5): each data
  * file in Java serialization, read so that a savepoint of that release restores (its batches are
  * committed on restore). Version 1 (one table, no positions) is not readable: restore such a
@@ -27,7 +30,10 @@ import org.spatialingest.sink.core.ClosedFiles;
  */
 @Internal
 public final class FileBatchSerializer implements SimpleVersionedSerializer<FileBatch> {
-  static final int VERSION = 4;
+  static final int VERSION = 5;
+
+  /** The version whose closed files are always inline; read only. */
+  private static final int INLINE_V4 = 4;
 
   /** The version whose manifests are in the layout before {@link ClosedFiles}; read only. */
   private static final int MANIFEST_LAYOUT_V3 = 3;
@@ -42,17 +48,24 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
 
   @Override
   public byte[] serialize(FileBatch batch) throws IOException {
-    DataOutputSerializer out = new DataOutputSerializer(256 + 1024 * batch.closed().size());
+    int inlineFiles = batch.inline() == null ? 0 : batch.inline().size();
+    DataOutputSerializer out =
+        new DataOutputSerializer(512 + 1024 * inlineFiles + 32 * batch.positions().size());
     out.writeLong(batch.checkpointId());
     out.writeUTF(batch.lineage());
-    batch.closed().write(out);
+    out.writeBoolean(batch.stored() != null);
+    if (batch.stored() != null) {
+      batch.stored().writeReference(out);
+    } else {
+      batch.inline().write(out);
+    }
     ClosedFileManifests.writePositions(batch.positions(), out);
     return out.getCopyOfBuffer();
   }
 
   @Override
   public FileBatch deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION && version != MANIFEST_LAYOUT_V3 && version != JAVA_SERIALIZED_FILES) {
+    if (version < JAVA_SERIALIZED_FILES || version > VERSION) {
       throw new IOException(
           "FileBatch serializer version "
               + version
@@ -65,9 +78,13 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     long checkpointId = in.readLong();
     String lineage = in.readUTF();
+    if (version == VERSION && in.readBoolean()) {
+      StoredBatch stored = StoredBatch.readReference(in);
+      return new FileBatch(checkpointId, lineage, stored, ClosedFileManifests.readPositions(in));
+    }
     ClosedFiles files =
         switch (version) {
-          case VERSION -> ClosedFiles.read(in);
+          case VERSION, INLINE_V4 -> ClosedFiles.read(in);
           case MANIFEST_LAYOUT_V3 -> ClosedFiles.of(ClosedFileManifests.readFiles(in));
           default -> ClosedFiles.of(readJavaSerializedFiles(in));
         };

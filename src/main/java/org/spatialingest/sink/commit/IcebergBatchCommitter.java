@@ -93,34 +93,54 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
   }
 
   private void commit(FileBatch batch) {
-    if (batch.closed().isEmpty()) {
+    if (batch.fileCount() == 0) {
       return;
     }
     String batchId = batch.batchId();
     long start = System.currentTimeMillis();
     boolean committedAny = false;
-    for (int t = tables.size() - 1; t >= 0; t--) {
-      List<ClosedFile> files = batch.filesOf(t);
-      if (t > 0 && files.isEmpty()) {
-        continue;
+    List<ClosedFile> files = List.of();
+    // the primary table is committed last: if it has the batch, every table has, and a stored
+    // batch's files need not be read (they may be gone: deleted after that commit)
+    Table primary = tables.get(0);
+    primary.refresh();
+    if (alreadyCommitted(primary, batchId, batch.createdAtMillis())) {
+      LOG.info(
+          "Batch {} of checkpoint {} is already committed; not committing it again",
+          batchId,
+          batch.checkpointId());
+      // a re-commit after a lost acknowledgement: its runs' deletes may not have run either
+      if (batch.stored() == null || batch.stored().exists(primary.io())) {
+        files = batch.closed(primary.io()).files();
       }
-      committedAny |= commitTable(t, batch, batchId, files);
+    } else {
+      files = batch.closed(primary.io()).files();
+      for (int t = tables.size() - 1; t >= 0; t--) {
+        List<ClosedFile> ofTable = filesOf(files, t);
+        if (t > 0 && ofTable.isEmpty()) {
+          continue;
+        }
+        committedAny |= commitTable(t, batch, batchId, ofTable);
+      }
     }
     long end = System.currentTimeMillis();
-    // the runs of the files just committed, per table, in the background: the next commit does
-    // not wait for them
+    // the runs of the files just committed, per table, and the stored batch, in the background:
+    // the next commit does not wait for them
     Map<Integer, List<String>> runs = new TreeMap<>();
-    for (ClosedFile f : batch.files()) {
+    for (ClosedFile f : files) {
       runs.computeIfAbsent(f.table(), t -> new ArrayList<>()).addAll(f.consumedStaging());
+    }
+    if (batch.stored() != null) {
+      runs.computeIfAbsent(0, t -> new ArrayList<>()).add(batch.stored().location());
     }
     runs.forEach((t, paths) -> deletes.deleteLater(tables.get(t).io(), paths));
     if (committedAny) {
-      metrics.batchCommitted(batch, start, end);
+      metrics.batchCommitted(files, start, end);
       LOG.info(
           "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
           batch.checkpointId(),
-          batch.files().size(),
-          batch.rowCount(0),
+          files.size(),
+          filesOf(files, 0).stream().mapToLong(f -> f.file().recordCount()).sum(),
           end - start,
           batchId);
     }
@@ -132,6 +152,10 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           batch.checkpointId(),
           e);
     }
+  }
+
+  private static List<ClosedFile> filesOf(List<ClosedFile> files, int table) {
+    return files.stream().filter(f -> f.table() == table).toList();
   }
 
   /**

@@ -46,9 +46,9 @@ final class LegacyAggregatorState {
     if (lineage != null) {
       List<String> emitted = new ArrayList<>();
       emittedState.get().forEach(emitted::add);
-      List<List<String>> pending = new ArrayList<>();
+      List<PendingBatch> pending = new ArrayList<>();
       for (String batch : pendingFilesState.get()) {
-        pending.add(List.of(batch.split("\n")));
+        pending.add(PendingBatch.ofDataFiles(List.of(batch.split("\n"))));
       }
       Map<String, Long> received = new HashMap<>();
       for (String r : receivedState.get()) {

@@ -90,6 +90,28 @@ public final class ClosedFileManifests {
     return new GroupHeader(table, locations);
   }
 
+  /**
+   * When the oldest file of a group written by {@link #encodeGroup} was closed; reads the sink's
+   * fields, not the manifest.
+   */
+  public static long minClosedAtMillis(byte[] group) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer(group);
+    GroupHeader header = readGroupHeader(in);
+    long min = Long.MAX_VALUE;
+    for (int i = 0; i < header.locations().size(); i++) {
+      // the fields as writeSinkFields wrote them, skipping what is not needed (no maps built)
+      in.readUTF(); // reason
+      in.skipBytesToRead(3 * Long.BYTES); // buffered bytes, min and max ingest
+      min = Math.min(min, in.readLong());
+      in.skipBytesToRead(in.readInt() * 2 * Long.BYTES); // ingest second counts
+      int staged = in.readInt();
+      for (int s = 0; s < staged; s++) {
+        in.skipBytesToRead(in.readUnsignedShort()); // a modified-UTF-8 string: length, bytes
+      }
+    }
+    return min;
+  }
+
   /** The table index and file locations of a group, in manifest order. */
   public record GroupHeader(int table, List<String> locations) {}
 

@@ -81,6 +81,18 @@ public final class ClosedFiles {
     return locations;
   }
 
+  /**
+   * When the oldest file was closed ({@link Long#MAX_VALUE} if none), without decoding any data
+   * file: the sink's fields of each group are read.
+   */
+  public long minClosedAtMillis() {
+    long min = Long.MAX_VALUE;
+    for (Group g : groups) {
+      min = Math.min(min, g.minClosedAtMillis());
+    }
+    return min;
+  }
+
   /** The files, decoding each group the first time it is asked for. */
   public List<ClosedFile> files() {
     List<ClosedFile> files = new ArrayList<>(size());
@@ -136,6 +148,17 @@ public final class ClosedFiles {
         encoded = ClosedFileManifests.encodeGroup(files);
       }
       return encoded;
+    }
+
+    synchronized long minClosedAtMillis() {
+      if (files != null) {
+        return files.stream().mapToLong(ClosedFile::closedAtMillis).min().orElse(Long.MAX_VALUE);
+      }
+      try {
+        return ClosedFileManifests.minClosedAtMillis(encoded);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read closed files' fields", e);
+      }
     }
 
     synchronized List<ClosedFile> files() {

@@ -18,7 +18,8 @@ import org.apache.flink.annotation.Internal;
  * <uid>.<sinkId>_<token>}. Staging runs: {@code
  * <table>/_staging/sinks/<sinkId>/<uid>/<checkpoint>-<token>-<n>.rows} (a directory whose name
  * starts with {@code _}, which Iceberg's orphan-file removal skips), next to the sink's lease
- * ({@link #leaseFile}).
+ * ({@link #leaseFile}) and the pending batches' closed files ({@link #batchFile}: {@code
+ * <checkpoint>-<token>.batch}, token of the aggregator instance that wrote it).
  *
  * <p>Builds before sink ids wrote operation id {@code <uid>_<token>} and runs under {@code
  * <table>/_staging/<uid>/}: those <em>unscoped</em> files belong to the sink that {@link
@@ -31,6 +32,7 @@ public final class SinkFileNames {
   private static final Pattern DATA =
       Pattern.compile("^\\d+-\\d+-(.+)_([0-9a-f]{32})-\\d+(\\.[a-z]+)?$");
   private static final Pattern STAGING = Pattern.compile("^(\\d{19})-([0-9a-f]{32})-\\d+\\.rows$");
+  private static final Pattern BATCH = Pattern.compile("^(\\d{19})-([0-9a-f]{32})\\.batch$");
   private static final String LEASE = "lease";
 
   private SinkFileNames() {}
@@ -80,6 +82,23 @@ public final class SinkFileNames {
       String tableLocation, SinkScope scope, long checkpointId, String token, int sequence) {
     return String.format(
         "%s/%019d-%s-%d.rows", stagingDir(tableLocation, scope), checkpointId, token, sequence);
+  }
+
+  /**
+   * Where the aggregator instance {@code token} keeps the closed files of the batch it released at
+   * {@code checkpointId} until the batch is committed ({@code commit.StoredBatches}); in the
+   * primary table's staging directory.
+   */
+  public static String batchFile(
+      String tableLocation, SinkScope scope, long checkpointId, String token) {
+    return String.format(
+        "%s/%019d-%s.batch", stagingDir(tableLocation, scope), checkpointId, token);
+  }
+
+  /** {checkpoint id, token} of a batch file's location, or {@code null} if it is not one. */
+  public static StagingName parseBatch(String location) {
+    Matcher m = BATCH.matcher(fileName(location));
+    return m.matches() ? new StagingName(Long.parseLong(m.group(1)), m.group(2)) : null;
   }
 
   /** The liveness lease of the sink's scope in a table ({@code recovery.SinkLease}). */

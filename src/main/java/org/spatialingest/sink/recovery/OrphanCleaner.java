@@ -34,6 +34,9 @@ import org.spatialingest.table.SinkHistory;
  *       restored state cannot reference it ({@link StagingReferences}: written at a barrier after
  *       the restored checkpoint, or after the last barrier of its writer that the state may still
  *       reference);
+ *   <li>a stored batch ({@link SinkFileNames#batchFile}) is an orphan if an aggregator instance
+ *       that is not current stored it and it is not among the pending files: committed (its delete
+ *       lost), or released after the restored state;
  *   <li>a data file is an orphan if it carries this sink's scope and a writer token that is not
  *       current, was created after {@code horizon}, and no snapshot since {@code horizon} added it
  *       and no batch the restored state may still commit holds it.
@@ -55,6 +58,8 @@ public final class OrphanCleaner {
   private OrphanCleaner() {}
 
   /**
+   * @param currentTokens the tokens of the live writers and of the live aggregator
+   * @param pendingFiles data files and stored batches the restored state may still commit
    * @param keptStagingTokens receives the writer tokens of the staging runs kept
    * @return the number of files deleted
    */
@@ -73,8 +78,17 @@ public final class OrphanCleaner {
       return 0;
     }
     List<String> orphans = new ArrayList<>();
+    Set<String> pending = new HashSet<>();
+    pendingFiles.forEach(location -> pending.add(sameForm(location)));
     for (String dir : SinkFileNames.stagingDirs(table.location(), scope)) {
       for (FileInfo f : PrefixListing.list(table.io(), dir + "/")) {
+        SinkFileNames.StagingName batch = SinkFileNames.parseBatch(f.location());
+        if (batch != null) {
+          if (!currentTokens.contains(batch.token()) && !pending.contains(sameForm(f.location()))) {
+            orphans.add(f.location());
+          }
+          continue;
+        }
         SinkFileNames.StagingName name = SinkFileNames.parseStaging(f.location());
         if (name == null) {
           continue;
@@ -87,8 +101,6 @@ public final class OrphanCleaner {
       }
     }
     table.refresh();
-    Set<String> pending = new HashSet<>();
-    pendingFiles.forEach(location -> pending.add(sameForm(location)));
     Set<String> referenced = null;
     String dataDir =
         table

@@ -70,7 +70,7 @@ class FileBatchAggregatorHarnessTest {
       List<FileBatch> first = SinkHarnesses.drain(aggregator);
       assertThat(first).hasSize(1);
       assertThat(first.get(0).checkpointId()).isEqualTo(1);
-      assertThat(first.get(0).rowCount(0)).isEqualTo(30);
+      assertThat(s.rowCount(first.get(0), 0)).isEqualTo(30);
       assertThat(first.get(0).positions())
           .as("below writer 1's lowest buffered offset, not its highest received")
           .isEqualTo(Map.of(key(0), 30L));
@@ -92,7 +92,7 @@ class FileBatchAggregatorHarnessTest {
       List<FileBatch> last = SinkHarnesses.drain(aggregator);
       assertThat(last).hasSize(1);
       assertThat(last.get(0).checkpointId()).isEqualTo(3);
-      assertThat(last.get(0).rowCount(0)).isEqualTo(30);
+      assertThat(s.rowCount(last.get(0), 0)).isEqualTo(30);
       assertThat(last.get(0).positions()).isEqualTo(Map.of(key(0), 60L));
       assertThat(last.get(0).lineage()).isEqualTo(first.get(0).lineage());
     }
@@ -150,6 +150,66 @@ class FileBatchAggregatorHarnessTest {
     assertThat(ids(table)).as("B removed, A once").containsExactlyInAnyOrderElementsOf(idsOf(a));
     assertThat(sinkSnapshots(table)).as("A's commit is not repeated").hasSize(2);
     assertThat(table.currentSnapshot().operation()).isEqualTo("delete");
+  }
+
+  /**
+   * Batches live in storage while pending ({@link StoredBatch}). Checkpoint 1's batch is pending
+   * when the job fails (its completion never reached the committer); the failed attempt had also
+   * released checkpoint 2's batch. After the restore from checkpoint 1, the aggregator's clean-up
+   * removes checkpoint 2's stored batch and data file (nothing can commit them) and keeps
+   * checkpoint 1's, which the restored committer then commits once and deletes.
+   */
+  @Test
+  void aRestoreRemovesTheFailedAttemptsStoredBatchAndKeepsThePendingOne() throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    long old = System.currentTimeMillis() - HOUR;
+    List<Either<RowData, RowData>> a = rows(1, 10, 0, 0, DAY_1, old);
+    OperatorSubtaskState aggregatorAt1;
+    OperatorSubtaskState committerAt1;
+    List<java.nio.file.Path> pendingData;
+    try (var writer = s.writer(0, 1);
+        var aggregator = s.aggregator();
+        var committer = s.committer()) {
+      writer.open();
+      aggregator.open();
+      committer.open();
+      feed(writer, a);
+      writer.prepareSnapshotPreBarrier(1);
+      forward(writer, aggregator);
+      aggregator.prepareSnapshotPreBarrier(1);
+      forward(aggregator, committer);
+      aggregatorAt1 = aggregator.snapshot(1, 1);
+      committerAt1 = committer.snapshot(1, 1);
+      pendingData = dataFiles(s.table());
+      feed(writer, rows(2, 10, 0, 10, DAY_1, old));
+      writer.prepareSnapshotPreBarrier(2);
+      forward(writer, aggregator);
+      aggregator.prepareSnapshotPreBarrier(2); // released, never completed
+    }
+    List<java.nio.file.Path> stored = s.storedBatches();
+    assertThat(stored).as("checkpoints 1 and 2 stored their batches").hasSize(2);
+    assertThat(dataFiles(s.table())).hasSize(2);
+
+    try (var writer = s.writer(0, 1);
+        var aggregator = s.aggregator()) {
+      writer.open();
+      aggregator.initializeState(aggregatorAt1);
+      aggregator.open();
+      checkpoint(writer, aggregator, 2); // completes: the first clean-up pass
+      assertThat(s.storedBatches())
+          .as("the pending batch of checkpoint 1 stays, the failed attempt's is removed")
+          .containsExactly(stored.get(0));
+      assertThat(dataFiles(s.table()))
+          .as("the pending batch's data file stays (read back from its stored batch)")
+          .containsExactlyElementsOf(pendingData);
+    }
+    try (var committer = s.committer()) {
+      committer.initializeState(committerAt1);
+      committer.open();
+      committer.notifyOfCompletedCheckpoint(2);
+    }
+    assertThat(ids(s.table())).containsExactlyInAnyOrderElementsOf(idsOf(a));
+    assertThat(s.storedBatches()).as("deleted once committed").isEmpty();
   }
 
   /**
@@ -291,7 +351,7 @@ class FileBatchAggregatorHarnessTest {
       SinkHarnesses.forward(writer, aggregator);
       aggregator.endInput();
       List<FileBatch> last = SinkHarnesses.drain(aggregator);
-      assertThat(last.get(0).rowCount(0)).as("the 30 restored rows").isEqualTo(30);
+      assertThat(s.rowCount(last.get(0), 0)).as("the 30 restored rows").isEqualTo(30);
       assertThat(last.get(0).positions())
           .as("everything below 50 is in a closed file")
           .isEqualTo(Map.of(key(0), 50L));

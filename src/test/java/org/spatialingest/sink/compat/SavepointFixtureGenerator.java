@@ -31,7 +31,7 @@ import org.spatialingest.sink.core.SinkFaults;
  * version changes; existing fixtures are never overwritten). Run:
  *
  * <pre>
- * mvn -B test -Dtest=SavepointFixtureGenerator -Dsavepoint.fixture=filebatch4-writerstate3-staging3-aggregator1
+ * mvn -B test -Dtest=SavepointFixtureGenerator -Dsavepoint.fixture=filebatch5-writerstate3-staging3-aggregator2
  * </pre>
  *
  * <p>The job reads 3,000 records (one in 20 a reject) with T = 48 KB, L = 2 h and a checkpoint
@@ -105,6 +105,11 @@ class SavepointFixtureGenerator {
           .hasSize(2);
     }
     assertThat(parquetFiles(out.resolve("warehouse"))).as("a pending batch").isPositive();
+    try (Stream<Path> files = Files.walk(out.resolve("warehouse"))) {
+      assertThat(files.filter(p -> p.toString().endsWith(".batch")))
+          .as("the pending batch's closed files, stored where its state points")
+          .hasSize(1);
+    }
   }
 
   private static long parquetFiles(Path root) throws IOException {
