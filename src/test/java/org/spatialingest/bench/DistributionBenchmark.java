@@ -62,8 +62,11 @@ import org.spatialingest.table.Catalogs;
  * backfill of clustered points from 8 files ({@code ClusteredPoints}, 4 source and transform
  * subtasks), at 1, 4 and 8 writers ({@code writers=} to change): files, files over those at 1
  * writer, the files' Hilbert-key intervals summed over the key span, and the share of the files a
- * 10° × 10° box around each area (the 8 areas; the 5 densest) keeps. Report on stdout and in {@code
- * target/bench/distribution-shapes.md}.
+ * 10° × 10° box around each area (the 8 areas; the 5 densest) keeps, files per time partition, and
+ * rows per writer. {@code clustered.points=} (default 40,000) and {@code clustered.target=} (T,
+ * default 16KB) size the clustered backfill: {@code clustered.points=200000 clustered.target=1MB}
+ * is issue #37's case of a partition that fits fewer files than there are writers. Report on stdout
+ * and in {@code target/bench/distribution-shapes.md}.
  */
 public final class DistributionBenchmark {
   private static final String ALL_WRITERS = "1,2,4";
@@ -107,12 +110,18 @@ public final class DistributionBenchmark {
     String modesArg = ALL_MODES;
     boolean keyed = false;
     boolean clustered = false;
+    int clusteredPoints = InputShapes.CLUSTERED_POINTS;
+    String clusteredTarget = InputShapes.CLUSTERED_TARGET;
     List<String> rest = new ArrayList<>();
     for (String a : args) {
       if (a.equals("keyed=true")) {
         keyed = true;
       } else if (a.equals("clustered=true")) {
         clustered = true;
+      } else if (a.startsWith("clustered.points=")) {
+        clusteredPoints = Integer.parseInt(a.substring("clustered.points=".length()));
+      } else if (a.startsWith("clustered.target=")) {
+        clusteredTarget = a.substring("clustered.target=".length());
       } else if (a.startsWith("writers=")) {
         writersArg = a.substring("writers=".length());
       } else if (a.startsWith("modes=")) {
@@ -125,6 +134,8 @@ public final class DistributionBenchmark {
       InputShapes.run(
           keyed,
           clustered,
+          clusteredPoints,
+          clusteredTarget,
           writersArg.equals(ALL_WRITERS)
               ? new int[] {1, 4, 8}
               : Stream.of(writersArg.split(",")).mapToInt(Integer::parseInt).toArray());
@@ -372,20 +383,34 @@ public final class DistributionBenchmark {
   /** The keyed and clustered input shapes, in this JVM on a local cluster. */
   static final class InputShapes {
     private static final int KEYED_ROWS_PER_PARTITION = 5_000;
-    private static final int CLUSTERED_POINTS = 40_000;
+    static final int CLUSTERED_POINTS = 40_000;
+
+    /** T of the clustered backfill: a partition brings many files' worth (see benchmarks.md). */
+    static final String CLUSTERED_TARGET = "16KB";
 
     record ShapeRow(
         String shape,
         int writers,
+        String target,
         long rows,
         int files,
         double filesOverOneWriter,
         double summedSpans,
         double meanKept,
         double maxKept,
+        int partitions,
+        int maxFilesPerPartition,
+        int writersWithRows,
+        double maxWriterOverMean,
         double seconds) {}
 
-    static void run(boolean keyed, boolean clustered, int[] writerCounts) throws Exception {
+    static void run(
+        boolean keyed,
+        boolean clustered,
+        int clusteredPoints,
+        String clusteredTarget,
+        int[] writerCounts)
+        throws Exception {
       Path dir = Path.of("target", "bench").toAbsolutePath();
       SinkBenchmark.deleteRecursively(dir);
       Files.createDirectories(dir);
@@ -405,6 +430,7 @@ public final class DistributionBenchmark {
                     "keyed",
                     writers,
                     8,
+                    "4MB",
                     keys,
                     dir.resolve("keyed-w" + writers),
                     List.of(KeyedAreas.CENTRES),
@@ -414,7 +440,7 @@ public final class DistributionBenchmark {
       }
       if (clustered) {
         Path input = Files.createDirectories(dir.resolve("clustered-input"));
-        ClusteredPoints points = ClusteredPoints.write(input, 28, CLUSTERED_POINTS, 8);
+        ClusteredPoints points = ClusteredPoints.write(input, 28, clusteredPoints, 8);
         for (int writers : writerCounts) {
           Map<String, String> keys = new LinkedHashMap<>();
           keys.put("source", "file:" + input);
@@ -423,6 +449,7 @@ public final class DistributionBenchmark {
                   "clustered",
                   writers,
                   4,
+                  clusteredTarget,
                   keys,
                   dir.resolve("clustered-w" + writers),
                   points.densest(5),
@@ -431,22 +458,31 @@ public final class DistributionBenchmark {
       }
       StringBuilder md = new StringBuilder();
       md.append(
-          "| input | writers | rows | files | files / at 1 writer | key intervals summed / key span "
-              + "| 10°×10° box keeps (mean / max of files) | job s |\n");
-      md.append("|---|---|---|---|---|---|---|---|\n");
+          "| input | writers | T | rows | files | files / at 1 writer | time partitions "
+              + "| files per partition (mean / max) | key intervals summed / key span "
+              + "| 10°×10° box keeps (mean / max of files) | writers with rows "
+              + "| max writer / mean | job s |\n");
+      md.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
       for (ShapeRow r : rows) {
         md.append(
             String.format(
                 Locale.ROOT,
-                "| %s | %d | %,d | %d | %.2f | %.3f | %.1f %% / %.1f %% | %.1f |%n",
+                "| %s | %d | %s | %,d | %d | %.2f | %d | %.1f / %d | %.3f | %.1f %% / %.1f %% | %d"
+                    + " | %.2f | %.1f |%n",
                 r.shape(),
                 r.writers(),
+                r.target(),
                 r.rows(),
                 r.files(),
                 r.filesOverOneWriter(),
+                r.partitions(),
+                r.files() / (double) Math.max(1, r.partitions()),
+                r.maxFilesPerPartition(),
                 r.summedSpans(),
                 r.meanKept() * 100,
                 r.maxKept() * 100,
+                r.writersWithRows(),
+                r.maxWriterOverMean(),
                 r.seconds()));
       }
       Files.writeString(dir.resolve("distribution-shapes.md"), md.toString());
@@ -458,6 +494,7 @@ public final class DistributionBenchmark {
         String shape,
         int writers,
         int parallelism,
+        String target,
         Map<String, String> input,
         Path runDir,
         List<double[]> boxCentres,
@@ -469,7 +506,7 @@ public final class DistributionBenchmark {
       keys.put("catalog.warehouse", runDir.resolve("warehouse").toString());
       keys.put("checkpoint.interval", "1s");
       keys.put("sink.max-latency", "1h");
-      keys.put("sink.target-file-size", shape.equals("keyed") ? "4MB" : "16KB");
+      keys.put("sink.target-file-size", target);
       keys.put("sink.memory-budget", "64MB");
       keys.put("sink.distribution", "range");
       keys.put("parallelism.sink", Integer.toString(writers));
@@ -494,9 +531,17 @@ public final class DistributionBenchmark {
         sum += kept;
         max = Math.max(max, kept);
       }
+      Map<String, Integer> perPartition = new TreeMap<>();
+      Map<Integer, Long> perWriter = new TreeMap<>();
+      for (DataFile f : files) {
+        perPartition.merge(
+            table.specs().get(f.specId()).partitionToPath(f.partition()), 1, Integer::sum);
+        perWriter.merge(writerOf(f), f.recordCount(), Long::sum);
+      }
+      long rowCount = files.stream().mapToLong(DataFile::recordCount).sum();
       int oneWriterFiles =
           earlier.stream()
-              .filter(r -> r.shape().equals(shape) && r.writers() == 1)
+              .filter(r -> r.shape().equals(shape) && r.target().equals(target) && r.writers() == 1)
               .mapToInt(ShapeRow::files)
               .findFirst()
               .orElse(writers == 1 ? files.size() : 0);
@@ -504,12 +549,18 @@ public final class DistributionBenchmark {
           new ShapeRow(
               shape,
               writers,
-              files.stream().mapToLong(DataFile::recordCount).sum(),
+              target,
+              rowCount,
               files.size(),
               oneWriterFiles == 0 ? Double.NaN : files.size() / (double) oneWriterFiles,
               TableFiles.summedSpans(files),
               sum / boxCentres.size(),
               max,
+              perPartition.size(),
+              perPartition.values().stream().mapToInt(Integer::intValue).max().orElse(0),
+              perWriter.size(),
+              perWriter.values().stream().mapToLong(Long::longValue).max().orElse(0)
+                  / (rowCount / (double) writers),
               seconds);
       log(row.toString());
       return row;
