@@ -121,7 +121,13 @@ final class ChaosRun {
             // the default 50 s
             "heartbeat.interval", "1000",
             "heartbeat.timeout", "8000",
-            "taskmanager.memory.process.size", "1152m",
+            "taskmanager.memory.process.size",
+                "1408m", // 1152m before the metaspace below grew by 256m
+            // what the session overlay gives (k8s/overlays/session): two jobs of ours per
+            // TaskManager for the whole run (the second job's and the main one), resubmitted at
+            // every rescale and stateless restart; at Flink's 256m one TaskManager hosting five
+            // job ids in 8 minutes died of metaspace before the ended jobs' classes were unloaded
+            "taskmanager.memory.jvm-metaspace.size", "512m",
             "metrics.fetcher.update-interval", "1000");
     try (EmbeddedKafka broker = EmbeddedKafka.start(work.resolve("kafka"));
         StandaloneFlinkCluster flink =
