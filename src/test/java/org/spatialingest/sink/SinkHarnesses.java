@@ -121,18 +121,7 @@ public final class SinkHarnesses {
 
   /** The stored batches on disk (the aggregator's {@code .batch} files), sorted. */
   public List<Path> storedBatches() throws java.io.IOException {
-    List<Path> batches = new ArrayList<>();
-    Path staging = local(table().location()).resolve("_staging");
-    if (java.nio.file.Files.exists(staging)) {
-      try (var files = java.nio.file.Files.walk(staging)) {
-        files
-            .filter(java.nio.file.Files::isRegularFile)
-            .filter(f -> f.getFileName().toString().endsWith(".batch"))
-            .forEach(batches::add);
-      }
-    }
-    batches.sort(null);
-    return batches;
+    return filesUnderStaging(List.of(table()), ".batch");
   }
 
   /** A location of the Hadoop catalog in the temporary directory, as a local path. */
@@ -144,20 +133,26 @@ public final class SinkHarnesses {
    * The staging runs on disk, of both tables, sorted (not the lease, nor Hadoop's checksum files).
    */
   public List<Path> stagingRuns() throws java.io.IOException {
-    List<Path> runs = new ArrayList<>();
-    for (Table t : List.of(table(), rejectsTable())) {
+    return filesUnderStaging(List.of(table(), rejectsTable()), ".rows");
+  }
+
+  /** The files named {@code *<suffix>} under the tables' {@code _staging} directories, sorted. */
+  private static List<Path> filesUnderStaging(List<Table> tables, String suffix)
+      throws java.io.IOException {
+    List<Path> found = new ArrayList<>();
+    for (Table t : tables) {
       Path staging = local(t.location()).resolve("_staging");
       if (java.nio.file.Files.exists(staging)) {
         try (var files = java.nio.file.Files.walk(staging)) {
           files
               .filter(java.nio.file.Files::isRegularFile)
-              .filter(f -> f.getFileName().toString().endsWith(".rows"))
-              .forEach(runs::add);
+              .filter(f -> f.getFileName().toString().endsWith(suffix))
+              .forEach(found::add);
         }
       }
     }
-    runs.sort(null);
-    return runs;
+    found.sort(null);
+    return found;
   }
 
   /** A writer subtask (not yet opened: restore with {@code initializeState} first if needed). */
@@ -383,6 +378,28 @@ public final class SinkHarnesses {
       List<Either<RowData, RowData>> rows,
       long id)
       throws Exception {
+    barrier(writer, aggregator, committer, rows, id);
+    committer.snapshot(id, id);
+    committer.notifyOfCompletedCheckpoint(id);
+  }
+
+  /**
+   * Checkpoint {@code id}'s barrier through writer and aggregator, as the job runs it: {@code rows}
+   * written, the writer's reports passed to the aggregator, its batch to the committer; no
+   * checkpoint taken.
+   */
+  public static void barrier(
+      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, CommittableMessage<WriterReport>>
+          writer,
+      OneInputStreamOperatorTestHarness<
+              CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
+          aggregator,
+      OneInputStreamOperatorTestHarness<
+              CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
+          committer,
+      List<Either<RowData, RowData>> rows,
+      long id)
+      throws Exception {
     for (Either<RowData, RowData> row : rows) {
       writer.processElement(
           new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(row));
@@ -391,8 +408,6 @@ public final class SinkHarnesses {
     forward(writer, aggregator);
     aggregator.prepareSnapshotPreBarrier(id);
     forward(aggregator, committer);
-    committer.snapshot(id, id);
-    committer.notifyOfCompletedCheckpoint(id);
   }
 
   /**

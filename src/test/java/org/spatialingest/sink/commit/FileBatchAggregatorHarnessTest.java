@@ -118,20 +118,12 @@ class FileBatchAggregatorHarnessTest {
       writer.open();
       aggregator.open();
       committer.open();
-      feed(writer, a);
-      writer.prepareSnapshotPreBarrier(1);
-      forward(writer, aggregator);
-      aggregator.prepareSnapshotPreBarrier(1);
-      forward(aggregator, committer);
+      SinkHarnesses.barrier(writer, aggregator, committer, a, 1);
       aggregatorAt1 = aggregator.snapshot(1, 1);
       committerAt1 = committer.snapshot(1, 1);
       committer.notifyOfCompletedCheckpoint(1);
 
-      feed(writer, b);
-      writer.prepareSnapshotPreBarrier(2);
-      forward(writer, aggregator);
-      aggregator.prepareSnapshotPreBarrier(2);
-      forward(aggregator, committer);
+      SinkHarnesses.barrier(writer, aggregator, committer, b, 2);
       committer.snapshot(2, 2);
       committer.notifyOfCompletedCheckpoint(2);
     }
@@ -173,11 +165,7 @@ class FileBatchAggregatorHarnessTest {
       writer.open();
       aggregator.open();
       committer.open();
-      feed(writer, a);
-      writer.prepareSnapshotPreBarrier(1);
-      forward(writer, aggregator);
-      aggregator.prepareSnapshotPreBarrier(1);
-      forward(aggregator, committer);
+      SinkHarnesses.barrier(writer, aggregator, committer, a, 1);
       aggregatorAt1 = aggregator.snapshot(1, 1);
       committerAt1 = committer.snapshot(1, 1);
       pendingData = dataFiles(s.table());

@@ -103,13 +103,7 @@ class IcebergBatchCommitterHarnessTest {
       writer.open();
       aggregator.open();
       committer.open();
-      for (Either<RowData, RowData> row : input) {
-        writer.processElement(new StreamRecord<>(row));
-      }
-      writer.prepareSnapshotPreBarrier(1);
-      forward(writer, aggregator);
-      aggregator.prepareSnapshotPreBarrier(1);
-      forward(aggregator, committer);
+      SinkHarnesses.barrier(writer, aggregator, committer, input, 1);
       pending = committer.snapshot(1, 1);
       // the job fails before checkpoint 1's completion reaches the committer
     }
