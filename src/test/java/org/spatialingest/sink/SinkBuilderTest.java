@@ -16,6 +16,7 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -26,10 +27,12 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.local.TelemetryGenerator;
+import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.distribution.TableFiles;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.TelemetryTable;
 
@@ -64,11 +67,10 @@ class SinkBuilderTest {
     for (int i = 1; i <= ROWS; i++) {
       TelemetryGenerator.Record r = generator.next(1_700_000_000_000L + i);
       sent.add(r.id());
-      SourceRecord record = new SourceRecord();
-      record.value = r.json();
-      record.file = "builder-input";
+      // read now, as the file source stamps its records: the ingest time L is measured from
+      SourceRecord record =
+          SourceRecord.fromFile(r.json(), "builder-input", i, System.currentTimeMillis());
       record.source = SourceKeys.file(record.file);
-      record.line = i;
       input.add(record);
     }
 
@@ -110,8 +112,23 @@ class SinkBuilderTest {
     assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(sent);
     List<DataFile> files = TableFiles.files(table);
     assertThat(files).as("one file per writer at end of input").hasSizeBetween(2, WRITERS);
+    assertThat(closedAtEndOfInput(table))
+        .as("at L = 1 h and T = 4 MB only the end of input closes a file")
+        .isEqualTo(files.size());
     assertThat(TableFiles.summedSpans(files))
         .as("each file a compact run of Hilbert keys: sum of key spans / total span")
         .isLessThanOrEqualTo(1.25);
+  }
+
+  private static long closedAtEndOfInput(Table table) {
+    long n = 0;
+    for (Snapshot s : table.snapshots()) {
+      n +=
+          Long.parseLong(
+              s.summary()
+                  .getOrDefault(
+                      SnapshotSummaryKeys.CLOSED_PREFIX + CloseReason.END_OF_INPUT.code(), "0"));
+    }
+    return n;
   }
 }
