@@ -163,7 +163,8 @@ public final class SpatialIngestJob {
   /**
    * The configured source: Kafka ({@code bounded}: stop at the offsets latest at start) or {@code
    * file:<path>} (always bounded); with {@code source.skip-committed}, followed by the {@link
-   * ResumeFilter} that skips, on a start without state, what the tables already hold.
+   * ResumeFilter} that skips, on a start without state, what the tables already hold (without it, a
+   * Kafka source still gets the filter's restore check of the topic ids).
    */
   public static DataStream<SourceRecord> source(
       StreamExecutionEnvironment env, JobConfig config, boolean bounded) {
@@ -187,19 +188,22 @@ public final class SpatialIngestJob {
               .uid(SOURCE_UID);
     }
     stream = withParallelism(stream, config.sourceParallelism());
-    if (!config.skipCommitted()) {
+    if (!config.skipCommitted() && config.input().fileSource()) {
       return stream;
     }
     ensureTables(config);
+    ResumeFilter filter =
+        config.skipCommitted()
+            ? new ResumeFilter(
+                Catalogs.tableLoader(config),
+                Catalogs.rejectsTableLoader(config),
+                config.sinkId(),
+                startPositions(env, config).ids(),
+                ResumeFilter.aliasesOf(startPositions(env, config).files()))
+            : ResumeFilter.sourceIdsOnly(startPositions(env, config).ids());
     SingleOutputStreamOperator<SourceRecord> resumed =
         stream
-            .process(
-                new ResumeFilter(
-                    Catalogs.tableLoader(config),
-                    Catalogs.rejectsTableLoader(config),
-                    config.sinkId(),
-                    startPositions(env, config).ids(),
-                    ResumeFilter.aliasesOf(startPositions(env, config).files())))
+            .process(filter)
             .returns(SourceRecord.class)
             .name("resume-filter")
             .uid(RESUME_FILTER_UID);

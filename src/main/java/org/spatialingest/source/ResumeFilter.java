@@ -43,6 +43,11 @@ import org.spatialingest.table.SourceKeys;
  *
  * <p>Cost per record: one hash lookup by source key (the same string instance per partition or
  * file); for a file, then a binary search over its committed line ranges (one for a whole file).
+ *
+ * <p>With {@code source.skip-committed: false} ({@link #sourceIdsOnly}) it skips nothing but still
+ * keeps the Kafka ids of the offsets and refuses a restore of another topic or cluster:
+ * re-appending on a start without state is what the user asked for; restoring offsets of a topic
+ * since created again is not.
  */
 public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction {
@@ -108,6 +113,14 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
     this.fileAliases = Map.copyOf(fileAliases);
   }
 
+  /**
+   * For {@code source.skip-committed: false}: skips nothing, keeps the Kafka ids the checkpoint's
+   * offsets are of and refuses a restore onto another topic or cluster, as with skipping.
+   */
+  public static ResumeFilter sourceIdsOnly(KafkaIds ids) {
+    return new ResumeFilter(null, null, null, ids, Map.of());
+  }
+
   /** The file aliases of a file source's start: per file key, its earlier paths' keys. */
   public static Map<String, List<String>> aliasesOf(FileInputs files) {
     Map<String, List<String>> aliases = new HashMap<>();
@@ -141,6 +154,9 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
       }
     }
     committed = CommittedRecords.none();
+    if (telemetry == null) {
+      return; // sourceIdsOnly
+    }
     try (TableLoader t = telemetry.clone();
         TableLoader r = rejects.clone()) {
       t.open();

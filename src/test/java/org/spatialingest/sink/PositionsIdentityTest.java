@@ -174,13 +174,23 @@ class PositionsIdentityTest {
    * A savepoint before the first commit (the table has no position that could tell), the topic
    * created again, a restore: the ids kept with the source's offsets in the savepoint ({@link
    * org.spatialingest.source.ResumeFilter}) refuse it, nothing of the new topic committed. A start
-   * without state then commits every record of the new topic once.
+   * without state then commits every record of the new topic once. The same without skipping
+   * (re-appending is asked for on a start without state, not on a restore).
    */
-  @Test
-  void aRestoreBeforeTheFirstCommitAfterTheTopicWasCreatedAgainIsRefused(@TempDir Path dir)
-      throws Exception {
+  @ParameterizedTest(name = "source.skip-committed: {0}")
+  @ValueSource(booleans = {true, false})
+  void aRestoreBeforeTheFirstCommitAfterTheTopicWasCreatedAgainIsRefused(
+      boolean skipCommitted, @TempDir Path dir) throws Exception {
     String topic = topic(1);
-    JobConfig config = config(topic, dir, Map.of("sink.max-latency", "5min"));
+    JobConfig config =
+        config(
+            topic,
+            dir,
+            Map.of(
+                "sink.max-latency",
+                "5min",
+                "source.skip-committed",
+                Boolean.toString(skipCommitted)));
     MixedInput a = MixedInput.of("a", 300, 0, 0);
     TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
     JobClient run = start(config, null, new Configuration());
