@@ -11,14 +11,14 @@ import org.spatialingest.sink.recovery.StagingReferences;
  * AggregatorStateSerializer}).
  *
  * @param lineage the sink lineage (see {@link RestoreReconciler})
- * @param emittedBatchIds ids of the last {@link FileBatchAggregator#REMEMBERED_BATCHES} batches it
- *     emitted, oldest first
- * @param pendingBatches the last {@link FileBatchAggregator#PENDING_BATCHES} batches, oldest first:
- *     ones the committer may still commit after a restore, so orphan clean-up keeps their files
- *     (each a stored batch's location, or an earlier build's list of data files)
- * @param received per source key, one past the highest position the writers reported received (a
- *     key some writer still buffers may lag: its lowest buffered position bounds what is committed;
- *     a closed file's keys are always up to date)
+ * @param emittedBatchIds ids of the last {@link SinkLineage#REMEMBERED_BATCHES} batches it emitted,
+ *     oldest first
+ * @param pendingBatches the last {@link SinkLineage#PENDING_BATCHES} batches, oldest first: ones
+ *     the committer may still commit after a restore, so orphan clean-up keeps their files (each a
+ *     stored batch's location, or an earlier build's list of data files)
+ * @param receivedEnds per source key, one past the highest position the writers reported received
+ *     (a key some writer still buffers may lag: its lowest buffered position bounds what is
+ *     committed; a closed file's keys are always up to date)
  * @param stateTimeMillis when the state was taken (bounds the restore reconciliation and orphan
  *     search)
  * @param stagingHorizons per earlier writer token, the highest checkpoint whose staging runs by it
@@ -29,13 +29,13 @@ record AggregatorState(
     String lineage,
     List<String> emittedBatchIds,
     List<PendingBatch> pendingBatches,
-    Map<String, Long> received,
+    Map<String, Long> receivedEnds,
     long stateTimeMillis,
     Map<String, Long> stagingHorizons) {
   AggregatorState {
     emittedBatchIds = List.copyOf(emittedBatchIds);
     pendingBatches = List.copyOf(pendingBatches);
-    received = Map.copyOf(received);
+    receivedEnds = Map.copyOf(receivedEnds);
     stagingHorizons = stagingHorizons == null ? null : new HashMap<>(stagingHorizons);
   }
 }

@@ -46,7 +46,7 @@ final class AggregatorStateSerializer implements SimpleVersionedSerializer<Aggre
         writeList(batch.dataFiles(), out);
       }
     }
-    ClosedFileManifests.writePositions(state.received(), out);
+    ClosedFileManifests.writePositions(state.receivedEnds(), out);
     out.writeLong(state.stateTimeMillis());
     out.writeBoolean(state.stagingHorizons() != null);
     if (state.stagingHorizons() != null) {

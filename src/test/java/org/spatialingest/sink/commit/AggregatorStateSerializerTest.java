@@ -48,7 +48,7 @@ class AggregatorStateSerializerTest {
     assertThat(read.pendingBatches())
         .containsExactly(
             PendingBatch.ofDataFiles(List.of("file:/d/a.parquet", "file:/d/b.parquet")));
-    assertThat(read.received()).isEqualTo(Map.of("t/0", 17L));
+    assertThat(read.receivedEnds()).isEqualTo(Map.of("t/0", 17L));
     assertThat(read.stateTimeMillis()).isEqualTo(1_000L);
     assertThat(read.stagingHorizons()).isNull();
   }
