@@ -96,9 +96,8 @@ class WriterAssignerHarnessTest {
     tables = new SinkHarnesses(dir, Map.of());
     layout = TelemetryTable.layout(tables.config());
     table = tables.table();
-    WriterAssigner.Placement placement =
-        new WriterAssigner.Placement(
-            layout, table.spec(), layout.writeSchema(table.schema()), true);
+    TablePlacement.Table placement =
+        new TablePlacement.Table(layout, table.spec(), layout.writeSchema(table.schema()), true);
     return new WriterAssigner.Settings<>(
         TableRouter.single(),
         List.of(placement),
@@ -212,7 +211,7 @@ class WriterAssignerHarnessTest {
       feed(harnesses.get(1), area(2, 300, 100));
       for (var h : harnesses) {
         assertThat(batches(h)).as("held until the ranges come").isEmpty();
-        h.setProcessingTime(WriterAssigner.EARLY_MILLIS); // the early report's timer
+        h.setProcessingTime(StartupTimings.EARLY_REPORT_MILLIS); // the early report's timer
       }
       List<List<RowBatch>> placed = new ArrayList<>();
       for (int s = 0; s < subtasks; s++) {
