@@ -90,11 +90,6 @@ final class RangePlacement {
     return tables.get(index);
   }
 
-  /** The batches placed rows go to. */
-  RowBatcher batcher() {
-    return batcher;
-  }
-
   /** Whether the coordinator's ranges have come. */
   boolean hasGlobalRanges() {
     return global != null;

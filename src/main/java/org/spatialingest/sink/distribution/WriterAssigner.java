@@ -89,6 +89,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   private final transient GlobalRangesSerializer rangesSerializer = new GlobalRangesSerializer();
 
   private transient RangePlacement placement;
+  private transient RowBatcher batcher;
   private transient StartupHold<T> hold;
   private transient EncodedRatioReader ratio;
   private transient TypeSerializer<T> copier;
@@ -129,6 +130,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
     vertexRowsSent = metrics.getTaskIOMetricGroup().getNumRecordsOutCounter();
     List<RowDataSerializer> serializers = new ArrayList<>();
     settings.tables().forEach(t -> serializers.add(new RowDataSerializer(t.layout().rowType())));
+    batcher = new RowBatcher(serializers, this::send);
     boolean rangeMode = settings.mode() == DistributionMode.RANGE;
     ratio =
         settings.ratioSource() != null && rangeMode
@@ -144,7 +146,7 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
             getRuntimeContext().getTaskInfo().getIndexOfThisSubtask(),
             getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks(),
             ratio::ratio,
-            new RowBatcher(serializers, this::send),
+            batcher,
             System::nanoTime,
             System::currentTimeMillis);
     copier = settings.inputType().createSerializer(getExecutionConfig().getSerializerConfig());
@@ -246,21 +248,21 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
       }
     }
     hold.end("the end of input");
-    placement.batcher().sendAll();
+    batcher.sendAll();
     coordinator.sendEventToCoordinator(new RangeEvents.Finished());
   }
 
   @Override
   public void finish() throws Exception {
     hold.end("finish");
-    placement.batcher().sendAll();
+    batcher.sendAll();
     super.finish();
   }
 
   @Override
   public void prepareSnapshotPreBarrier(long checkpointId) throws Exception {
     hold.releaseBeforeBarrier();
-    placement.batcher().sendAll();
+    batcher.sendAll();
     super.prepareSnapshotPreBarrier(checkpointId);
   }
 

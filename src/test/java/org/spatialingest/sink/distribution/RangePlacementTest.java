@@ -46,6 +46,10 @@ class RangePlacementTest {
   private record Sent(int slot, int table, int bufferId, int rows) {}
 
   private final List<Sent> sent = new ArrayList<>();
+  private final RowBatcher batcher =
+      new RowBatcher(
+          List.of(new RowDataSerializer(TelemetryTable.LAYOUT.rowType())),
+          (slot, t, spec, bufferId, rows, count) -> sent.add(new Sent(slot, t, bufferId, count)));
   private long nanos = 1_000_000_000_000L;
 
   /** The wall clock: an hour after the rows were ingested, so they are a backlog (L = 1 min). */
@@ -61,9 +65,7 @@ class RangePlacementTest {
         0,
         1,
         () -> 0,
-        new RowBatcher(
-            List.of(new RowDataSerializer(layout.rowType())),
-            (slot, t, spec, bufferId, rows, count) -> sent.add(new Sent(slot, t, bufferId, count))),
+        batcher,
         () -> nanos,
         () -> wallMillis);
   }
@@ -98,7 +100,7 @@ class RangePlacementTest {
         placement.sample(t, partition, row);
       }
       placement.place(t, partition, row);
-      placement.batcher().sendAll();
+      batcher.sendAll();
     }
     return new ArrayList<>(sent);
   }
