@@ -10,8 +10,8 @@ package org.spatialingest.sink.distribution;
  * rows for at most {@link #HOLD_MILLIS}, which outlasts that wait. If no subtask announces rows
  * within {@link #ANNOUNCE_WAIT_MILLIS} of the first one opening, the coordinator stops waiting.
  *
- * <p>Constants only; the values are those the distribution was measured with (benchmarks.md, "The
- * writers' exchange").
+ * <p>Constants only (their values are those {@code WriterAssigner} and {@code RangeCoordinator} had
+ * before they moved here).
  */
 final class StartupTimings {
   private StartupTimings() {}

@@ -241,7 +241,8 @@ public final class WriterAssigner<T> extends AbstractStreamOperator<RowBatch>
   @Override
   public void endInput() throws Exception {
     hold.inputEnded();
-    // takes mails so the coordinator's event can arrive
+    // takes mails so the coordinator's event can arrive; the hold's clock is the processing time
+    // (in a test harness it stands still: deliver the ranges or set it past the hold first)
     while (hold.awaitingRanges()) {
       if (!anyMail.tryYield()) {
         Thread.sleep(5);
