@@ -77,7 +77,7 @@ public final class Distribution<T> {
       WriterAssigner.Settings<T> assigner =
           new WriterAssigner.Settings<>(
               settings.router,
-              settings.placements,
+              settings.tables,
               settings.mode,
               settings.bounds,
               settings.writers,
@@ -120,7 +120,7 @@ public final class Distribution<T> {
    */
   public static final class Builder<T> {
     private final TableRouter<T> router;
-    private final List<WriterAssigner.Placement> placements = new ArrayList<>();
+    private final List<TablePlacement.Table> tables = new ArrayList<>();
     private DistributionMode mode = DistributionMode.RANGE;
     private SizingBounds bounds;
     private int maxOpenPartitions =
@@ -146,8 +146,8 @@ public final class Distribution<T> {
       try (TableLoader opened = loader.clone()) {
         opened.open();
         Table table = opened.loadTable();
-        placements.add(
-            new WriterAssigner.Placement(
+        tables.add(
+            new TablePlacement.Table(
                 layout, table.spec(), layout.writeSchema(table.schema()), ranged));
         if (ranged && rangedTable == null) {
           rangedTable = loader;
@@ -201,7 +201,7 @@ public final class Distribution<T> {
     }
 
     public Distribution<T> build() {
-      if (placements.isEmpty() || bounds == null || writers <= 0 || mode == DistributionMode.NONE) {
+      if (tables.isEmpty() || bounds == null || writers <= 0 || mode == DistributionMode.NONE) {
         throw new IllegalStateException(
             "a distribution needs its tables, the sink bounds, writers > 0 and a mode "
                 + "other than none (none is no exchange at all)");
@@ -213,7 +213,7 @@ public final class Distribution<T> {
               StartingStatistics.of(
                   sampledRows,
                   rowsPerSampledRow,
-                  placements,
+                  tables,
                   bounds,
                   writers,
                   maxOpenPartitions,

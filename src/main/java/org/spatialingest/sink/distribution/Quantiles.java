@@ -136,8 +136,8 @@ final class Quantiles {
 
   /**
    * The first range of block {@code j}: range {@code r} goes to writer offset {@code r * writers /
-   * ranges} ({@link WriterAssigner}), so block {@code j} starts at {@code ceil(j * ranges /
-   * blocks)}.
+   * ranges} ({@link PartitionPlacement#slot}), so block {@code j} starts at {@code ceil(j * ranges
+   * / blocks)}.
    */
   static int firstRangeOfBlock(int j, int ranges, int blocks) {
     return (int) (((long) j * ranges + blocks - 1) / blocks);

@@ -29,17 +29,18 @@ import org.spatialingest.sizing.SizingBounds;
  * when every subtask has reported, or when a later round begins. After a start the first merge does
  * not wait for a checkpoint: a subtask announces its first row of the ranged table ({@link
  * RangeEvents.Request} with {@code firstRows}) and sends an early report (round 0) after {@link
- * WriterAssigner#EARLY_ROWS} rows or {@link WriterAssigner#EARLY_MILLIS}; round 0 is merged when
- * every subtask has sent it, or {@link #EARLY_WAIT_MILLIS} after the first announcement; the
- * checkpoint rounds before it are folded in but send nothing, so the first boundaries come from
- * about a second of every subtask's rows. While the early merge is pending, the coordinator's
- * checkpoint waits for it: the boundaries it sends reach the subtasks before that checkpoint's
- * barrier, so the rows they hold leave by the global ranges and not by each subtask's own keys
- * (with a checkpoint interval shorter than the early merge takes, that fallback sent every
- * subtask's area to every writer). If no subtask announces rows within {@link #OPEN_WAIT_MILLIS} of
- * the first one opening, the early round ends empty and the checkpoint goes on; a later first row
- * opens it again. So the first checkpoint after a start without ranges comes at most about 3 s
- * late; after a restore with ranges nothing waits.
+ * StartupTimings#EARLY_REPORT_ROWS} rows or {@link StartupTimings#EARLY_REPORT_MILLIS}; round 0 is
+ * merged when every subtask has sent it, or {@link StartupTimings#EARLY_MERGE_WAIT_MILLIS} after
+ * the first announcement (the subtask's side: {@link StartupHold}); the checkpoint rounds before it
+ * are folded in but send nothing, so the first boundaries come from about a second of every
+ * subtask's rows. While the early merge is pending, the coordinator's checkpoint waits for it: the
+ * boundaries it sends reach the subtasks before that checkpoint's barrier, so the rows they hold
+ * leave by the global ranges and not by each subtask's own keys (with a checkpoint interval shorter
+ * than the early merge takes, that fallback sent every subtask's area to every writer). If no
+ * subtask announces rows within {@link StartupTimings#ANNOUNCE_WAIT_MILLIS} of the first one
+ * opening, the early round ends empty and the checkpoint goes on; a later first row opens it again.
+ * So the first checkpoint after a start without ranges comes at most about 3 s late; after a
+ * restore with ranges nothing waits.
  *
  * <p>A bounded file input starts otherwise: the {@link Provider} carries {@link StartingStatistics}
  * from a sample of the whole input read where the job was built, so the coordinator has ranges from
@@ -52,19 +53,6 @@ import org.spatialingest.sizing.SizingBounds;
  */
 final class RangeCoordinator implements OperatorCoordinator {
   private static final Logger LOG = LoggerFactory.getLogger(RangeCoordinator.class);
-
-  /**
-   * How long the early merge waits for the subtasks after the first one announced rows: their early
-   * reports come {@link WriterAssigner#EARLY_MILLIS} after their own first rows, and a source
-   * subtask may start a second later than another.
-   */
-  static final long EARLY_WAIT_MILLIS = 2_000;
-
-  /**
-   * How long after the first subtask opened the coordinator waits for one to announce rows before
-   * it lets checkpoints go without an early merge.
-   */
-  static final long OPEN_WAIT_MILLIS = 3_000;
 
   private final String operatorName;
   private final Context context;
@@ -173,8 +161,8 @@ final class RangeCoordinator implements OperatorCoordinator {
   }
 
   /**
-   * A subtask opened: if none announces rows within {@link #OPEN_WAIT_MILLIS}, there is nothing to
-   * merge early and checkpoints go on as usual.
+   * A subtask opened: if none announces rows within {@link StartupTimings#ANNOUNCE_WAIT_MILLIS},
+   * there is nothing to merge early and checkpoints go on as usual.
    */
   private void opened() {
     if (!earlyPending || openTimerStarted) {
@@ -190,14 +178,14 @@ final class RangeCoordinator implements OperatorCoordinator {
                     mergeEarlyRound();
                   }
                 }),
-        OPEN_WAIT_MILLIS,
+        StartupTimings.ANNOUNCE_WAIT_MILLIS,
         TimeUnit.MILLISECONDS);
   }
 
   /**
    * A subtask has its first rows. With no ranges yet, an early round is pending (again, if rows
    * came only after the first one ended empty) until every subtask reported or {@link
-   * #EARLY_WAIT_MILLIS}.
+   * StartupTimings#EARLY_MERGE_WAIT_MILLIS}.
    */
   private void announce() {
     if (current != null) {
@@ -214,7 +202,7 @@ final class RangeCoordinator implements OperatorCoordinator {
     earlyAnnounced = true;
     executor.schedule(
         () -> run("the early merge", this::mergeEarlyRound),
-        EARLY_WAIT_MILLIS,
+        StartupTimings.EARLY_MERGE_WAIT_MILLIS,
         TimeUnit.MILLISECONDS);
   }
 
@@ -331,8 +319,9 @@ final class RangeCoordinator implements OperatorCoordinator {
     run(
         "taking checkpoint " + checkpointId,
         () -> {
-          // waits for the early merge while it is pending (at most OPEN_WAIT_MILLIS after the
-          // first subtask opened, or EARLY_WAIT_MILLIS after the first rows): a checkpoint taken
+          // waits for the early merge while it is pending (at most ANNOUNCE_WAIT_MILLIS after the
+          // first subtask opened, or EARLY_MERGE_WAIT_MILLIS after the first rows): a checkpoint
+          // taken
           // just before the first rows came let their barrier release them by each subtask's own
           // keys (a cold start of the keyed benchmark at 8 writers: every file spanned all areas)
           if (earlyPending) {

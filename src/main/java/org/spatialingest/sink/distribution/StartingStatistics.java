@@ -51,7 +51,7 @@ final class StartingStatistics {
   static byte[] of(
       List<? extends RowData> rows,
       double rowsPerSampledRow,
-      List<WriterAssigner.Placement> placements,
+      List<TablePlacement.Table> placements,
       SizingBounds bounds,
       int writers,
       int maxOpenPartitions,
@@ -67,7 +67,7 @@ final class StartingStatistics {
     if (ranged < 0 || rows.isEmpty()) {
       return null;
     }
-    WriterAssigner.Placement placement = placements.get(ranged);
+    TablePlacement.Table placement = placements.get(ranged);
     PartitionKey partitionKey = new PartitionKey(placement.spec(), placement.writeSchema());
     RowDataWrapper wrapper =
         new RowDataWrapper(placement.layout().rowType(), placement.writeSchema().asStruct());

@@ -22,7 +22,7 @@ import org.spatialingest.sizing.SizingBounds;
  * that waits for it, a restore that needs no early round, checkpoint rounds merged when every
  * subtask reported, stale reports dropped, and a failed attempt that gets nothing more. What
  * GlobalRangesTest shows end to end through a job, shown here event by event in well under a second
- * per case (the empty early round waits {@link RangeCoordinator#OPEN_WAIT_MILLIS}).
+ * per case (the empty early round waits {@link StartupTimings#ANNOUNCE_WAIT_MILLIS}).
  */
 class RangeCoordinatorTest {
   private static final SizingBounds BOUNDS =
@@ -150,7 +150,7 @@ class RangeCoordinatorTest {
     coordinator.handleEventFromOperator(0, 0, new RangeEvents.Request(false));
     CompletableFuture<byte[]> checkpoint = new CompletableFuture<>();
     coordinator.checkpointCoordinator(1, checkpoint);
-    checkpoint.get(RangeCoordinator.OPEN_WAIT_MILLIS + 5_000, TimeUnit.MILLISECONDS);
+    checkpoint.get(StartupTimings.ANNOUNCE_WAIT_MILLIS + 5_000, TimeUnit.MILLISECONDS);
     assertThat(tasks.getNumberOfSentEvents()).as("nothing to cut, nothing sent").isZero();
 
     // rows that come later open the early round again, and the next checkpoint waits for it

@@ -48,7 +48,8 @@ import org.spatialingest.table.TelemetryTable;
  * events to a real {@link RangeCoordinator} in Flink's coordinator test context (or to none), with
  * the job's telemetry table: the first rows after a start are held until the early merge's ranges
  * come and then placed by them (two subtasks reading two areas cut the same ranges); rows still
- * held at a barrier leave before it; ranges of a later round move a partition's rows to other
+ * held at a barrier leave before it; the early report goes by rows, and without ranges the hold's
+ * time releases the rows by the fallback; ranges of a later round move a partition's rows to other
  * ranges. Asserts on the batches it emits and the events it sends.
  */
 class WriterAssignerHarnessTest {
@@ -96,9 +97,8 @@ class WriterAssignerHarnessTest {
     tables = new SinkHarnesses(dir, Map.of());
     layout = TelemetryTable.layout(tables.config());
     table = tables.table();
-    WriterAssigner.Placement placement =
-        new WriterAssigner.Placement(
-            layout, table.spec(), layout.writeSchema(table.schema()), true);
+    TablePlacement.Table placement =
+        new TablePlacement.Table(layout, table.spec(), layout.writeSchema(table.schema()), true);
     return new WriterAssigner.Settings<>(
         TableRouter.single(),
         List.of(placement),
@@ -212,7 +212,7 @@ class WriterAssignerHarnessTest {
       feed(harnesses.get(1), area(2, 300, 100));
       for (var h : harnesses) {
         assertThat(batches(h)).as("held until the ranges come").isEmpty();
-        h.setProcessingTime(WriterAssigner.EARLY_MILLIS); // the early report's timer
+        h.setProcessingTime(StartupTimings.EARLY_REPORT_MILLIS); // the early report's timer
       }
       List<List<RowBatch>> placed = new ArrayList<>();
       for (int s = 0; s < subtasks; s++) {
@@ -259,6 +259,39 @@ class WriterAssignerHarnessTest {
       SubtaskReport decoded =
           new SubtaskReportSerializer().deserialize(report.version(), report.bytes());
       assertThat(decoded.round()).as("the checkpoint's report").isEqualTo(1);
+    }
+  }
+
+  @Test
+  void theEarlyReportGoesAfterItsRowsAndTheHoldsTimeReleasesTheRowsByTheFallback()
+      throws Exception {
+    List<OperatorEvent> sent = new CopyOnWriteArrayList<>();
+    try (var h = harness(settings(), sent::add, 0, 1)) {
+      List<RowData> rows = area(1, StartupTimings.EARLY_REPORT_ROWS, 5);
+      feed(h, rows);
+      assertThat(sent).as("open request, first-row announcement, early report").hasSize(3);
+      RangeEvents.Report report = (RangeEvents.Report) sent.get(2);
+      SubtaskReport early =
+          new SubtaskReportSerializer().deserialize(report.version(), report.bytes());
+      assertThat(early.round()).as("the early report, sent by rows before any timer").isZero();
+      assertThat(
+              early.tables().get(0).stream().mapToLong(SubtaskReport.PartitionSample::rows).sum())
+          .isEqualTo(rows.size());
+      assertThat(batches(h)).as("still held: no ranges came").isEmpty();
+
+      h.setProcessingTime(StartupTimings.HOLD_MILLIS); // both timers of the hold fire
+      List<RowBatch> out = batches(h);
+      assertThat(out).as("the hold's time released the held rows (full batches left)").isNotEmpty();
+      h.prepareSnapshotPreBarrier(1); // the batches not full yet
+      out.addAll(batches(h));
+      assertThat(out.stream().mapToInt(b -> keys(b).size()).sum())
+          .as("every held row went out")
+          .isEqualTo(rows.size());
+      assertThat(slots(out))
+          .as(
+              "by the fallback: this subtask's own keys cut into ranges (a backlog: one per writer)")
+          .hasSize(WRITERS);
+      assertThat(sent).as("the early report went once").hasSize(3);
     }
   }
 
