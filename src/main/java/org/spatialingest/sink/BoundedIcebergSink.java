@@ -34,6 +34,7 @@ import org.spatialingest.sink.commit.FileBatchSerializer;
 import org.spatialingest.sink.commit.IcebergBatchCommitter;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.core.WriterReportSerializer;
@@ -67,7 +68,7 @@ public final class BoundedIcebergSink<T>
         SupportsCommitter<FileBatch>,
         SupportsPreCommitTopology<WriterReport, FileBatch> {
   private static final Logger LOG = LoggerFactory.getLogger(BoundedIcebergSink.class);
-  private final List<SinkTable> tables;
+  private final SinkTables tables;
   private final TableRouter<T> router;
   private final ClosePolicy policy;
   private final long rowGroupBytes;
@@ -78,7 +79,7 @@ public final class BoundedIcebergSink<T>
   private final StartPositions start;
 
   private BoundedIcebergSink(Builder<?> b, TableRouter<T> router) {
-    this.tables = List.copyOf(b.tables);
+    this.tables = SinkTables.of(b.tables);
     this.router = router;
     this.policy =
         new ClosePolicy(b.closePolicy, b.bounds, b.maxOpenPartitions, b.maxParkedPartitions);
@@ -180,7 +181,7 @@ public final class BoundedIcebergSink<T>
     /**
      * Adds a table whose partitions the {@code range} distribution splits by Hilbert-key range (its
      * index is the number of tables added before it). The first table is the primary one: its
-     * snapshots record the source positions of all tables' rows.
+     * snapshots record the source positions of all tables' rows ({@link SinkTables}).
      */
     public Builder<T> table(TableLoader loader, TableLayout layout) {
       return table(loader, layout, true);

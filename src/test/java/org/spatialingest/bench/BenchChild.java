@@ -33,7 +33,7 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.TableBootstrap;
-import org.spatialingest.tools.SinkTables;
+import org.spatialingest.tools.SinkWrittenTables;
 
 /**
  * One measured run in its own JVM (so peak heap is per run) on its own {@link ChildCluster}
@@ -533,7 +533,7 @@ public final class BenchChild {
       JobConfig config,
       int parallelism,
       Map<String, String> tableProperties) {
-    SinkTables.create(config, tableProperties);
+    SinkWrittenTables.create(config, tableProperties);
     IcebergSink.forRowData(rows)
         .tableLoader(Catalogs.tableLoader(config))
         .writeParallelism(parallelism)
@@ -547,7 +547,7 @@ public final class BenchChild {
    * ({@code write.target-file-size-bytes}, as a user wanting files near T sets it).
    */
   static void icebergRangeSink(DataStream<RowData> rows, JobConfig config, int parallelism) {
-    SinkTables.create(
+    SinkWrittenTables.create(
         config,
         Map.of(
             TableProperties.WRITE_TARGET_FILE_SIZE_BYTES, Long.toString(config.targetFileBytes())));

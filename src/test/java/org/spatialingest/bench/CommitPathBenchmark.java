@@ -65,6 +65,7 @@ import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.core.WriterReportSerializer;
@@ -253,10 +254,11 @@ public final class CommitPathBenchmark {
     Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
     Input input = new Input(s, table);
 
-    List<SinkTable> tables =
-        List.of(
-            new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
-            new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT));
+    SinkTables tables =
+        SinkTables.of(
+            List.of(
+                new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
+                new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT)));
     BoundedIcebergSink<RowBatch> sink =
         BoundedIcebergSink.forRows(TableRouter.batched())
             .table(tables.get(0).loader(), tables.get(0).layout())

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.core.CloseReason;
-import org.spatialingest.tools.SinkTables;
+import org.spatialingest.tools.SinkWrittenTables;
 
 /**
  * {@code inspect --html} on a real table written through the sink's file writer: one self-contained
@@ -30,8 +30,8 @@ class InspectHtmlTest {
 
   @Test
   void writesOneSelfContainedPageOfTheTable(@TempDir Path dir) throws Exception {
-    JobConfig config = SinkTables.config(dir.resolve("warehouse"), "ns", "events", "day");
-    Table table = SinkTables.create(config, Map.of());
+    JobConfig config = SinkWrittenTables.config(dir.resolve("warehouse"), "ns", "events", "day");
+    Table table = SinkWrittenTables.create(config, Map.of());
     TelemetryGenerator gen = new TelemetryGenerator(3, 20, 0, 0);
     long day = 1_795_000_000_000L;
     CloseReason[] reasons = {
@@ -43,9 +43,10 @@ class InspectHtmlTest {
     };
     for (int i = 0; i < reasons.length; i++) {
       // commits 1 and 3 span two days: two files in one commit
-      SinkTables.commit(
+      SinkWrittenTables.commit(
           table,
-          SinkTables.rows(gen, 200 * (i + 1), day + i * 3_600_000L, i % 2 == 1 ? 500_000 : 10),
+          SinkWrittenTables.rows(
+              gen, 200 * (i + 1), day + i * 3_600_000L, i % 2 == 1 ? 500_000 : 10),
           reasons[i],
           i + 1);
     }
@@ -75,7 +76,7 @@ class InspectHtmlTest {
     Path page = dir.resolve("inspect.html");
     List<String> args =
         new ArrayList<>(List.of("inspect", "--html", page.toString(), "--limit", "2"));
-    args.addAll(SinkTables.catalogArgs(config));
+    args.addAll(SinkWrittenTables.catalogArgs(config));
     args.addAll(
         List.of(
             "--set",

@@ -22,7 +22,7 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.write.SinkFiles;
-import org.spatialingest.tools.SinkTables;
+import org.spatialingest.tools.SinkWrittenTables;
 
 /**
  * verify on a table written by the sink's file writer and committed with the sink's summary keys.
@@ -41,20 +41,23 @@ class VerifyCommandTest {
 
   @BeforeEach
   void table() throws Exception {
-    config = SinkTables.config(warehouse, "ns", "t", "day");
-    table = SinkTables.create(config, Map.of());
+    config = SinkWrittenTables.config(warehouse, "ns", "t", "day");
+    table = SinkWrittenTables.create(config, Map.of());
     TelemetryGenerator gen = new TelemetryGenerator(11, 6, 9, 200);
     // older day: tiny files closed by latency
     for (int i = 0; i < 3; i++) {
-      SinkTables.commit(
-          table, SinkTables.rows(gen, 15, OLD_DAY + i * 60_000L, 100), CloseReason.LATENCY, i + 1);
+      SinkWrittenTables.commit(
+          table,
+          SinkWrittenTables.rows(gen, 15, OLD_DAY + i * 60_000L, 100),
+          CloseReason.LATENCY,
+          i + 1);
     }
     // newest day: five files of 400..480 rows, closed by bytes except one by latency
     for (int i = 0; i < 5; i++) {
       Snapshot s =
-          SinkTables.commit(
+          SinkWrittenTables.commit(
               table,
-              SinkTables.rows(gen, 400 + 20 * i, NEW_DAY + i * 60_000L, 10),
+              SinkWrittenTables.rows(gen, 400 + 20 * i, NEW_DAY + i * 60_000L, 10),
               i == 4 ? CloseReason.LATENCY : CloseReason.BYTES,
               10 + i);
       SnapshotChanges.builderFor(table)
@@ -70,7 +73,7 @@ class VerifyCommandTest {
 
   private CliRun verify(String... extra) {
     List<String> args = new ArrayList<>(List.of("verify"));
-    args.addAll(SinkTables.catalogArgs(config));
+    args.addAll(SinkWrittenTables.catalogArgs(config));
     args.addAll(Arrays.asList(extra));
     return CliRun.of(args.toArray(String[]::new));
   }
@@ -169,7 +172,8 @@ class VerifyCommandTest {
     // compaction: the five newest files rewritten into one (a non-sink snapshot)
     SinkFiles.Written compacted =
         SinkFiles.write(
-            table, SinkTables.rows(new TelemetryGenerator(12, 6, 9, 200), 2200, NEW_DAY, 10));
+            table,
+            SinkWrittenTables.rows(new TelemetryGenerator(12, 6, 9, 200), 2200, NEW_DAY, 10));
     RewriteFiles rewrite = table.newRewrite();
     newestFiles.forEach(rewrite::deleteFile);
     compacted.files().forEach(rewrite::addFile);

@@ -31,6 +31,7 @@ import org.spatialingest.sink.commit.FileBatchAggregator;
 import org.spatialingest.sink.commit.FileBatchSerializer;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.core.WriterReportSerializer;
@@ -38,7 +39,7 @@ import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.RejectsTable;
 import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.TelemetryTable;
-import org.spatialingest.tools.SinkTables;
+import org.spatialingest.tools.SinkWrittenTables;
 
 /**
  * The sink's operators in Flink's operator test harnesses, as the job wires them, against a real
@@ -54,7 +55,7 @@ public final class SinkHarnesses {
 
   private final JobConfig config;
   private final Path dir;
-  private final List<SinkTable> tables;
+  private final SinkTables tables;
   private final BoundedIcebergSink<Either<RowData, RowData>> sink;
 
   /**
@@ -70,9 +71,10 @@ public final class SinkHarnesses {
     this.config = TestKit.config("localhost:1", TOPIC, dir.resolve("warehouse"), keys);
     SpatialIngestJob.ensureTables(config);
     this.tables =
-        List.of(
-            new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
-            new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT));
+        SinkTables.of(
+            List.of(
+                new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
+                new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT)));
     this.sink =
         BoundedIcebergSink.forRows(TableRouter.either())
             .table(tables.get(0).loader(), tables.get(0).layout())
@@ -313,7 +315,7 @@ public final class SinkHarnesses {
       long ingestMillis)
       throws Exception {
     List<Either<RowData, RowData>> rows = new ArrayList<>(n);
-    for (GenericRowData row : SinkTables.rows(generator, n, eventMillis, 1)) {
+    for (GenericRowData row : SinkWrittenTables.rows(generator, n, eventMillis, 1)) {
       int i = rows.size();
       // ids name the source position: unique across calls
       row.setField(TelemetryTable.ID, StringData.fromString(partition + "-" + (firstOffset + i)));

@@ -37,16 +37,20 @@ class TableTaskPlanningTest {
    * several offsets.
    */
   private Table table(String name, long seed, int commits, int maxRows, int days) throws Exception {
-    JobConfig config = SinkTables.config(warehouse, "ns", name, "day");
+    JobConfig config = SinkWrittenTables.config(warehouse, "ns", name, "day");
     Table table =
-        SinkTables.create(config, Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "16384"));
+        SinkWrittenTables.create(
+            config, Map.of(TableProperties.PARQUET_ROW_GROUP_SIZE_BYTES, "16384"));
     Random random = new Random(seed);
     TelemetryGenerator generator = new TelemetryGenerator(seed, 8, 12, 100);
     for (int c = 0; c < commits; c++) {
       int n = 20 + random.nextInt(maxRows);
       long day = START + (c % days) * DAY;
-      SinkTables.commit(
-          table, SinkTables.rows(generator, n, day + c * 1000L, 10), CloseReason.LATENCY, c + 1);
+      SinkWrittenTables.commit(
+          table,
+          SinkWrittenTables.rows(generator, n, day + c * 1000L, 10),
+          CloseReason.LATENCY,
+          c + 1);
     }
     return table;
   }
@@ -113,7 +117,7 @@ class TableTaskPlanningTest {
   @Test
   void cliTableEstimateMatchesIcebergForAPartition() throws Exception {
     Table table = table("twodays", 4, 12, 800, 2);
-    JobConfig config = SinkTables.config(warehouse, "ns", "twodays", "day");
+    JobConfig config = SinkWrittenTables.config(warehouse, "ns", "twodays", "day");
     String day = java.time.Instant.ofEpochMilli(START + DAY).toString().substring(0, 10);
     long filesOfDay = 0;
     for (var task : table.newScan().planFiles()) {
@@ -139,7 +143,7 @@ class TableTaskPlanningTest {
                 "--lookback",
                 "3",
                 "--json"));
-    args.addAll(SinkTables.catalogArgs(config));
+    args.addAll(SinkWrittenTables.catalogArgs(config));
     CliTestAccess.Run r = CliTestAccess.run(args.toArray(String[]::new));
     assertThat(r.exitCode()).as(r.err()).isZero();
     JsonNode j = new ObjectMapper().readTree(r.out());
@@ -164,7 +168,7 @@ class TableTaskPlanningTest {
                 "16KiB",
                 "--lookback",
                 "3"));
-    whole.addAll(SinkTables.catalogArgs(config));
+    whole.addAll(SinkWrittenTables.catalogArgs(config));
     CliTestAccess.Run t = CliTestAccess.run(whole.toArray(String[]::new));
     assertThat(t.exitCode()).as(t.err()).isZero();
     assertThat(t.out()).contains("input files          12").contains("iceberg planTasks");

@@ -3,7 +3,6 @@ package org.spatialingest.sink.commit;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.iceberg.Table;
@@ -13,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.sink.recovery.CleanupPasses;
 import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.StagingReferences;
@@ -130,7 +130,7 @@ final class FailureCleanup {
   void checkpointComplete(
       long checkpointId,
       String ownToken,
-      List<SinkTable> tables,
+      SinkTables tables,
       SinkScope scope,
       PendingFiles pendingFiles) {
     Set<String> current = tokensAtBarrier.remove(checkpointId);

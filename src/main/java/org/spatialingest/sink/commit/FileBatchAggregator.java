@@ -26,6 +26,7 @@ import org.apache.iceberg.flink.TableLoader;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.recovery.CleanupPasses;
 import org.spatialingest.sink.recovery.OrphanCleaner;
@@ -71,7 +72,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     implements OneInputStreamOperator<
             CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>,
         BoundedOneInput {
-  private final List<SinkTable> tables;
+  private final SinkTables tables;
   private final SinkScope scope;
   private final Duration checkpointInterval;
 
@@ -98,7 +99,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private transient ScheduledFuture<?> leaseRenewal;
 
   /** An aggregator whose start without state continues from the table's newest positions. */
-  public FileBatchAggregator(List<SinkTable> tables, SinkScope scope, Duration checkpointInterval) {
+  public FileBatchAggregator(SinkTables tables, SinkScope scope, Duration checkpointInterval) {
     this(tables, scope, checkpointInterval, null);
   }
 
@@ -111,7 +112,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
    *     newest positions
    */
   public FileBatchAggregator(
-      List<SinkTable> tables, SinkScope scope, Duration checkpointInterval, StartPositions start) {
+      SinkTables tables, SinkScope scope, Duration checkpointInterval, StartPositions start) {
     this.tables = tables;
     this.scope = scope;
     this.checkpointInterval = checkpointInterval;
@@ -159,7 +160,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
    * are read again from the positions).
    */
   private void startWithoutState(CleanupPasses passes) throws IOException {
-    try (TableLoader loader = tables.get(0).loader().clone()) {
+    try (TableLoader loader = tables.primary().loader().clone()) {
       loader.open();
       Table table = loader.loadTable();
       assembler.continueFrom(start == null ? TablePositions.read(table) : start.positions());
@@ -200,7 +201,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   }
 
   private void acquireLease() {
-    leaseLoader = tables.get(0).loader().clone();
+    leaseLoader = tables.primary().loader().clone();
     leaseLoader.open();
     primary = leaseLoader.loadTable();
     lease =

@@ -24,6 +24,7 @@ import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.PositionsRefusedException;
 import org.spatialingest.table.SinkHistory;
@@ -56,7 +57,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
   private final FileDeletes deletes = new FileDeletes();
 
   public IcebergBatchCommitter(
-      List<SinkTable> sinkTables, PositionsListener listener, CommitterInitContext context) {
+      SinkTables sinkTables, PositionsListener listener, CommitterInitContext context) {
     this(sinkTables, listener, StartPositions.none("spatial-sink"), context);
   }
 
@@ -65,7 +66,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
    *     commit of the lineage records ({@link StartPositions#notes})
    */
   public IcebergBatchCommitter(
-      List<SinkTable> sinkTables,
+      SinkTables sinkTables,
       PositionsListener listener,
       StartPositions start,
       CommitterInitContext context) {
@@ -102,7 +103,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     List<ClosedFile> files = List.of();
     // the primary table is committed last: if it has the batch, every table has, and a stored
     // batch's files need not be read (they may be gone: deleted after that commit)
-    Table primary = tables.get(0);
+    Table primary = tables.get(SinkTables.PRIMARY);
     primary.refresh();
     if (alreadyCommitted(primary, batchId, batch.createdAtMillis())) {
       LOG.info(

@@ -27,6 +27,7 @@ import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.table.LibraryThreads;
@@ -92,7 +93,7 @@ public final class BufferingWriter<T>
   private final Counter rowsReceived;
 
   public BufferingWriter(
-      List<SinkTable> sinkTables,
+      SinkTables sinkTables,
       TableRouter<T> router,
       ClosePolicy policy,
       long rowGroupBytes,
@@ -297,7 +298,7 @@ public final class BufferingWriter<T>
         runs++;
       }
       for (byte[] row : state.legacyRows()) {
-        tables.get(0).addSerialized(0, in, row);
+        tables.get(SinkTables.PRIMARY).addSerialized(0, in, row);
       }
     }
     long rows = 0;

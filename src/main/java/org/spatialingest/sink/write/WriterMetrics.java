@@ -7,6 +7,7 @@ import java.util.Objects;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.MetricGroup;
 import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.table.PropertyColumns;
 
 /**
@@ -31,7 +32,7 @@ final class WriterMetrics {
         "parkedPartitions", () -> tables.stream().mapToInt(t -> t.buffers().parked()).sum());
     group.gauge(
         "parkedBytes", () -> tables.stream().mapToLong(t -> t.buffers().parkedBytes()).sum());
-    group.gauge("encodedPerBufferedRatio", () -> tables.get(0).encodedRatio());
+    group.gauge("encodedPerBufferedRatio", () -> tables.get(SinkTables.PRIMARY).encodedRatio());
     group.gauge(
         "oldestBufferedAgeMs",
         () -> {

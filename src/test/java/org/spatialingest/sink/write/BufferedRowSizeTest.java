@@ -11,13 +11,13 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.junit.jupiter.api.Test;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.table.TelemetryTable;
-import org.spatialingest.tools.SinkTables;
+import org.spatialingest.tools.SinkWrittenTables;
 
 class BufferedRowSizeTest {
   @Test
   void measuresWhatThePartitionBufferAccounts() throws Exception {
     List<GenericRowData> rows =
-        SinkTables.rows(new TelemetryGenerator(3, 4, 5, 300), 20, 1_790_000_000_000L, 1000);
+        SinkWrittenTables.rows(new TelemetryGenerator(3, 4, 5, 300), 20, 1_790_000_000_000L, 1000);
     BufferedRowSize size = new BufferedRowSize();
     PartitionBuffer buffer = new PartitionBuffer(null, 0);
     RowDataSerializer serializer = new RowDataSerializer(TelemetryTable.ROW_TYPE);

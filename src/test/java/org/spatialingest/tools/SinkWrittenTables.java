@@ -29,8 +29,8 @@ import org.spatialingest.table.TableBootstrap;
  * committed as the sink's committer does: one append per batch with the sink's snapshot-summary
  * keys.
  */
-public final class SinkTables {
-  private SinkTables() {}
+public final class SinkWrittenTables {
+  private SinkWrittenTables() {}
 
   public static JobConfig config(
       Path warehouse, String namespace, String table, String partitioning) {
