@@ -72,9 +72,11 @@ class BoundedSinkTest {
   void aFailureAtAnySinkStepLosesAndDuplicatesNothing(SinkFaults.Point point, @TempDir Path dir)
       throws Exception {
     String topic = topic();
+    // 3,000 records (60 of them 2,000-vertex polygons, ~2 MB of coordinates) fill M = 150 KB many
+    // times before and after the failure, which comes at the step's first run
     Map<String, TelemetryGenerator.Record> sent =
         TestKit.produce(
-            kafka.bootstrapServers(), topic, new TelemetryGenerator(3, 10, 50, 2_000), 5_000);
+            kafka.bootstrapServers(), topic, new TelemetryGenerator(3, 10, 50, 2_000), 3_000);
     JobConfig config =
         TestKit.config(
             kafka.bootstrapServers(),
