@@ -7,7 +7,6 @@ import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
-import org.apache.iceberg.DataFile;
 import org.spatialingest.sink.core.ClosedFile;
 
 /**
@@ -49,10 +48,11 @@ final class CommitterMetrics {
             new StatisticsPerUpdateHistogram(new DescriptiveStatisticsHistogram(AGE_WINDOW)));
   }
 
-  void fileCommitted(DataFile file) {
-    committedFiles.inc();
-    committedBytes.inc(file.fileSizeInBytes());
-    committedRows.inc(file.recordCount());
+  /** {@code files} data files of {@code bytes} and {@code rows} committed to a table. */
+  void filesCommitted(int files, long bytes, long rows) {
+    committedFiles.inc(files);
+    committedBytes.inc(bytes);
+    committedRows.inc(rows);
   }
 
   /**

@@ -1,5 +1,7 @@
 package org.spatialingest.sink.commit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -8,12 +10,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
@@ -21,8 +26,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ClosedFileManifests;
+import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.PositionsRefusedException;
@@ -99,7 +107,8 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     String batchId = batch.batchId();
     long start = System.currentTimeMillis();
     boolean committedAny = false;
-    List<ClosedFile> files = List.of();
+    ClosedFiles closed = null;
+    Map<Integer, TableFiles> files = Map.of();
     // the primary table is committed last: if it has the batch, every table has, and a stored
     // batch's files need not be read (they may be gone: deleted after that commit)
     Table primary = tables.get(0);
@@ -111,36 +120,41 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           batch.checkpointId());
       // a re-commit after a lost acknowledgement: its runs' deletes may not have run either
       if (batch.stored() == null || batch.stored().exists(primary.io())) {
-        files = batch.closed(primary.io()).files();
+        files = TableFiles.of(batch.closed(primary.io()));
       }
     } else {
-      files = batch.closed(primary.io()).files();
+      closed = batch.closed(primary.io());
+      files = TableFiles.of(closed);
       for (int t = tables.size() - 1; t >= 0; t--) {
-        List<ClosedFile> ofTable = filesOf(files, t);
+        TableFiles ofTable = files.getOrDefault(t, TableFiles.none(t));
         if (t > 0 && ofTable.isEmpty()) {
           continue;
         }
-        committedAny |= commitTable(t, batch, batchId, ofTable);
+        committedAny |= commitTable(t, batch, batchId, ofTable, closed);
       }
     }
     long end = System.currentTimeMillis();
     // the runs of the files just committed, per table, and the stored batch, in the background:
     // the next commit does not wait for them
     Map<Integer, List<String>> runs = new TreeMap<>();
-    for (ClosedFile f : files) {
-      runs.computeIfAbsent(f.table(), t -> new ArrayList<>()).addAll(f.consumedStaging());
+    List<ClosedFile> all = new ArrayList<>();
+    for (TableFiles ofTable : files.values()) {
+      all.addAll(ofTable.files());
+      for (ClosedFile f : ofTable.files()) {
+        runs.computeIfAbsent(f.table(), t -> new ArrayList<>()).addAll(f.consumedStaging());
+      }
     }
     if (batch.stored() != null) {
       runs.computeIfAbsent(0, t -> new ArrayList<>()).add(batch.stored().location());
     }
     runs.forEach((t, paths) -> deletes.deleteLater(tables.get(t).io(), paths));
     if (committedAny) {
-      metrics.batchCommitted(files, start, end);
+      metrics.batchCommitted(all, start, end);
       LOG.info(
           "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
           batch.checkpointId(),
-          files.size(),
-          filesOf(files, 0).stream().mapToLong(f -> f.file().recordCount()).sum(),
+          all.size(),
+          files.getOrDefault(0, TableFiles.none(0)).rows(),
           end - start,
           batchId);
     }
@@ -154,14 +168,11 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     }
   }
 
-  private static List<ClosedFile> filesOf(List<ClosedFile> files, int table) {
-    return files.stream().filter(f -> f.table() == table).toList();
-  }
-
   /**
    * @return false if the table already had this batch
    */
-  private boolean commitTable(int index, FileBatch batch, String batchId, List<ClosedFile> files) {
+  private boolean commitTable(
+      int index, FileBatch batch, String batchId, TableFiles files, ClosedFiles closed) {
     Table table = tables.get(index);
     table.refresh();
     if (alreadyCommitted(table, batchId, batch.createdAtMillis())) {
@@ -172,10 +183,11 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           table.name());
       return false;
     }
+    Consumer<AppendFiles> addFiles = filesAdder(table, index, batch, files, closed);
     if (index > 0) {
       SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
       AppendFiles append = table.newAppend(); // merges manifests, see below
-      files.forEach(f -> append.appendFile(f.file()));
+      addFiles.accept(append);
       summary(batch, batchId, files, false).forEach(append::set);
       append.commit();
     } else {
@@ -198,7 +210,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
             // commit.manifest.min-count-to-merge manifests (100) they are merged, so a commit every
             // L does not grow the manifest list (and every reader's planning) without bound
             AppendFiles append = tx.newAppend();
-            files.forEach(f -> append.appendFile(f.file()));
+            addFiles.accept(append);
             summary(batch, batchId, files, true).forEach(append::set);
             if (!ownTag) {
               start.notes().forEach(append::set); // the lineage's first commit
@@ -216,26 +228,61 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       }
     }
     SinkFaults.reach(SinkFaults.Point.AFTER_COMMIT);
-    for (ClosedFile f : files) {
-      metrics.fileCommitted(f.file());
-    }
+    metrics.filesCommitted(files.count(), files.bytes(), files.rows());
     return true;
   }
 
+  /**
+   * How the table's files of the batch enter an append. A stored batch whose groups' manifests a
+   * format-2 table can adopt: they are written once, concatenated, as the batch's manifest(s) in
+   * the table's metadata directory ({@link BatchManifests}, named after the stored batch: a
+   * re-commit writes the same file) and appended as they are, so no data file is decoded or written
+   * again here. Otherwise (earlier layouts, inline batches of earlier states, tables of format 1 or
+   * 3) each data file is appended, decoded from its group.
+   */
+  private Consumer<AppendFiles> filesAdder(
+      Table table, int index, FileBatch batch, TableFiles files, ClosedFiles closed) {
+    if (files.isEmpty()) {
+      return append -> {};
+    }
+    if (files.appendable() != null
+        && batch.stored() != null
+        && table instanceof HasTableOperations ops
+        && ops.operations().current().formatVersion()
+            == ClosedFileManifests.MANIFEST_FORMAT_VERSION) {
+      List<ManifestFile> manifests;
+      try {
+        manifests =
+            BatchManifests.write(
+                table.io(),
+                ops.operations()
+                    .metadataFileLocation(
+                        SinkFileNames.batchManifestStem(batch.stored().location(), index)),
+                table.specs(),
+                files.appendable());
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "cannot write the manifest of batch " + batch.batchId() + " for " + table.name(), e);
+      }
+      SinkFaults.reach(SinkFaults.Point.AFTER_BATCH_MANIFEST);
+      return append -> manifests.forEach(append::appendManifest);
+    }
+    List<ClosedFile> decoded =
+        files.appendable() == null ? files.files() : files.decodedFrom(closed).files();
+    return append -> decoded.forEach(f -> append.appendFile(f.file()));
+  }
+
   private Map<String, String> summary(
-      FileBatch batch, String batchId, List<ClosedFile> files, boolean primary) {
+      FileBatch batch, String batchId, TableFiles ofTable, boolean primary) {
+    List<ClosedFile> files = ofTable.files();
     Map<String, String> s = new LinkedHashMap<>();
     s.put(SnapshotSummaryKeys.BATCH_ID, batchId);
     s.put(SnapshotSummaryKeys.LINEAGE, batch.lineage());
     s.put(SnapshotSummaryKeys.FLINK_JOB_ID, jobId);
     s.put(SnapshotSummaryKeys.CHECKPOINT_ID, Long.toString(batch.checkpointId()));
-    s.put(
-        SnapshotSummaryKeys.ROWS,
-        Long.toString(files.stream().mapToLong(f -> f.file().recordCount()).sum()));
+    s.put(SnapshotSummaryKeys.ROWS, Long.toString(ofTable.rows()));
     s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.size()));
-    s.put(
-        SnapshotSummaryKeys.FILE_BYTES,
-        Long.toString(files.stream().mapToLong(f -> f.file().fileSizeInBytes()).sum()));
+    s.put(SnapshotSummaryKeys.FILE_BYTES, Long.toString(ofTable.bytes()));
     s.put(
         SnapshotSummaryKeys.BUFFERED_BYTES,
         Long.toString(files.stream().mapToLong(ClosedFile::bufferedBytes).sum()));
