@@ -104,17 +104,14 @@ public final class ClosedFiles {
 
   /**
    * Per group, its table and, where the group's manifest can be appended as it is, its {@link
-   * ClosedFileManifests.AppendableGroup} (else {@code null}: a group of an earlier layout). Decodes
-   * no data file; encodes groups that were never encoded.
+   * ClosedFileManifests.AppendableGroup} (else {@code null}: a group of an earlier layout, or one
+   * that was never encoded, as files restored from a state without their partition spec). Decodes
+   * no data file.
    */
   public List<GroupForAppend> forAppend() {
     List<GroupForAppend> out = new ArrayList<>(groups.size());
     for (Group g : groups) {
-      try {
-        out.add(new GroupForAppend(g.table, ClosedFileManifests.readAppendable(g.encoded())));
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot read closed files' manifest", e);
-      }
+      out.add(new GroupForAppend(g.table, g.appendable()));
     }
     return out;
   }
@@ -174,6 +171,17 @@ public final class ClosedFiles {
         encoded = ClosedFileManifests.encodeGroup(files);
       }
       return encoded;
+    }
+
+    synchronized ClosedFileManifests.AppendableGroup appendable() {
+      if (encoded == null) {
+        return null; // decoded already (or cannot be encoded): its files are appended one by one
+      }
+      try {
+        return ClosedFileManifests.readAppendable(encoded);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read closed files' manifest", e);
+      }
     }
 
     synchronized long minClosedAtMillis() {
