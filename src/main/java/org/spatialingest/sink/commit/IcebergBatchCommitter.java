@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,12 +23,12 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.ClosedFileManifests;
 import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkFieldTotals;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.table.PositionsListener;
@@ -137,12 +136,11 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     // the runs of the files just committed, per table, and the stored batch, in the background:
     // the next commit does not wait for them
     Map<Integer, List<String>> runs = new TreeMap<>();
-    List<ClosedFile> all = new ArrayList<>();
+    SinkFieldTotals all = new SinkFieldTotals();
     for (TableFiles ofTable : files.values()) {
-      all.addAll(ofTable.files());
-      for (ClosedFile f : ofTable.files()) {
-        runs.computeIfAbsent(f.table(), t -> new ArrayList<>()).addAll(f.consumedStaging());
-      }
+      all.addAll(ofTable.fields());
+      runs.computeIfAbsent(ofTable.table(), t -> new ArrayList<>())
+          .addAll(ofTable.fields().consumedStaging());
     }
     if (batch.stored() != null) {
       runs.computeIfAbsent(0, t -> new ArrayList<>()).add(batch.stored().location());
@@ -153,7 +151,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       LOG.info(
           "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
           batch.checkpointId(),
-          all.size(),
+          all.files(),
           files.getOrDefault(0, TableFiles.none(0)).rows(),
           end - start,
           batchId);
@@ -267,37 +265,30 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       SinkFaults.reach(SinkFaults.Point.AFTER_BATCH_MANIFEST);
       return append -> manifests.forEach(append::appendManifest);
     }
-    List<ClosedFile> decoded =
-        files.appendable() == null ? files.files() : files.decodedFrom(closed).files();
+    List<ClosedFile> decoded = files.decodedFrom(closed);
     return append -> decoded.forEach(f -> append.appendFile(f.file()));
   }
 
   private Map<String, String> summary(
       FileBatch batch, String batchId, TableFiles ofTable, boolean primary) {
-    List<ClosedFile> files = ofTable.files();
+    SinkFieldTotals files = ofTable.fields();
     Map<String, String> s = new LinkedHashMap<>();
     s.put(SnapshotSummaryKeys.BATCH_ID, batchId);
     s.put(SnapshotSummaryKeys.LINEAGE, batch.lineage());
     s.put(SnapshotSummaryKeys.FLINK_JOB_ID, jobId);
     s.put(SnapshotSummaryKeys.CHECKPOINT_ID, Long.toString(batch.checkpointId()));
     s.put(SnapshotSummaryKeys.ROWS, Long.toString(ofTable.rows()));
-    s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.size()));
+    s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.files()));
     s.put(SnapshotSummaryKeys.FILE_BYTES, Long.toString(ofTable.bytes()));
-    s.put(
-        SnapshotSummaryKeys.BUFFERED_BYTES,
-        Long.toString(files.stream().mapToLong(ClosedFile::bufferedBytes).sum()));
-    if (!files.isEmpty()) {
-      s.put(
-          SnapshotSummaryKeys.MIN_INGEST_MS,
-          Long.toString(files.stream().mapToLong(ClosedFile::minIngestMillis).min().getAsLong()));
-      s.put(
-          SnapshotSummaryKeys.MAX_INGEST_MS,
-          Long.toString(files.stream().mapToLong(ClosedFile::maxIngestMillis).max().getAsLong()));
+    s.put(SnapshotSummaryKeys.BUFFERED_BYTES, Long.toString(files.bufferedBytes()));
+    if (files.files() > 0) {
+      s.put(SnapshotSummaryKeys.MIN_INGEST_MS, Long.toString(files.minIngestMillis()));
+      s.put(SnapshotSummaryKeys.MAX_INGEST_MS, Long.toString(files.maxIngestMillis()));
     }
-    Map<CloseReason, Integer> byReason = new EnumMap<>(CloseReason.class);
-    files.forEach(f -> byReason.merge(f.reason(), 1, Integer::sum));
-    byReason.forEach(
-        (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
+    files
+        .byReason()
+        .forEach(
+            (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
     if (primary) {
       s.putAll(TablePositions.summary(start.sinkId(), start.ids(), batch.positions()));
       if (start.filesRecord() != null) {

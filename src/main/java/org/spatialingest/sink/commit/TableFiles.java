@@ -8,6 +8,7 @@ import org.apache.flink.annotation.Internal;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.ClosedFileManifests.AppendableGroup;
 import org.spatialingest.sink.core.ClosedFiles;
+import org.spatialingest.sink.core.SinkFieldTotals;
 
 /**
  * A batch's closed files of one table, as the commit needs them: their count, rows and bytes, the
@@ -16,20 +17,25 @@ import org.spatialingest.sink.core.ClosedFiles;
  * decoded data files. Building it decodes no data file where every group of the table is
  * appendable.
  *
- * @param files per file the sink's fields; its {@link ClosedFile#file()} is {@code null} where
- *     {@code appendable} is not
- * @param appendable the writers' manifests, or {@code null} if the files were decoded
+ * @param fields the files' sink fields, summed
+ * @param appendable the writers' manifests, or {@code null} if {@code decoded}
+ * @param decoded the files decoded, or {@code null} if {@code appendable}
  */
 @Internal
 record TableFiles(
-    int table, List<ClosedFile> files, List<AppendableGroup> appendable, long rows, long bytes) {
+    int table,
+    SinkFieldTotals fields,
+    List<AppendableGroup> appendable,
+    List<ClosedFile> decoded,
+    long rows,
+    long bytes) {
 
   int count() {
-    return files.size();
+    return fields.files();
   }
 
   boolean isEmpty() {
-    return files.isEmpty();
+    return fields.files() == 0;
   }
 
   /** The batch's files per table index; decodes only the groups of tables not all appendable. */
@@ -54,33 +60,36 @@ record TableFiles(
    * The same files decoded (for a table whose format cannot adopt the writers' manifests as they
    * are).
    */
-  TableFiles decodedFrom(ClosedFiles closed) {
-    return decoded(table, closed.files());
+  List<ClosedFile> decodedFrom(ClosedFiles closed) {
+    return decoded != null ? decoded : decoded(table, closed.files()).decoded();
   }
 
   private static TableFiles of(int table, List<AppendableGroup> groups) {
-    List<ClosedFile> files = new ArrayList<>();
+    SinkFieldTotals fields = new SinkFieldTotals();
     long rows = 0;
     long bytes = 0;
     for (AppendableGroup g : groups) {
-      files.addAll(g.sinkFields());
+      fields.addAll(g.sinkFields());
       rows += g.header().rows();
       bytes += g.header().fileBytes();
     }
-    return new TableFiles(table, files, groups, rows, bytes);
+    return new TableFiles(table, fields, groups, null, rows, bytes);
   }
 
   private static TableFiles decoded(int table, List<ClosedFile> all) {
     List<ClosedFile> files = all.stream().filter(f -> f.table() == table).toList();
+    SinkFieldTotals fields = new SinkFieldTotals();
+    files.forEach(fields::add);
     return new TableFiles(
         table,
-        files,
+        fields,
         null,
+        files,
         files.stream().mapToLong(f -> f.file().recordCount()).sum(),
         files.stream().mapToLong(f -> f.file().fileSizeInBytes()).sum());
   }
 
   static TableFiles none(int table) {
-    return new TableFiles(table, List.of(), null, 0, 0);
+    return new TableFiles(table, new SinkFieldTotals(), null, List.of(), 0, 0);
   }
 }

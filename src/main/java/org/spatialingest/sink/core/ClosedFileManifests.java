@@ -159,8 +159,8 @@ public final class ClosedFileManifests {
       int table, List<String> locations, boolean appendable, long fileBytes, long rows) {}
 
   /**
-   * A group whose manifest an append can adopt: its files' sink fields (with no {@link DataFile}),
-   * totals, and the manifest as the writer encoded it.
+   * A group whose manifest an append can adopt: its files' sink fields summed, its totals, and the
+   * manifest as the writer encoded it.
    *
    * @param manifest the writer's descriptor (path and length of the in-memory copy; counts and
    *     partition summaries are the files'; nothing assigned)
@@ -168,7 +168,7 @@ public final class ClosedFileManifests {
    */
   public record AppendableGroup(
       GroupHeader header,
-      List<ClosedFile> sinkFields,
+      SinkFieldTotals sinkFields,
       UnassignedManifest manifest,
       byte[] manifestBytes) {}
 
@@ -192,13 +192,12 @@ public final class ClosedFileManifests {
     if (!header.appendable()) {
       return null;
     }
-    int count = header.locations().size();
-    List<ClosedFile> sinkFields = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      sinkFields.add(readSinkFields(in, header.table(), null, null));
+    SinkFieldTotals fields = new SinkFieldTotals();
+    for (int i = 0; i < header.locations().size(); i++) {
+      readSinkFieldsInto(in, fields);
     }
     Described d = readDescribed(in);
-    return new AppendableGroup(header, sinkFields, d.manifest(), d.bytes());
+    return new AppendableGroup(header, fields, d.manifest(), d.bytes());
   }
 
   /** The files of a group written by {@link #encodeGroup}, in its order. */
@@ -324,6 +323,25 @@ public final class ClosedFileManifests {
     out.writeInt(f.consumedStaging().size());
     for (String path : f.consumedStaging()) {
       out.writeUTF(path);
+    }
+  }
+
+  /** Adds one file's sink fields, as {@link #writeSinkFields} wrote them, to {@code totals}. */
+  private static void readSinkFieldsInto(DataInputView in, SinkFieldTotals totals)
+      throws IOException {
+    CloseReason reason = CloseReason.valueOf(in.readUTF());
+    long buffered = in.readLong();
+    long minIngest = in.readLong();
+    long maxIngest = in.readLong();
+    in.readLong(); // closed at
+    totals.file(reason, buffered, minIngest, maxIngest);
+    int seconds = in.readInt();
+    for (int s = 0; s < seconds; s++) {
+      totals.ingestSecond(in.readLong(), in.readLong());
+    }
+    int staged = in.readInt();
+    for (int s = 0; s < staged; s++) {
+      totals.staging(in.readUTF());
     }
   }
 
