@@ -76,7 +76,10 @@ class BatchManifestHarnessTest {
         .isNotNull()
         .extracting(SinkFileNames.StagingName::checkpointId)
         .isEqualTo(1L);
-    assertThat(filesIn(table, added.get(0))).as("both writers' files").hasSize(2);
+    assertThat(filesIn(table, added.get(0)))
+        .as("both writers' files, with their column metrics")
+        .hasSize(2)
+        .allSatisfy(f -> assertThat(f.lowerBounds()).isNotEmpty());
     assertThat(TestKit.rows(table)).as("every row once").hasSize(attempt.firstRows.size());
     assertThat(TestKit.distinctIds(TestKit.rows(table)))
         .containsExactlyInAnyOrderElementsOf(idsOf(attempt.firstRows));
