@@ -19,6 +19,7 @@ import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
@@ -263,7 +264,14 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
             "cannot write the manifest of batch " + batch.batchId() + " for " + table.name(), e);
       }
       SinkFaults.reach(SinkFaults.Point.AFTER_BATCH_MANIFEST);
-      return append -> manifests.forEach(append::appendManifest);
+      String addedBytes = Long.toString(files.bytes());
+      return append -> {
+        manifests.forEach(append::appendManifest);
+        // Iceberg counts an adopted manifest's files and rows but not their bytes (a manifest
+        // descriptor has no size field): without this, the snapshot's total-files-size stops
+        // counting; the writers' totals are exact
+        append.set(SnapshotSummary.ADDED_FILE_SIZE_PROP, addedBytes);
+      };
     }
     List<ClosedFile> decoded = files.decodedFrom(closed);
     return append -> decoded.forEach(f -> append.appendFile(f.file()));

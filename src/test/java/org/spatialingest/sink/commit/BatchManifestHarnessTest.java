@@ -83,6 +83,11 @@ class BatchManifestHarnessTest {
     assertThat(TestKit.rows(table)).as("every row once").hasSize(attempt.firstRows.size());
     assertThat(TestKit.distinctIds(TestKit.rows(table)))
         .containsExactlyInAnyOrderElementsOf(idsOf(attempt.firstRows));
+    long bytes = filesIn(table, added.get(0)).stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    assertThat(table.currentSnapshot().summary())
+        .as("Iceberg's size totals count the adopted manifest's files")
+        .containsEntry("added-files-size", Long.toString(bytes))
+        .containsEntry("total-files-size", Long.toString(bytes));
     assertThat(planned(table, DAY_2))
         .as("the second day's file is planned: the manifest's summaries cover both writers")
         .hasSize(1);
@@ -107,6 +112,12 @@ class BatchManifestHarnessTest {
     assertThat(TestKit.rows(table)).as("every row once").hasSize(all.size());
     assertThat(TestKit.distinctIds(TestKit.rows(table))).containsExactlyInAnyOrderElementsOf(all);
     assertThat(sinkSnapshots(table)).as("checkpoint 2 committed once").hasSize(2);
+    long total = 0;
+    for (ManifestFile m : table.currentSnapshot().dataManifests(table.io())) {
+      total += filesIn(table, m).stream().mapToLong(DataFile::fileSizeInBytes).sum();
+    }
+    assertThat(table.currentSnapshot().summary())
+        .containsEntry("total-files-size", Long.toString(total));
     List<ManifestFile> second = added(table);
     assertThat(second).hasSize(1);
     assertThat(filesIn(table, second.get(0))).hasSize(1);
