@@ -31,12 +31,14 @@ public enum MeasuredCosts {
   public static final long SNAPSHOT_ENTRY_BYTES = 1_550;
 
   /**
-   * CPU of the aggregator and committer (parallelism 1, one thread each) per closed file, µs:
-   * merging the writers' reports, their state and the committable, and the commit ({@code
-   * CommitPathBenchmark}, 2026-12-01, scale.md "The p = 1 operators": 1,099 at W = 64, 1,040 at W =
-   * 256, 869 at W = 1,024; the largest is kept).
+   * CPU of the aggregator and committer (parallelism 1, one thread each) per closed file, µs, when
+   * every buffer closes at one checkpoint: the writers' reports merged, the batch stored, its
+   * manifests concatenated and appended, the commit ({@code CommitPathBenchmark}, 2026-12-02,
+   * scale.md "One manifest per table and commit": 61 at W = 64, 72 at W = 256, 62 at W = 1,024; the
+   * largest is kept; it was 1,099 before the committer appended the writers' manifests as they
+   * are).
    */
-  public static final double COMMIT_PATH_MICROS_PER_FILE = 1_099;
+  public static final double COMMIT_PATH_MICROS_PER_FILE = 72;
 
   private final double transformMicrosPerRecord;
   private final double sinkMicrosPerRecord;

@@ -248,6 +248,33 @@ class PlanCommandTest {
         .isCloseTo(24 * c.get("filesPerHour").asDouble(), within(1.0));
     assertThat(j.get("rowsByTime").asLong())
         .isEqualTo((long) Math.floor(1_000_000.0 / writers * 120));
+    // the commit path: a commit's files (many here: 5,000 partitions per commit) at the p = 1
+    // harness's measured CPU per file (the JSON keeps 3 decimals)
+    JsonNode many =
+        JSON.readTree(
+                CliRun.of(
+                        "plan",
+                        "--bytes-per-record",
+                        "180",
+                        "--rate",
+                        "1000000",
+                        "--partitions-per-commit",
+                        "5000",
+                        "--json")
+                    .out())
+            .get("cluster");
+    JsonNode commitPath = null;
+    for (JsonNode limit : many.get("limits")) {
+      if (limit.get("name").asText().equals("commit path (p = 1)")) {
+        commitPath = limit;
+      }
+    }
+    assertThat(commitPath).as("the commit path is among the limits").isNotNull();
+    double filesPerCommit =
+        many.get("filesPerHour").asDouble() / many.get("commitsPerHour").asDouble();
+    assertThat(filesPerCommit).isGreaterThan(1_000);
+    assertThat(commitPath.get("used").asDouble())
+        .isCloseTo(filesPerCommit * MeasuredCosts.COMMIT_PATH_MICROS_PER_FILE / 1e6, within(5e-4));
 
     CliRun text = CliRun.of("plan", "--bytes-per-record", "180", "--rate", "100000");
     assertThat(text.out()).contains("cluster for 100,000 records/s").contains("limits first");

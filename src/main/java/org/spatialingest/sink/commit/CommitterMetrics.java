@@ -1,14 +1,11 @@
 package org.spatialingest.sink.commit;
 
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Histogram;
 import org.apache.flink.metrics.MetricGroup;
 import org.apache.flink.runtime.metrics.DescriptiveStatisticsHistogram;
-import org.apache.iceberg.DataFile;
-import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.SinkFieldTotals;
 
 /**
  * The committer's metrics, in group {@code spatialSink}: what it committed, how long a commit took,
@@ -49,28 +46,23 @@ final class CommitterMetrics {
             new StatisticsPerUpdateHistogram(new DescriptiveStatisticsHistogram(AGE_WINDOW)));
   }
 
-  void fileCommitted(DataFile file) {
-    committedFiles.inc();
-    committedBytes.inc(file.fileSizeInBytes());
-    committedRows.inc(file.recordCount());
+  /** {@code files} data files of {@code bytes} and {@code rows} committed to a table. */
+  void filesCommitted(int files, long bytes, long rows) {
+    committedFiles.inc(files);
+    committedBytes.inc(bytes);
+    committedRows.inc(rows);
   }
 
   /**
    * A batch of {@code files} committed (to at least one table) from {@code startMillis} to {@code
    * endMillis}.
    */
-  void batchCommitted(List<ClosedFile> files, long startMillis, long endMillis) {
+  void batchCommitted(SinkFieldTotals files, long startMillis, long endMillis) {
     lastCommitDurationMs = endMillis - startMillis;
     lastCommitMillis = endMillis;
-    long minIngest = Long.MAX_VALUE;
-    long maxIngest = Long.MIN_VALUE;
-    for (ClosedFile f : files) {
-      minIngest = Math.min(minIngest, f.minIngestMillis());
-      maxIngest = Math.max(maxIngest, f.maxIngestMillis());
-    }
-    lastMaxRowAgeMs = endMillis - minIngest;
-    lastMinRowAgeMs = endMillis - maxIngest;
-    recordRowAges(files, endMillis);
+    lastMaxRowAgeMs = endMillis - files.minIngestMillis();
+    lastMinRowAgeMs = endMillis - files.maxIngestMillis();
+    recordRowAges(files.ingestSecondCounts(), endMillis);
     commits.inc();
   }
 
@@ -78,14 +70,10 @@ final class CommitterMetrics {
    * Feeds commit time − ingest time of the batch's rows (per ingest second, mid-second) into the
    * histogram.
    */
-  private void recordRowAges(List<ClosedFile> files, long commitMillis) {
-    Map<Long, Long> counts = new LinkedHashMap<>();
+  private void recordRowAges(Map<Long, Long> counts, long commitMillis) {
     long rows = 0;
-    for (ClosedFile f : files) {
-      for (Map.Entry<Long, Long> e : f.ingestSecondCounts().entrySet()) {
-        counts.merge(e.getKey(), e.getValue(), Long::sum);
-        rows += e.getValue();
-      }
+    for (long n : counts.values()) {
+      rows += n;
     }
     long perUpdate = Math.max(1, (rows + AGE_WINDOW - 1) / AGE_WINDOW);
     counts.forEach(

@@ -1,28 +1,36 @@
 package org.spatialingest.sink.commit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.metrics.Counter;
 import org.apache.iceberg.AppendFiles;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.core.ClosedFileManifests;
+import org.spatialingest.sink.core.ClosedFiles;
 import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.sink.core.SinkFieldTotals;
+import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.table.PositionsListener;
@@ -100,7 +108,8 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     String batchId = batch.batchId();
     long start = System.currentTimeMillis();
     boolean committedAny = false;
-    List<ClosedFile> files = List.of();
+    ClosedFiles closed = null;
+    Map<Integer, TableFiles> files = Map.of();
     // the primary table is committed last: if it has the batch, every table has, and a stored
     // batch's files need not be read (they may be gone: deleted after that commit)
     Table primary = tables.get(SinkTables.PRIMARY);
@@ -112,36 +121,41 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           batch.checkpointId());
       // a re-commit after a lost acknowledgement: its runs' deletes may not have run either
       if (batch.stored() == null || batch.stored().exists(primary.io())) {
-        files = batch.closed(primary.io()).files();
+        files = TableFiles.of(batch.closed(primary.io()));
       }
     } else {
-      files = batch.closed(primary.io()).files();
+      closed = batch.closed(primary.io());
+      files = TableFiles.of(closed);
       for (int t = tables.size() - 1; t >= 0; t--) {
-        List<ClosedFile> ofTable = filesOf(files, t);
-        if (t > 0 && ofTable.isEmpty()) {
+        TableFiles ofTable = files.getOrDefault(t, TableFiles.none(t));
+        if (t != SinkTables.PRIMARY && ofTable.isEmpty()) {
           continue;
         }
-        committedAny |= commitTable(t, batch, batchId, ofTable);
+        committedAny |= commitTable(t, batch, batchId, ofTable, closed);
       }
     }
     long end = System.currentTimeMillis();
     // the runs of the files just committed, per table, and the stored batch, in the background:
     // the next commit does not wait for them
     Map<Integer, List<String>> runs = new TreeMap<>();
-    for (ClosedFile f : files) {
-      runs.computeIfAbsent(f.table(), t -> new ArrayList<>()).addAll(f.consumedStaging());
+    SinkFieldTotals all = new SinkFieldTotals();
+    for (TableFiles ofTable : files.values()) {
+      all.addAll(ofTable.fields());
+      runs.computeIfAbsent(ofTable.table(), t -> new ArrayList<>())
+          .addAll(ofTable.fields().consumedStaging());
     }
     if (batch.stored() != null) {
-      runs.computeIfAbsent(0, t -> new ArrayList<>()).add(batch.stored().location());
+      runs.computeIfAbsent(SinkTables.PRIMARY, t -> new ArrayList<>())
+          .add(batch.stored().location());
     }
     runs.forEach((t, paths) -> deletes.deleteLater(tables.get(t).io(), paths));
     if (committedAny) {
-      metrics.batchCommitted(files, start, end);
+      metrics.batchCommitted(all, start, end);
       LOG.info(
           "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
           batch.checkpointId(),
-          files.size(),
-          filesOf(files, 0).stream().mapToLong(f -> f.file().recordCount()).sum(),
+          all.files(),
+          files.getOrDefault(0, TableFiles.none(0)).rows(),
           end - start,
           batchId);
     }
@@ -155,14 +169,11 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     }
   }
 
-  private static List<ClosedFile> filesOf(List<ClosedFile> files, int table) {
-    return files.stream().filter(f -> f.table() == table).toList();
-  }
-
   /**
    * @return false if the table already had this batch
    */
-  private boolean commitTable(int index, FileBatch batch, String batchId, List<ClosedFile> files) {
+  private boolean commitTable(
+      int index, FileBatch batch, String batchId, TableFiles files, ClosedFiles closed) {
     Table table = tables.get(index);
     table.refresh();
     if (alreadyCommitted(table, batchId, batch.createdAtMillis())) {
@@ -173,10 +184,11 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           table.name());
       return false;
     }
+    Consumer<AppendFiles> addFiles = filesAdder(table, index, batch, files, closed);
     if (index > 0) {
       SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
       AppendFiles append = table.newAppend(); // merges manifests, see below
-      files.forEach(f -> append.appendFile(f.file()));
+      addFiles.accept(append);
       summary(batch, batchId, files, false).forEach(append::set);
       append.commit();
     } else {
@@ -199,7 +211,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
             // commit.manifest.min-count-to-merge manifests (100) they are merged, so a commit every
             // L does not grow the manifest list (and every reader's planning) without bound
             AppendFiles append = tx.newAppend();
-            files.forEach(f -> append.appendFile(f.file()));
+            addFiles.accept(append);
             summary(batch, batchId, files, true).forEach(append::set);
             if (!ownTag) {
               start.notes().forEach(append::set); // the lineage's first commit
@@ -217,41 +229,76 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       }
     }
     SinkFaults.reach(SinkFaults.Point.AFTER_COMMIT);
-    for (ClosedFile f : files) {
-      metrics.fileCommitted(f.file());
-    }
+    metrics.filesCommitted(files.count(), files.bytes(), files.rows());
     return true;
   }
 
+  /**
+   * How the table's files of the batch enter an append. A stored batch whose groups' manifests a
+   * format-2 table can adopt: they are written once, concatenated, as the batch's manifest(s) in
+   * the table's metadata directory ({@link BatchManifests}, named after the stored batch: a
+   * re-commit writes the same file) and appended as they are, so no data file is decoded or written
+   * again here. Otherwise (earlier layouts, inline batches of earlier states, tables of format 1 or
+   * 3) each data file is appended, decoded from its group.
+   */
+  private Consumer<AppendFiles> filesAdder(
+      Table table, int index, FileBatch batch, TableFiles files, ClosedFiles closed) {
+    if (files.isEmpty()) {
+      return append -> {};
+    }
+    if (files.appendable() != null
+        && batch.stored() != null
+        && table instanceof HasTableOperations ops
+        && ops.operations().current().formatVersion()
+            == ClosedFileManifests.MANIFEST_FORMAT_VERSION) {
+      List<ManifestFile> manifests;
+      try {
+        manifests =
+            BatchManifests.write(
+                table.io(),
+                ops.operations()
+                    .metadataFileLocation(
+                        SinkFileNames.batchManifestStem(batch.stored().location(), index)),
+                table.specs(),
+                files.appendable());
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "cannot write the manifest of batch " + batch.batchId() + " for " + table.name(), e);
+      }
+      SinkFaults.reach(SinkFaults.Point.AFTER_BATCH_MANIFEST);
+      String addedBytes = Long.toString(files.bytes());
+      return append -> {
+        manifests.forEach(append::appendManifest);
+        // Iceberg counts an adopted manifest's files and rows but not their bytes (a manifest
+        // descriptor has no size field): without this, the snapshot's total-files-size stops
+        // counting; the writers' totals are exact
+        append.set(SnapshotSummary.ADDED_FILE_SIZE_PROP, addedBytes);
+      };
+    }
+    List<ClosedFile> decoded = files.decodedFrom(closed);
+    return append -> decoded.forEach(f -> append.appendFile(f.file()));
+  }
+
   private Map<String, String> summary(
-      FileBatch batch, String batchId, List<ClosedFile> files, boolean primary) {
+      FileBatch batch, String batchId, TableFiles ofTable, boolean primary) {
+    SinkFieldTotals files = ofTable.fields();
     Map<String, String> s = new LinkedHashMap<>();
     s.put(SnapshotSummaryKeys.BATCH_ID, batchId);
     s.put(SnapshotSummaryKeys.LINEAGE, batch.lineage());
     s.put(SnapshotSummaryKeys.FLINK_JOB_ID, jobId);
     s.put(SnapshotSummaryKeys.CHECKPOINT_ID, Long.toString(batch.checkpointId()));
-    s.put(
-        SnapshotSummaryKeys.ROWS,
-        Long.toString(files.stream().mapToLong(f -> f.file().recordCount()).sum()));
-    s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.size()));
-    s.put(
-        SnapshotSummaryKeys.FILE_BYTES,
-        Long.toString(files.stream().mapToLong(f -> f.file().fileSizeInBytes()).sum()));
-    s.put(
-        SnapshotSummaryKeys.BUFFERED_BYTES,
-        Long.toString(files.stream().mapToLong(ClosedFile::bufferedBytes).sum()));
-    if (!files.isEmpty()) {
-      s.put(
-          SnapshotSummaryKeys.MIN_INGEST_MS,
-          Long.toString(files.stream().mapToLong(ClosedFile::minIngestMillis).min().getAsLong()));
-      s.put(
-          SnapshotSummaryKeys.MAX_INGEST_MS,
-          Long.toString(files.stream().mapToLong(ClosedFile::maxIngestMillis).max().getAsLong()));
+    s.put(SnapshotSummaryKeys.ROWS, Long.toString(ofTable.rows()));
+    s.put(SnapshotSummaryKeys.FILES, Integer.toString(files.files()));
+    s.put(SnapshotSummaryKeys.FILE_BYTES, Long.toString(ofTable.bytes()));
+    s.put(SnapshotSummaryKeys.BUFFERED_BYTES, Long.toString(files.bufferedBytes()));
+    if (files.files() > 0) {
+      s.put(SnapshotSummaryKeys.MIN_INGEST_MS, Long.toString(files.minIngestMillis()));
+      s.put(SnapshotSummaryKeys.MAX_INGEST_MS, Long.toString(files.maxIngestMillis()));
     }
-    Map<CloseReason, Integer> byReason = new EnumMap<>(CloseReason.class);
-    files.forEach(f -> byReason.merge(f.reason(), 1, Integer::sum));
-    byReason.forEach(
-        (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
+    files
+        .byReason()
+        .forEach(
+            (r, n) -> s.put(SnapshotSummaryKeys.CLOSED_PREFIX + r.code(), Integer.toString(n)));
     if (primary) {
       s.putAll(TablePositions.summary(start.sinkId(), start.ids(), batch.positions()));
       if (start.filesRecord() != null) {

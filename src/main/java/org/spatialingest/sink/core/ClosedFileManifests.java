@@ -35,18 +35,41 @@ import org.apache.iceberg.types.Types;
  * state survives an Iceberg upgrade that changes the data file classes. Each manifest records its
  * partition spec and schema, so no table is needed to read it back.
  *
- * <p>A group of files of one table and spec ({@link #encodeGroup}): table index, file count, the
- * files' locations, per file what the sink adds to it (reason, bytes buffered, ingest times,
- * staging runs), then the manifest's descriptor ({@link ManifestFiles#encode}) and bytes, files in
- * the same order. {@link ClosedFiles} passes a group on as these bytes.
+ * <p>A group of files of one table and spec ({@link #encodeGroup}): {@link #APPENDABLE_LAYOUT},
+ * table index, file count, the files' locations, their total bytes and rows, per file what the sink
+ * adds to it (reason, bytes buffered, ingest times, staging runs), then the manifest's descriptor
+ * ({@link UnassignedManifest#write}) and bytes, files in the same order. {@link ClosedFiles} passes
+ * a group on as these bytes. Groups of builds up to 2520cf2 start with the table index (never
+ * negative), have no totals, and carry Iceberg's descriptor ({@link ManifestFiles#encode}); their
+ * manifests name snapshot 0.
+ *
+ * <p>The manifest leaves the snapshot id unassigned (null, as Iceberg's {@code
+ * AppendFiles.appendManifest} requires to adopt a manifest as it is): the committer concatenates
+ * the groups' manifests of a table into one ({@link AppendableGroup}, {@code
+ * commit.BatchManifests}) and appends it without decoding a data file.
  */
 @Internal
 public final class ClosedFileManifests {
-  /** Iceberg's own Flink sink writes its in-flight manifests as v2 too; an append re-adds them. */
-  private static final int MANIFEST_FORMAT_VERSION = 2;
+  /**
+   * Iceberg's own Flink sink writes its in-flight manifests as v2 too; a table of format 2 adopts
+   * them as they are, other formats re-add their files.
+   */
+  public static final int MANIFEST_FORMAT_VERSION = 2;
 
-  /** A manifest must name a snapshot to be read back; the append assigns the real one. */
+  /**
+   * A manifest descriptor must name a snapshot to be read back; reading assigns it to entries
+   * without one (the commit assigns the real one). Manifests of groups before {@link
+   * #APPENDABLE_LAYOUT} carry it in every entry.
+   */
   private static final long UNCOMMITTED_SNAPSHOT_ID = 0L;
+
+  /**
+   * First int of a group whose manifest leaves snapshot ids unassigned and whose header carries the
+   * files' total bytes and rows (the earlier layout starts with the table index, never negative).
+   */
+  private static final int APPENDABLE_LAYOUT = -2;
+
+  private static final String IN_MEMORY_PATH = "memory:/closed-files.avro";
 
   /** Any projection opens the file; only its header is read. */
   private static final Schema HEADER_PROJECTION =
@@ -62,12 +85,19 @@ public final class ClosedFileManifests {
   public static byte[] encodeGroup(List<ClosedFile> group) throws IOException {
     ClosedFile first = group.get(0);
     DataOutputSerializer out = new DataOutputSerializer(2048 + 512 * group.size());
+    out.writeInt(APPENDABLE_LAYOUT);
     out.writeInt(first.table());
     out.writeInt(group.size());
+    long bytes = 0;
+    long rows = 0;
     for (ClosedFile f : group) {
       checkSpec(f);
       out.writeUTF(f.file().location());
+      bytes += f.file().fileSizeInBytes();
+      rows += f.file().recordCount();
     }
+    out.writeLong(bytes);
+    out.writeLong(rows);
     for (ClosedFile f : group) {
       writeSinkFields(f, out);
     }
@@ -81,13 +111,20 @@ public final class ClosedFileManifests {
   }
 
   private static GroupHeader readGroupHeader(DataInputView in) throws IOException {
-    int table = in.readInt();
+    int first = in.readInt();
+    boolean appendable = first == APPENDABLE_LAYOUT;
+    if (first < 0 && !appendable) {
+      throw new IOException("a group of closed files has an unknown layout " + first);
+    }
+    int table = appendable ? in.readInt() : first;
     int count = in.readInt();
     List<String> locations = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       locations.add(in.readUTF());
     }
-    return new GroupHeader(table, locations);
+    long bytes = appendable ? in.readLong() : -1;
+    long rows = appendable ? in.readLong() : -1;
+    return new GroupHeader(table, locations, appendable, bytes, rows);
   }
 
   /**
@@ -112,8 +149,56 @@ public final class ClosedFileManifests {
     return min;
   }
 
-  /** The table index and file locations of a group, in manifest order. */
-  public record GroupHeader(int table, List<String> locations) {}
+  /**
+   * The table index and file locations of a group, in manifest order.
+   *
+   * @param appendable whether its manifest can be appended as it is (then {@code fileBytes} and
+   *     {@code rows} are its files' totals, else -1)
+   */
+  public record GroupHeader(
+      int table, List<String> locations, boolean appendable, long fileBytes, long rows) {}
+
+  /**
+   * A group whose manifest an append can adopt: its files' sink fields summed, its totals, and the
+   * manifest as the writer encoded it.
+   *
+   * @param manifest the writer's descriptor (path and length of the in-memory copy; counts and
+   *     partition summaries are the files'; nothing assigned)
+   * @param manifestBytes the manifest's Avro bytes
+   */
+  public record AppendableGroup(
+      GroupHeader header,
+      SinkFieldTotals sinkFields,
+      UnassignedManifest manifest,
+      byte[] manifestBytes) {}
+
+  /** A manifest's descriptor and Avro bytes. */
+  private record Described(UnassignedManifest manifest, byte[] bytes) {}
+
+  private static Described readDescribed(DataInputView in) throws IOException {
+    UnassignedManifest described = UnassignedManifest.read(in, IN_MEMORY_PATH, 0);
+    byte[] bytes = readBytes(in);
+    return new Described(described.at(IN_MEMORY_PATH, bytes.length), bytes);
+  }
+
+  /**
+   * The sink's fields, totals and manifest of a group written by {@link #encodeGroup}, or {@code
+   * null} if it was written in the earlier layout (its manifests name a snapshot; decode it
+   * instead). Reads no data file: costs a pass over the sink's fields and a copy of the manifest.
+   */
+  public static AppendableGroup readAppendable(byte[] group) throws IOException {
+    DataInputDeserializer in = new DataInputDeserializer(group);
+    GroupHeader header = readGroupHeader(in);
+    if (!header.appendable()) {
+      return null;
+    }
+    SinkFieldTotals fields = new SinkFieldTotals();
+    for (int i = 0; i < header.locations().size(); i++) {
+      readSinkFieldsInto(in, fields);
+    }
+    Described d = readDescribed(in);
+    return new AppendableGroup(header, fields, d.manifest(), d.bytes());
+  }
 
   /** The files of a group written by {@link #encodeGroup}, in its order. */
   public static List<ClosedFile> decodeGroup(byte[] group) throws IOException {
@@ -124,7 +209,14 @@ public final class ClosedFileManifests {
     for (int i = 0; i < count; i++) {
       sinkFields.add(readSinkFields(in, header.table(), null, null));
     }
-    Manifest manifest = readManifest(in, count);
+    Manifest manifest;
+    if (header.appendable()) {
+      Described d = readDescribed(in);
+      manifest = readManifest(d.manifest().withSnapshotId(UNCOMMITTED_SNAPSHOT_ID), d.bytes());
+      checkCount(manifest, count);
+    } else {
+      manifest = readManifest(in, count);
+    }
     List<ClosedFile> files = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       DataFile file = manifest.files().get(i);
@@ -162,18 +254,20 @@ public final class ClosedFileManifests {
     }
   }
 
-  /** The manifest of a group (one table, one spec): descriptor, then the Avro bytes. */
+  /**
+   * The manifest of a group (one table, one spec): its {@link UnassignedManifest} descriptor, then
+   * the Avro bytes.
+   */
   private static void writeManifest(List<ClosedFile> group, DataOutputView out) throws IOException {
-    InMemoryOutputFile manifestOut = new InMemoryOutputFile("memory:/closed-files.avro");
+    InMemoryOutputFile manifestOut = new InMemoryOutputFile(IN_MEMORY_PATH);
     ManifestWriter<DataFile> writer =
-        ManifestFiles.write(
-            MANIFEST_FORMAT_VERSION, group.get(0).spec(), manifestOut, UNCOMMITTED_SNAPSHOT_ID);
+        ManifestFiles.write(MANIFEST_FORMAT_VERSION, group.get(0).spec(), manifestOut, null);
     try (writer) {
       for (ClosedFile f : group) {
         writer.add(f.file());
       }
     }
-    writeBytes(ManifestFiles.encode(writer.toManifestFile()), out);
+    UnassignedManifest.of(writer.toManifestFile()).write(out);
     writeBytes(manifestOut.toByteArray(), out);
   }
 
@@ -188,7 +282,11 @@ public final class ClosedFileManifests {
   /** A manifest's descriptor and bytes, read back into its files and their partition spec. */
   private static Manifest readManifest(DataInputView in) throws IOException {
     ManifestFile manifest = ManifestFiles.decode(readBytes(in));
-    byte[] bytes = readBytes(in);
+    return readManifest(manifest, readBytes(in));
+  }
+
+  /** A manifest's files, read from its bytes with its descriptor (which must name a snapshot). */
+  private static Manifest readManifest(ManifestFile manifest, byte[] bytes) throws IOException {
     List<DataFile> dataFiles = new ArrayList<>();
     OneFileIO io = new OneFileIO(manifest.path(), bytes);
     PartitionSpec spec = specOf(io.newInputFile(manifest.path()));
@@ -225,6 +323,25 @@ public final class ClosedFileManifests {
     out.writeInt(f.consumedStaging().size());
     for (String path : f.consumedStaging()) {
       out.writeUTF(path);
+    }
+  }
+
+  /** Adds one file's sink fields, as {@link #writeSinkFields} wrote them, to {@code totals}. */
+  private static void readSinkFieldsInto(DataInputView in, SinkFieldTotals totals)
+      throws IOException {
+    CloseReason reason = CloseReason.valueOf(in.readUTF());
+    long buffered = in.readLong();
+    long minIngest = in.readLong();
+    long maxIngest = in.readLong();
+    in.readLong(); // closed at
+    totals.file(reason, buffered, minIngest, maxIngest);
+    int seconds = in.readInt();
+    for (int s = 0; s < seconds; s++) {
+      totals.ingestSecond(in.readLong(), in.readLong());
+    }
+    int staged = in.readInt();
+    for (int s = 0; s < staged; s++) {
+      totals.staging(in.readUTF());
     }
   }
 

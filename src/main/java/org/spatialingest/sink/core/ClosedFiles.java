@@ -102,6 +102,23 @@ public final class ClosedFiles {
     return files;
   }
 
+  /**
+   * Per group, its table and, where the group's manifest can be appended as it is, its {@link
+   * ClosedFileManifests.AppendableGroup} (else {@code null}: a group of an earlier layout, or one
+   * that was never encoded, as files restored from a state without their partition spec). Decodes
+   * no data file.
+   */
+  public List<GroupForAppend> forAppend() {
+    List<GroupForAppend> out = new ArrayList<>(groups.size());
+    for (Group g : groups) {
+      out.add(new GroupForAppend(g.table, g.appendable()));
+    }
+    return out;
+  }
+
+  /** A group's table, and its manifest as an append can adopt it, or {@code null}. */
+  public record GroupForAppend(int table, ClosedFileManifests.AppendableGroup appendable) {}
+
   public void write(DataOutputView out) throws IOException {
     out.writeInt(groups.size());
     for (Group g : groups) {
@@ -124,11 +141,13 @@ public final class ClosedFiles {
 
   /** Files of one table and spec; holds its decoded files, its bytes, or both once computed. */
   private static final class Group {
+    private final int table;
     private final List<String> locations;
     private List<ClosedFile> files;
     private byte[] encoded;
 
-    private Group(List<String> locations, List<ClosedFile> files, byte[] encoded) {
+    private Group(int table, List<String> locations, List<ClosedFile> files, byte[] encoded) {
+      this.table = table;
       this.locations = List.copyOf(locations);
       this.files = files;
       this.encoded = encoded;
@@ -136,11 +155,15 @@ public final class ClosedFiles {
 
     static Group decoded(List<ClosedFile> files) {
       return new Group(
-          files.stream().map(f -> f.file().location()).toList(), List.copyOf(files), null);
+          files.get(0).table(),
+          files.stream().map(f -> f.file().location()).toList(),
+          List.copyOf(files),
+          null);
     }
 
     static Group encoded(byte[] bytes) throws IOException {
-      return new Group(ClosedFileManifests.readGroupHeader(bytes).locations(), null, bytes);
+      ClosedFileManifests.GroupHeader header = ClosedFileManifests.readGroupHeader(bytes);
+      return new Group(header.table(), header.locations(), null, bytes);
     }
 
     synchronized byte[] encoded() throws IOException {
@@ -148,6 +171,17 @@ public final class ClosedFiles {
         encoded = ClosedFileManifests.encodeGroup(files);
       }
       return encoded;
+    }
+
+    synchronized ClosedFileManifests.AppendableGroup appendable() {
+      if (encoded == null) {
+        return null; // decoded already (or cannot be encoded): its files are appended one by one
+      }
+      try {
+        return ClosedFileManifests.readAppendable(encoded);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read closed files' manifest", e);
+      }
     }
 
     synchronized long minClosedAtMillis() {

@@ -39,6 +39,11 @@ public final class SinkFaults {
     RESTORED_PARKED,
     /** a writer saw the end of its input and closed its buffers */
     AFTER_END_OF_INPUT,
+    /**
+     * the committer wrote a batch's manifest for a table ({@code commit.BatchManifests}), before
+     * the commit that appends it
+     */
+    AFTER_BATCH_MANIFEST,
     /** the checkpoint completed; the committer is about to commit its batch */
     BEFORE_COMMIT,
     /** the Iceberg commit succeeded; Flink has not been told yet */

@@ -34,6 +34,10 @@ public final class SinkFileNames {
   private static final Pattern STAGING = Pattern.compile("^(\\d{19})-([0-9a-f]{32})-\\d+\\.rows$");
   private static final Pattern BATCH = Pattern.compile("^(\\d{19})-([0-9a-f]{32})\\.batch$");
   private static final String LEASE = "lease";
+  private static final Pattern BATCH_DIR =
+      Pattern.compile("^.*/_staging/sinks/([^/]+)/([^/]+)/(\\d{19})-([0-9a-f]{32})\\.batch$");
+  private static final Pattern BATCH_MANIFEST =
+      Pattern.compile("^(.+)_([0-9a-f]{32})-(\\d{19})-t\\d+-\\d+-m\\.avro$");
 
   private SinkFileNames() {}
 
@@ -99,6 +103,35 @@ public final class SinkFileNames {
   public static StagingName parseBatch(String location) {
     Matcher m = BATCH.matcher(fileName(location));
     return m.matches() ? new StagingName(Long.parseLong(m.group(1)), m.group(2)) : null;
+  }
+
+  /**
+   * The name stem, in a table's metadata directory, of the manifests its files of the batch stored
+   * at {@code batchLocation} are appended as ({@code commit.BatchManifests} adds {@code
+   * -<n>-m.avro}): {@code <uid>.<sink id>_<aggregator token>-<checkpoint>-t<table index>}, so the
+   * orphan clean-up knows its scope and its aggregator instance, and a re-commit of the batch
+   * writes the same names.
+   *
+   * @throws IllegalArgumentException if {@code batchLocation} is not a {@link #batchFile}
+   */
+  public static String batchManifestStem(String batchLocation, int table) {
+    Matcher m = BATCH_DIR.matcher(batchLocation);
+    if (!m.matches()) {
+      throw new IllegalArgumentException("not a stored batch's location: " + batchLocation);
+    }
+    return String.format("%s.%s_%s-%s-t%d", m.group(2), m.group(1), m.group(4), m.group(3), table);
+  }
+
+  /**
+   * {checkpoint id, aggregator token} of a batch manifest of {@code scope} ({@link
+   * #batchManifestStem}), or {@code null} if the location is not one of this scope's.
+   */
+  public static StagingName parseBatchManifest(SinkScope scope, String location) {
+    Matcher m = BATCH_MANIFEST.matcher(fileName(location));
+    if (!m.matches() || !m.group(1).equals(scope.uid() + "." + scope.sinkId())) {
+      return null;
+    }
+    return new StagingName(Long.parseLong(m.group(3)), m.group(2));
   }
 
   /** The liveness lease of the sink's scope in a table ({@code recovery.SinkLease}). */

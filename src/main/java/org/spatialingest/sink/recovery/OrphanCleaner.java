@@ -9,6 +9,8 @@ import java.util.Set;
 import org.apache.flink.annotation.Internal;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.HasTableOperations;
+import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
@@ -37,6 +39,10 @@ import org.spatialingest.table.SinkHistory;
  *   <li>a stored batch ({@link SinkFileNames#batchFile}) is an orphan if an aggregator instance
  *       that is not current stored it and it is not among the pending files: committed (its delete
  *       lost), or released after the restored state;
+ *   <li>a batch manifest ({@link SinkFileNames#batchManifestStem}, in the table's metadata
+ *       directory: the committer wrote it, then failed before or while committing it) is an orphan
+ *       if an aggregator instance that is not current stored its batch, that batch is not among the
+ *       pending files, and no snapshot of the table lists the manifest;
  *   <li>a data file is an orphan if it carries this sink's scope and a writer token that is not
  *       current, was created after {@code horizon}, and no snapshot since {@code horizon} added it
  *       and no batch the restored state may still commit holds it.
@@ -101,6 +107,7 @@ public final class OrphanCleaner {
       }
     }
     table.refresh();
+    orphans.addAll(orphanBatchManifests(table, scope, currentTokens, pending));
     Set<String> referenced = null;
     String dataDir =
         table
@@ -131,6 +138,47 @@ public final class OrphanCleaner {
           scope.sinkId());
     }
     return deleted;
+  }
+
+  /**
+   * The batch manifests of {@code scope} in the table's metadata directory that nothing will commit
+   * and no snapshot lists. A manifest of a batch that may still be committed (current aggregator,
+   * or pending in the restored state) is kept: its committer may be about to append it. Reads every
+   * snapshot's manifest list, only when such a manifest is there.
+   */
+  private static List<String> orphanBatchManifests(
+      Table table, SinkScope scope, Set<String> currentTokens, Set<String> pending) {
+    if (!(table instanceof HasTableOperations ops)) {
+      return List.of();
+    }
+    Set<SinkFileNames.StagingName> pendingBatches = new HashSet<>();
+    for (String location : pending) {
+      SinkFileNames.StagingName batch = SinkFileNames.parseBatch(location);
+      if (batch != null) {
+        pendingBatches.add(batch);
+      }
+    }
+    String someFile = ops.operations().metadataFileLocation("x");
+    String metadataDir = someFile.substring(0, someFile.lastIndexOf('/') + 1);
+    List<String> candidates = new ArrayList<>();
+    for (FileInfo f : PrefixListing.list(table.io(), metadataDir)) {
+      SinkFileNames.StagingName batch = SinkFileNames.parseBatchManifest(scope, f.location());
+      if (batch != null
+          && !currentTokens.contains(batch.token())
+          && !pendingBatches.contains(batch)) {
+        candidates.add(f.location());
+      }
+    }
+    if (candidates.isEmpty()) {
+      return List.of();
+    }
+    Set<String> listed = new HashSet<>();
+    for (Snapshot s : table.snapshots()) {
+      for (ManifestFile m : s.allManifests(table.io())) {
+        listed.add(sameForm(m.path()));
+      }
+    }
+    return candidates.stream().filter(c -> !listed.contains(sameForm(c))).toList();
   }
 
   /**
