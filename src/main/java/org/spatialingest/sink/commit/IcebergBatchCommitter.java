@@ -155,7 +155,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
           batch.checkpointId(),
           all.files(),
-          files.getOrDefault(0, TableFiles.none(0)).rows(),
+          files.getOrDefault(SinkTables.PRIMARY, TableFiles.none(SinkTables.PRIMARY)).rows(),
           end - start,
           batchId);
     }
@@ -185,7 +185,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       return false;
     }
     Consumer<AppendFiles> addFiles = filesAdder(table, index, batch, files, closed);
-    if (index > 0) {
+    if (index != SinkTables.PRIMARY) {
       SinkFaults.reach(SinkFaults.Point.BEFORE_COMMIT);
       AppendFiles append = table.newAppend(); // merges manifests, see below
       addFiles.accept(append);
