@@ -20,16 +20,11 @@ import java.util.stream.Stream;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.WriterAppender;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.spatialingest.KafkaBroker;
+import org.spatialingest.LogCapture;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.it.ChildJvm;
 import org.spatialingest.local.TelemetryGenerator;
@@ -273,47 +268,5 @@ class SecretsOnScreenTest {
                 HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).as("GET %s: %s", path, response.body()).isEqualTo(200);
     return JSON.readTree(response.body());
-  }
-
-  /** Every log event at INFO and above, from every logger, while it is open. */
-  private static final class LogCapture implements AutoCloseable {
-    private final LoggerContext context;
-    private final WriterAppender appender;
-    private final Level rootLevel;
-
-    private LogCapture(LoggerContext context, WriterAppender appender, Level rootLevel) {
-      this.context = context;
-      this.appender = appender;
-      this.rootLevel = rootLevel;
-    }
-
-    static LogCapture start(StringWriter target) {
-      LoggerContext context = (LoggerContext) LogManager.getContext(false);
-      WriterAppender appender =
-          WriterAppender.newBuilder()
-              .setName("secrets-capture")
-              .setTarget(target)
-              .setLayout(PatternLayout.newBuilder().withPattern("%c %m %ex%n").build())
-              .build();
-      appender.start();
-      LoggerConfig root = context.getConfiguration().getRootLogger();
-      Level before = root.getLevel();
-      root.setLevel(Level.INFO);
-      for (LoggerConfig logger : context.getConfiguration().getLoggers().values()) {
-        logger.addAppender(appender, Level.INFO, null);
-      }
-      context.updateLoggers();
-      return new LogCapture(context, appender, before);
-    }
-
-    @Override
-    public void close() {
-      for (LoggerConfig logger : context.getConfiguration().getLoggers().values()) {
-        logger.removeAppender(appender.getName());
-      }
-      context.getConfiguration().getRootLogger().setLevel(rootLevel);
-      context.updateLoggers();
-      appender.stop();
-    }
   }
 }

@@ -63,6 +63,8 @@ public final class BufferingWriter<T>
   private final TableRouter<T> router;
   private final ClosePolicy policy;
   private final PartitionLimitWarning partitionLimitWarning;
+  private final LateArrivalWarning lateArrivalWarning;
+  private int lateClosesSinceBarrier;
   private final String token = SinkFileNames.newToken();
   private final List<TableWriter> tables = new ArrayList<>();
 
@@ -105,6 +107,7 @@ public final class BufferingWriter<T>
     this.router = router;
     this.policy = policy;
     this.partitionLimitWarning = new PartitionLimitWarning(policy.maxParkedPartitions());
+    this.lateArrivalWarning = new LateArrivalWarning(policy.maxLatencyMillis());
     int subtask = context.getTaskInfo().getIndexOfThisSubtask();
     int attempt = context.getTaskInfo().getAttemptNumber();
     for (int i = 0; i < sinkTables.size(); i++) {
@@ -229,6 +232,8 @@ public final class BufferingWriter<T>
             policy.atBarrier(partition, now, table.encodedRatio(), table.writeNanosPerByte()));
       }
     }
+    lateArrivalWarning.barrier(lateClosesSinceBarrier, now);
+    lateClosesSinceBarrier = 0;
     Map<String, Long> receivedEnds = new HashMap<>();
     highestReceived.mergeInto(receivedEnds, 1);
     Map<String, Long> buffered = new HashMap<>();
@@ -416,6 +421,7 @@ public final class BufferingWriter<T>
     long bytes = 0;
     long minIngest = Long.MAX_VALUE;
     long maxIngest = Long.MIN_VALUE;
+    long ageWhenOpened = Long.MIN_VALUE;
     IngestTimeCounts ingestTimes = new IngestTimeCounts();
     List<String> staged = new ArrayList<>();
     loadParked(table, buffers);
@@ -423,6 +429,7 @@ public final class BufferingWriter<T>
       bytes += buffer.bytes();
       minIngest = Math.min(minIngest, buffer.minIngestMillis());
       maxIngest = Math.max(maxIngest, buffer.maxIngestMillis());
+      ageWhenOpened = Math.max(ageWhenOpened, buffer.openedAtMillis() - buffer.minIngestMillis());
       ingestTimes.addAll(buffer.ingestTimes().toMap());
       staged.addAll(buffer.stagedRuns());
       buffer.lowestPositions().keysInto(closedKeys);
@@ -441,6 +448,10 @@ public final class BufferingWriter<T>
             ingestTimes.toMap(),
             staged));
     metrics.fileClosed(reason);
+    if (reason == CloseReason.LATENCY && lateArrivalWarning.arrivedLate(ageWhenOpened)) {
+      lateClosesSinceBarrier++;
+      metrics.lateArrivalClosed();
+    }
     LOG.debug(
         "Closed {} ({} rows of {} buffers, {} buffered bytes -> {} file bytes) by {}",
         file.location(),

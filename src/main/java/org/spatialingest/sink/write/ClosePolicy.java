@@ -92,6 +92,11 @@ public final class ClosePolicy implements Serializable {
     return maxParkedPartitions;
   }
 
+  /** L, the freshness bound. */
+  long maxLatencyMillis() {
+    return bounds.maxLatency().toMillis();
+  }
+
   /** What the policy needs to know about a buffer. */
   interface Candidate {
     /** serialized bytes of its rows */

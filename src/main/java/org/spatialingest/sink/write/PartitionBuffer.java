@@ -66,6 +66,10 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
 
   private long minIngestMillis = Long.MAX_VALUE;
   private long maxIngestMillis = Long.MIN_VALUE;
+
+  /** when the writer opened it (or re-read it on a restore), by its clock */
+  private final long openedAtMillis = System.currentTimeMillis();
+
   private long lastWriteSequence;
   private final IngestTimeCounts ingestTimes = new IngestTimeCounts();
   private final SourceMarks lowestPositions = SourceMarks.lowest();
@@ -322,6 +326,11 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
   @Override
   public long bytes() {
     return bytes;
+  }
+
+  /** When the writer opened the buffer, or re-read it from its runs on a restore. */
+  long openedAtMillis() {
+    return openedAtMillis;
   }
 
   @Override

@@ -21,6 +21,7 @@ final class WriterMetrics {
   private final Counter stagedRuns;
   private final Counter parks;
   private final Counter parkedBytesRead;
+  private final Counter lateArrivalCloses;
   private volatile long lastStagingMs;
 
   WriterMetrics(MetricGroup parent, List<TableWriter> tables) {
@@ -48,6 +49,7 @@ final class WriterMetrics {
     stagedRuns = group.counter("stagedRuns");
     parks = group.counter("parks");
     parkedBytesRead = group.counter("parkedBytesRead");
+    lateArrivalCloses = group.counter("filesClosedLateArrival");
     for (CloseReason reason : CloseReason.values()) {
       filesClosed.put(reason, group.counter("filesClosed_" + reason.code()));
     }
@@ -67,6 +69,11 @@ final class WriterMetrics {
 
   void fileClosed(CloseReason reason) {
     filesClosed.get(reason).inc();
+  }
+
+  /** A latency close of rows that were already old when they reached the writer. */
+  void lateArrivalClosed() {
+    lateArrivalCloses.inc();
   }
 
   void runStaged(long bytes) {

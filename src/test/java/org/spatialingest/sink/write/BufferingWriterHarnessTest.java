@@ -5,6 +5,7 @@ import static org.spatialingest.sink.SinkHarnesses.DAY_1;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
 
+import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import org.apache.iceberg.data.Record;
 import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.LogCapture;
 import org.spatialingest.TestKit;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.SinkHarnesses;
@@ -269,6 +271,64 @@ class BufferingWriterHarnessTest {
           .as("only the fresh partition still buffers")
           .isEqualTo(Map.of(key(1), 0L));
     }
+  }
+
+  /**
+   * Rows whose Kafka timestamp is already an hour old when they arrive (a producer that stamps the
+   * event time) close by L at every barrier; once that has lasted 2 L the writer says so, with the
+   * cause and the topic setting. Rows that arrive fresh and close by L warn nothing.
+   */
+  @Test
+  void rowsOlderThanLOnArrivalAtEveryBarrierAreReportedOnce() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-latency", "200ms", "checkpoint.interval", "100ms"));
+    StringWriter logs = new StringWriter();
+    try (LogCapture capture = LogCapture.start(logs);
+        var writer = s.writer(0, 1)) {
+      writer.open();
+      int lateBarriers = 0;
+      for (int i = 1; i <= 3 * LateArrivalWarning.BARRIERS_WORTH_A_WARNING; i++) {
+        long now = System.currentTimeMillis();
+        feed(writer, rows(i, 5, 0, i * 5L, DAY_1, now - HOUR)); // an hour old on arrival
+        assertThat(barrier(writer, i).closed().files())
+            .extracting(ClosedFile::reason)
+            .containsOnly(CloseReason.LATENCY);
+        lateBarriers++;
+        Thread.sleep(50); // barriers of late rows spanning more than 2 L
+      }
+      assertThat(lateBarriers).isGreaterThan(LateArrivalWarning.BARRIERS_WORTH_A_WARNING);
+      assertThat(warnings(logs)).as(logs.toString()).hasSize(1);
+      assertThat(warnings(logs).get(0))
+          .contains("sink.max-latency")
+          .contains("message.timestamp.type=LogAppendTime");
+    }
+    StringWriter freshLogs = new StringWriter();
+    SinkHarnesses fresh =
+        new SinkHarnesses(
+            dir.resolve("fresh"),
+            Map.of("sink.max-latency", "200ms", "checkpoint.interval", "100ms"));
+    try (LogCapture capture = LogCapture.start(freshLogs);
+        var writer = fresh.writer(0, 1)) {
+      writer.open();
+      int latencyCloses = 0;
+      for (int i = 1; i <= 3 * LateArrivalWarning.BARRIERS_WORTH_A_WARNING; i++) {
+        feed(writer, rows(i, 5, 0, i * 5L, DAY_1, System.currentTimeMillis()));
+        Thread.sleep(120); // older than L - C at the barrier: a latency close of fresh rows
+        latencyCloses +=
+            (int)
+                barrier(writer, i).closed().files().stream()
+                    .filter(f -> f.reason() == CloseReason.LATENCY)
+                    .count();
+      }
+      assertThat(latencyCloses).as("fresh rows closed by L too").isGreaterThan(10);
+      assertThat(warnings(freshLogs)).as(freshLogs.toString()).isEmpty();
+    }
+  }
+
+  private static List<String> warnings(StringWriter logs) {
+    return logs.toString()
+        .lines()
+        .filter(l -> l.startsWith("WARN " + LateArrivalWarning.class.getName()))
+        .toList();
   }
 
   @Test

@@ -1,0 +1,49 @@
+package org.spatialingest.sink.write;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class LateArrivalWarningTest {
+  private static final long L = 60_000;
+  private static final long C = 10_000;
+
+  @Test
+  void aCloseIsLateWhenItsOldestRowWasHalfOfLOldAtOpening() {
+    LateArrivalWarning warning = new LateArrivalWarning(L);
+    assertThat(warning.arrivedLate(L / 2)).isTrue();
+    assertThat(warning.arrivedLate(L / 2 - 1)).isFalse();
+    assertThat(warning.arrivedLate(0)).isFalse();
+  }
+
+  @Test
+  void lateClosesAtEveryBarrierWarnOnceAWindowAfterTwoL() {
+    LateArrivalWarning warning = new LateArrivalWarning(L);
+    long t = 1_000_000;
+    int warnings = 0;
+    long firstWarningAt = -1;
+    for (int i = 0; i < 60; i++) { // 10 min of barriers, every one with late closes
+      if (warning.barrier(3, t + i * C)) {
+        warnings++;
+        firstWarningAt = i * C;
+      }
+    }
+    assertThat(warnings).as("once in the window").isEqualTo(1);
+    assertThat(firstWarningAt).as("not before 2 L of late barriers").isEqualTo(2 * L);
+    assertThat(warning.barrier(3, t + LateArrivalWarning.WINDOW_MILLIS + 2 * L)).isFalse();
+  }
+
+  @Test
+  void aRestartCatchingUpForLessThanTwoLDoesNotWarn() {
+    LateArrivalWarning warning = new LateArrivalWarning(L);
+    long t = 0;
+    boolean warned = false;
+    for (int i = 0; i < 30; i++) { // C = 1 s: 30 late barriers within 30 s < 2 L
+      warned |= warning.barrier(5, t + i * 1_000L);
+    }
+    for (int i = 30; i < 600; i++) { // then caught up: no late closes
+      warned |= warning.barrier(0, t + i * 1_000L);
+    }
+    assertThat(warned).isFalse();
+  }
+}
