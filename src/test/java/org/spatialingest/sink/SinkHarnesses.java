@@ -413,6 +413,24 @@ public final class SinkHarnesses {
   }
 
   /**
+   * A checkpoint {@code id} of writer and aggregator that completes: barrier, snapshots, then the
+   * completion (the aggregator's clean-up runs); the aggregator's batch stays in its output.
+   */
+  public static void checkpoint(
+      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, CommittableMessage<WriterReport>>
+          writer,
+      OneInputStreamOperatorTestHarness<CommittableMessage<WriterReport>, ?> aggregator,
+      long id)
+      throws Exception {
+    writer.prepareSnapshotPreBarrier(id);
+    writer.snapshot(id, id);
+    forward(writer, aggregator);
+    aggregator.prepareSnapshotPreBarrier(id);
+    aggregator.snapshot(id, id);
+    aggregator.notifyOfCompletedCheckpoint(id);
+  }
+
+  /**
    * Feeds every committable message {@code from} emitted since the last call to {@code to} (as the
    * job's exchange would), and clears {@code from}'s output.
    */

@@ -3,6 +3,7 @@ package org.spatialingest.sink.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.checkpoint;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.rows;
 import static org.spatialingest.sink.commit.FileBatchAggregatorHarnessTest.idsOf;
@@ -255,28 +256,6 @@ class BatchManifestHarnessTest {
     forward(w1, aggregator);
     aggregator.prepareSnapshotPreBarrier(id);
     forward(aggregator, committer);
-  }
-
-  /** A checkpoint of writer and aggregator that completes (the aggregator's clean-up runs). */
-  private static void checkpoint(
-      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<
-              Either<RowData, RowData>,
-              org.apache.flink.streaming.api.connector.sink2.CommittableMessage<
-                  org.spatialingest.sink.core.WriterReport>>
-          writer,
-      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<
-              org.apache.flink.streaming.api.connector.sink2.CommittableMessage<
-                  org.spatialingest.sink.core.WriterReport>,
-              ?>
-          aggregator,
-      long id)
-      throws Exception {
-    writer.prepareSnapshotPreBarrier(id);
-    writer.snapshot(id, id);
-    forward(writer, aggregator);
-    aggregator.prepareSnapshotPreBarrier(id);
-    aggregator.snapshot(id, id);
-    aggregator.notifyOfCompletedCheckpoint(id);
   }
 
   /** The data manifests the table's current snapshot added. */

@@ -2,6 +2,7 @@ package org.spatialingest.sink.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.checkpoint;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
@@ -244,27 +245,6 @@ class FileBatchAggregatorHarnessTest {
           .containsExactlyElementsOf(pending);
       assertThat(s.stagingRuns()).as("the current writer's run of checkpoint 2 stays").isNotEmpty();
     }
-  }
-
-  private static void checkpoint(
-      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<
-              Either<RowData, RowData>,
-              org.apache.flink.streaming.api.connector.sink2.CommittableMessage<
-                  org.spatialingest.sink.core.WriterReport>>
-          writer,
-      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<
-              org.apache.flink.streaming.api.connector.sink2.CommittableMessage<
-                  org.spatialingest.sink.core.WriterReport>,
-              ?>
-          aggregator,
-      long id)
-      throws Exception {
-    writer.prepareSnapshotPreBarrier(id);
-    writer.snapshot(id, id);
-    forward(writer, aggregator);
-    aggregator.prepareSnapshotPreBarrier(id);
-    aggregator.snapshot(id, id);
-    aggregator.notifyOfCompletedCheckpoint(id);
   }
 
   static List<java.nio.file.Path> dataFiles(Table table) throws java.io.IOException {
