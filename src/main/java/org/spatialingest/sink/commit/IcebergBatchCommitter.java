@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.connector.sink2.Committer;
@@ -217,6 +218,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
               start.notes().forEach(append::set); // the lineage's first commit
             }
             append.commit();
+            SinkFaults.reach(SinkFaults.Point.IN_COMMIT_TRANSACTION);
             if (start.filesRecord() != null) {
               // the input files' fingerprints: kept as long as a snapshot names them
               start.filesRecord().register(tx);
@@ -251,23 +253,32 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
         && table instanceof HasTableOperations ops
         && ops.operations().current().formatVersion()
             == ClosedFileManifests.MANIFEST_FORMAT_VERSION) {
-      List<ManifestFile> manifests;
-      try {
-        manifests =
-            BatchManifests.write(
-                table.io(),
-                ops.operations()
-                    .metadataFileLocation(
-                        SinkFileNames.batchManifestStem(batch.stored().location(), index)),
-                table.specs(),
-                files.appendable());
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "cannot write the manifest of batch " + batch.batchId() + " for " + table.name(), e);
-      }
+      String stem =
+          ops.operations()
+              .metadataFileLocation(
+                  SinkFileNames.batchManifestStem(batch.stored().location(), index));
+      Supplier<List<ManifestFile>> write =
+          () -> {
+            try {
+              return BatchManifests.write(table.io(), stem, table.specs(), files.appendable());
+            } catch (IOException e) {
+              throw new UncheckedIOException(
+                  "cannot write the manifest of batch " + batch.batchId() + " for " + table.name(),
+                  e);
+            }
+          };
+      List<ManifestFile> manifests = write.get();
       SinkFaults.reach(SinkFaults.Point.AFTER_BATCH_MANIFEST);
       String addedBytes = Long.toString(files.bytes());
       return append -> {
+        // A transaction that fails after one of its attempts merged manifests deletes the batch's
+        // manifest in its clean-up (a merging attempt hands an appended manifest to the table), and
+        // the next transaction adopts it as it is without reading it: written again (the same
+        // bytes) when it is gone, or that snapshot would list a missing file (the full chaos run
+        // found one, with a second job committing to the same table)
+        if (manifests.stream().anyMatch(m -> !table.io().newInputFile(m.path()).exists())) {
+          write.get();
+        }
         manifests.forEach(append::appendManifest);
         // Iceberg counts an adopted manifest's files and rows but not their bytes (a manifest
         // descriptor has no size field): without this, the snapshot's total-files-size stops

@@ -46,6 +46,11 @@ public final class SinkFaults {
     AFTER_BATCH_MANIFEST,
     /** the checkpoint completed; the committer is about to commit its batch */
     BEFORE_COMMIT,
+    /**
+     * the committer added the batch to the primary table's transaction (once per attempt), before
+     * the transaction commits
+     */
+    IN_COMMIT_TRANSACTION,
     /** the Iceberg commit succeeded; Flink has not been told yet */
     AFTER_COMMIT,
     /**

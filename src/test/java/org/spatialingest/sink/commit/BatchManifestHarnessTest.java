@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -25,6 +26,7 @@ import org.apache.iceberg.ManifestFile;
 import org.apache.iceberg.ManifestFiles;
 import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.TableProperties;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.junit.jupiter.api.AfterEach;
@@ -158,6 +160,65 @@ class BatchManifestHarnessTest {
     assertThat(TestKit.rows(table)).hasSize(attempt.firstRows.size());
     assertThat(TestKit.distinctIds(TestKit.rows(table)))
         .containsExactlyInAnyOrderElementsOf(idsOf(attempt.firstRows));
+  }
+
+  /**
+   * The full chaos run found a snapshot listing a batch manifest that was gone. The mechanism, made
+   * certain here: the primary table's commit is a transaction (append and tag); when the
+   * transaction fails after its append merged manifests (at {@code
+   * commit.manifest.min-count-to-merge}), Iceberg's clean-up of the failed transaction deletes the
+   * batch's manifest, which the merging attempt had handed to the table; the committer's next
+   * transaction, on a table whose manifests a concurrent writer rewrote meanwhile, no longer merges
+   * and adopts the manifest as it is, without reading it. The committer must write it again first.
+   * Iceberg gets no retries of its own here ({@code commit.retry.num-retries: 0}), so the first
+   * conflict fails the transaction.
+   */
+  @Test
+  void aCommitRetriedAfterAMergingAttemptFailedStillFindsItsManifest() throws Exception {
+    SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "10min"));
+    s.table()
+        .updateProperties()
+        .set(TableProperties.MANIFEST_MIN_MERGE_COUNT, "3")
+        .set(TableProperties.COMMIT_NUM_RETRIES, "0")
+        .commit();
+    long old = System.currentTimeMillis() - HOUR;
+    List<String> ids = new ArrayList<>();
+    AtomicInteger concurrentRewrites = new AtomicInteger();
+    try (var writer = s.writer(0, 1);
+        var aggregator = s.aggregator();
+        var committer = s.committer()) {
+      writer.open();
+      aggregator.open();
+      committer.open();
+      for (int id = 1; id <= 3; id++) {
+        List<Either<RowData, RowData>> rows = rows(id, 10, 0, (id - 1) * 10L, DAY_1, old);
+        ids.addAll(idsOf(rows));
+        if (id == 3) { // two manifests in the table, the third one's append merges
+          SinkFaults.install(
+              point -> {
+                if (point == SinkFaults.Point.IN_COMMIT_TRANSACTION
+                    && concurrentRewrites.getAndIncrement() == 0) {
+                  s.table().rewriteManifests().rewriteIf(m -> true).commit();
+                }
+              });
+        }
+        SinkHarnesses.barrier(writer, aggregator, committer, rows, id);
+        committer.snapshot(id, id);
+        committer.notifyOfCompletedCheckpoint(id);
+      }
+    }
+    assertThat(concurrentRewrites.get())
+        .as("the first transaction conflicted with the rewrite and a second one committed")
+        .isEqualTo(2);
+    Table table = s.table();
+    for (ManifestFile m : table.currentSnapshot().allManifests(table.io())) {
+      assertThat(table.io().newInputFile(m.path()).exists())
+          .as("every manifest the table lists is there: %s", m.path())
+          .isTrue();
+    }
+    assertThat(sinkSnapshots(table)).as("three batches, each committed once").hasSize(3);
+    assertThat(TestKit.rows(table)).as("every row once").hasSize(ids.size());
+    assertThat(TestKit.distinctIds(TestKit.rows(table))).containsExactlyInAnyOrderElementsOf(ids);
   }
 
   private record Attempt(
