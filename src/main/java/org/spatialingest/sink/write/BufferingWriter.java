@@ -64,7 +64,6 @@ public final class BufferingWriter<T>
   private final ClosePolicy policy;
   private final PartitionLimitWarning partitionLimitWarning;
   private final LateArrivalWarning lateArrivalWarning;
-  private int lateClosesSinceBarrier;
   private final String token = SinkFileNames.newToken();
   private final List<TableWriter> tables = new ArrayList<>();
 
@@ -232,8 +231,7 @@ public final class BufferingWriter<T>
             policy.atBarrier(partition, now, table.encodedRatio(), table.writeNanosPerByte()));
       }
     }
-    lateArrivalWarning.barrier(lateClosesSinceBarrier, now);
-    lateClosesSinceBarrier = 0;
+    lateArrivalWarning.barrier(now);
     Map<String, Long> receivedEnds = new HashMap<>();
     highestReceived.mergeInto(receivedEnds, 1);
     Map<String, Long> buffered = new HashMap<>();
@@ -448,8 +446,7 @@ public final class BufferingWriter<T>
             ingestTimes.toMap(),
             staged));
     metrics.fileClosed(reason);
-    if (reason == CloseReason.LATENCY && lateArrivalWarning.arrivedLate(ageWhenOpened)) {
-      lateClosesSinceBarrier++;
+    if (reason == CloseReason.LATENCY && lateArrivalWarning.latencyClose(ageWhenOpened)) {
       metrics.lateArrivalClosed();
     }
     LOG.debug(

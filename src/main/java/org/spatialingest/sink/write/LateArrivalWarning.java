@@ -27,6 +27,7 @@ final class LateArrivalWarning {
   static final long WINDOW_MILLIS = 600_000;
 
   private final long latencyMillis;
+  private int closesSinceBarrier;
   private long windowStart = Long.MIN_VALUE;
   private long firstLateBarrier;
   private int lateBarriers;
@@ -39,18 +40,24 @@ final class LateArrivalWarning {
   }
 
   /**
-   * Whether a latency close's rows arrived late: its oldest row was {@code ageWhenOpenedMillis} old
-   * when its buffer opened.
+   * Counts a latency close whose oldest row was {@code ageWhenOpenedMillis} old when its buffer
+   * opened; true if its rows arrived late.
    */
-  boolean arrivedLate(long ageWhenOpenedMillis) {
-    return ageWhenOpenedMillis >= latencyMillis / 2;
+  boolean latencyClose(long ageWhenOpenedMillis) {
+    boolean late = ageWhenOpenedMillis >= latencyMillis / 2;
+    if (late) {
+      closesSinceBarrier++;
+    }
+    return late;
   }
 
   /**
-   * Counts a barrier that closed {@code lateCloses} files of late rows (0: none); true when it
-   * logged the warning.
+   * A barrier: counts the late closes since the previous one (none: not a late barrier); true when
+   * it logged the warning.
    */
-  boolean barrier(int lateCloses, long nowMillis) {
+  boolean barrier(long nowMillis) {
+    int lateCloses = closesSinceBarrier;
+    closesSinceBarrier = 0;
     if (windowStart == Long.MIN_VALUE || nowMillis - windowStart >= WINDOW_MILLIS) {
       windowStart = nowMillis;
       lateBarriers = 0;
