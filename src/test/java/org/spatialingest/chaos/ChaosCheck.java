@@ -26,8 +26,9 @@ final class ChaosCheck {
   private ChaosCheck() {}
 
   /**
-   * A time the job could not commit: a fault until its recovery, or the first start until the first
-   * commit.
+   * A time the job could not commit what arrived: a fault until its recovery (for a fault that
+   * stopped the job reading, until it had also committed what the topic held when it ran again), or
+   * a job's first start until its first commit.
    */
   record Outage(String what, long startMillis, long endMillis) {}
 

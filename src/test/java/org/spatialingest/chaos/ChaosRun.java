@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,6 +18,9 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.util.SnapshotUtil;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.spatialingest.TableMaintenance;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.it.ChildJvm;
@@ -33,7 +37,8 @@ import org.spatialingest.table.SnapshotSummaryKeys;
  * (SQLite) Iceberg catalog that this process shares with the job as a second client. Produces the
  * input while it injects the planned faults one after the other, each after a random pause, and
  * measures each fault's recovery: from the injection to the first commit of the job after the fault
- * is over. Then waits until the tables hold every record and hands over to {@link ChaosCheck}.
+ * is over, and, when the job stopped reading, until it has committed what the topic held when it
+ * ran again. Then waits until the tables hold every record and hands over to {@link ChaosCheck}.
  */
 final class ChaosRun {
   static final String TOPIC = "chaos";
@@ -177,6 +182,18 @@ final class ChaosRun {
         outages.add(
             new ChaosCheck.Outage(
                 "job start", firstRecord, awaitCommitAfter(firstRecord, summary -> true)));
+        if (secondJobId != null) {
+          // the second job starts beside the first on the same loaded TaskManagers: its first
+          // checkpoint may come much later than the first job's (seen: 18 s after RUNNING)
+          String second = secondJobId;
+          outages.add(
+              new ChaosCheck.Outage(
+                  "second job start",
+                  firstRecord,
+                  awaitCommitAfter(
+                      firstRecord,
+                      summary -> second.equals(summary.get(SnapshotSummaryKeys.FLINK_JOB_ID)))));
+        }
         for (FaultKind kind : settings.faults()) {
           if (kind == FaultKind.SECOND_JOB) {
             long now = System.currentTimeMillis();
@@ -398,8 +415,16 @@ final class ChaosRun {
     long faultOver = System.currentTimeMillis();
     awaitRunning(RECOVERY_TIMEOUT);
     long restored = restoredCheckpointId();
+    // what was in the topic once the job ran again: a job that stopped reading must read it all
+    // (and what its restore replays) before rows wait only L + C again
+    Map<TopicPartition, Long> backlogEnd = endOffsets(TOPIC);
+    boolean stoppedReading =
+        !jobId.equals(injectedInto)
+            || kind == FaultKind.BROKER_RESTART
+            || kind == FaultKind.CATALOG_OUTAGE;
     if (jobId.equals(injectedInto)) {
       long failures = failuresSince(lastFailureBefore);
+      stoppedReading |= failures > 0;
       note =
           (note.isEmpty() ? "" : note + "; ")
               + failures
@@ -425,8 +450,57 @@ final class ChaosRun {
               + restored
               + ")";
     }
+    if (stoppedReading) {
+      long caughtUp = awaitCommittedUpTo(GROUP, backlogEnd);
+      if (caughtUp > recovered) {
+        note += "; caught up with the backlog " + (caughtUp - recovered) + " ms after that";
+        recovered = caughtUp;
+      }
+    }
     note += "; " + checkpointStats() + ", load average " + loadAverage();
     return new FaultRecord(kind, start, recovered, note);
+  }
+
+  /** The topic's end offsets now. */
+  private Map<TopicPartition, Long> endOffsets(String topic) throws Exception {
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int p = 0; p < PARTITIONS; p++) {
+        latest.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
+      Map<TopicPartition, Long> end = new HashMap<>();
+      admin
+          .listOffsets(latest)
+          .all()
+          .get()
+          .forEach((partition, info) -> end.put(partition, info.offset()));
+      return end;
+    }
+  }
+
+  /**
+   * Waits until the consumer group's offsets, which the sink sets to the table's positions after
+   * each commit, reach {@code target}; returns when it saw them there (polled every 250 ms, and the
+   * sink publishes them right after its commit, so at most a poll later than that commit).
+   */
+  private long awaitCommittedUpTo(String group, Map<TopicPartition, Long> target) throws Exception {
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      ChildJvm.await(
+          "the group " + group + " to reach " + target,
+          RECOVERY_TIMEOUT,
+          () -> {
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            for (var e : target.entrySet()) {
+              OffsetAndMetadata at = committed.get(e.getKey());
+              if (e.getValue() > 0 && (at == null || at.offset() < e.getValue())) {
+                return false;
+              }
+            }
+            return true;
+          });
+    }
+    return System.currentTimeMillis();
   }
 
   /**
