@@ -457,6 +457,19 @@ final class ChaosRun {
         recovered = caughtUp;
       }
     }
+    if (secondJobId != null
+        && (failuresSince(secondJobId, lastFailureBefore) > 0
+            || kind == FaultKind.BROKER_RESTART
+            || kind == FaultKind.CATALOG_OUTAGE)) {
+      // the second job shares the TaskManagers (and a sink fault may fire in it): its rows
+      // lived through the same outage until it, too, had read its backlog
+      awaitRunning(secondJobId, RECOVERY_TIMEOUT);
+      long caughtUp = awaitCommittedUpTo(SECOND_GROUP, endOffsets(SECOND_TOPIC));
+      if (caughtUp > recovered) {
+        note += "; the second job caught up " + (caughtUp - recovered) + " ms after that";
+        recovered = caughtUp;
+      }
+    }
     note += "; " + checkpointStats() + ", load average " + loadAverage();
     return new FaultRecord(kind, start, recovered, note);
   }
@@ -623,6 +636,10 @@ final class ChaosRun {
 
   /** Failures of the current job after {@code millis}. */
   private long failuresSince(long millis) throws Exception {
+    return failuresSince(jobId, millis);
+  }
+
+  private long failuresSince(String jobId, long millis) throws Exception {
     long n = 0;
     for (var entry :
         cluster.get("/jobs/" + jobId + "/exceptions").path("exceptionHistory").path("entries")) {
@@ -641,6 +658,10 @@ final class ChaosRun {
    * deploying).
    */
   private void awaitRunning(Duration timeout) throws Exception {
+    awaitRunning(jobId, timeout);
+  }
+
+  private void awaitRunning(String jobId, Duration timeout) throws Exception {
     ChildJvm.await(
         "job " + jobId + " running with all tasks",
         timeout,
