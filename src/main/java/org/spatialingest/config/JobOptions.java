@@ -202,7 +202,8 @@ public final class JobOptions {
           "120s",
           POSITIVE_DURATION,
           JobConfig::maxLatency,
-          "L; every row is committed within L + C of its Kafka timestamp");
+          "L; every row is in a file closed at a checkpoint within L + C of its Kafka timestamp, "
+              + "committed when that checkpoint completes");
   public static final JobOption<Integer> SINK_MAX_OPEN_PARTITIONS =
       option(
           "sink.max-open-partitions",

@@ -104,6 +104,13 @@ record ChaosReport(
     s.put(
         "oldest row age at commit, max",
         String.format(Locale.ROOT, "%.1f s", check.maxRowAgeMillis() / 1000.0));
+    s.put(
+        "checkpoint trigger to commit, max (commits whose trigger time was not seen)",
+        String.format(
+            Locale.ROOT,
+            "%.1f s (%d)",
+            check.maxCommitDelayMillis() / 1000.0,
+            check.commitsWithoutTrigger()));
     s.put("commits older than L + C + recovery", check.freshnessViolations());
     s.put("wall time", minutes(wallMillis));
     return s;

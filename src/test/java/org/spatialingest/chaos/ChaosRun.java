@@ -81,6 +81,8 @@ final class ChaosRun {
    */
   private final List<ChaosCheck.Outage> outages = new ArrayList<>();
 
+  private CheckpointTriggers triggers;
+
   private EmbeddedKafka kafka;
   private StandaloneFlinkCluster cluster;
   private Map<String, String> jobKeys;
@@ -115,7 +117,9 @@ final class ChaosRun {
     lib.add(jdbcDriver(build.resolve("lib"))); // a JDBC catalog's driver goes in Flink's lib/
     Path faultsDir = Files.createDirectories(work.resolve("sink-faults"));
     catalogUrl = "jdbc:sqlite:" + work.resolve("catalog.db");
-    Map<String, String> clusterConf =
+    Map<String, String> clusterConf = new HashMap<>();
+    clusterConf.put("web.checkpoints.history", Integer.toString(CheckpointTriggers.HISTORY));
+    clusterConf.putAll(
         Map.of(
             "execution.checkpointing.dir", work.resolve("checkpoints").toUri().toString(),
             "execution.checkpointing.savepoint-dir", work.resolve("savepoints").toUri().toString(),
@@ -133,7 +137,7 @@ final class ChaosRun {
             // every rescale and stateless restart; at Flink's 256m one TaskManager hosting five
             // job ids in 8 minutes died of metaspace before the ended jobs' classes were unloaded
             "taskmanager.memory.jvm-metaspace.size", "512m",
-            "metrics.fetcher.update-interval", "1000");
+            "metrics.fetcher.update-interval", "1000"));
     try (EmbeddedKafka broker = EmbeddedKafka.start(work.resolve("kafka"));
         StandaloneFlinkCluster flink =
             StandaloneFlinkCluster.start(
@@ -145,6 +149,7 @@ final class ChaosRun {
                 List.of("-D" + SinkFaults.TRIGGER_DIR_PROPERTY + "=" + faultsDir))) {
       kafka = broker;
       cluster = flink;
+      triggers = new CheckpointTriggers(flink);
       kafka.createTopic(TOPIC, PARTITIONS);
       jobKeys = jobKeys();
       submit(jar, null, parallelism);
@@ -153,6 +158,7 @@ final class ChaosRun {
       if (secondJob) {
         kafka.createTopic(SECOND_TOPIC, PARTITIONS);
         secondJobId = submitJob(jar, null, 1, secondJobKeys());
+        triggers.follow(secondJobId);
         secondProducer =
             new ChaosProducer(
                 kafka.bootstrapServers(),
@@ -270,10 +276,12 @@ final class ChaosRun {
               malformed(),
               externalIds,
               outages,
+              triggers::triggeredAt,
               MAX_LATENCY.toMillis() + CHECKPOINT_INTERVAL.toMillis(),
               settings.faults().contains(FaultKind.PROPERTY_APPEARS)
                   ? producer.withProperty()
                   : null);
+      triggers.close();
       cancelJob();
       if (secondJobId != null) {
         cluster.cancel(secondJobId);
@@ -580,6 +588,7 @@ final class ChaosRun {
 
   private void submit(Path jar, String savepoint, int p) throws Exception {
     jobId = submitJob(jar, savepoint, p, jobKeys);
+    triggers.follow(jobId);
   }
 
   /** The second job's keys: the first's, with its own topic, group and sink id. */
