@@ -112,7 +112,8 @@ import org.spatialingest.table.TelemetryTable;
  * Arguments: {@code writers=} (64,256,1024), {@code checkpoints=} measured closing checkpoints per
  * W (20), {@code warmup=} (3), {@code quiet=} (5), {@code partitions=} (4), {@code ranges=} (4),
  * {@code seconds=} (120), {@code runs=} (1), {@code sources=} (0 = W), {@code dir=}
- * (target/bench/commit-path, emptied first).
+ * (target/bench/commit-path, emptied first). With {@code commits=N} it runs a simulated day of N
+ * commits instead ({@link SimulatedDay}).
  */
 public final class CommitPathBenchmark {
   private static final String UID = "spatial-sink";
