@@ -112,7 +112,8 @@ import org.spatialingest.table.TelemetryTable;
  * Arguments: {@code writers=} (64,256,1024), {@code checkpoints=} measured closing checkpoints per
  * W (20), {@code warmup=} (3), {@code quiet=} (5), {@code partitions=} (4), {@code ranges=} (4),
  * {@code seconds=} (120), {@code runs=} (1), {@code sources=} (0 = W), {@code dir=}
- * (target/bench/commit-path, emptied first).
+ * (target/bench/commit-path, emptied first). With {@code commits=N} it runs a simulated day of N
+ * commits instead ({@link SimulatedDay}).
  */
 public final class CommitPathBenchmark {
   private static final String UID = "spatial-sink";
@@ -120,7 +121,7 @@ public final class CommitPathBenchmark {
   private static final String TOPIC = "telemetry";
   private static final long ROWS_PER_FILE = 2_000_000;
   private static final long FILE_BYTES = 128L << 20;
-  private static final LocalDate FIRST_DAY = LocalDate.of(2026, 12, 1);
+  static final LocalDate FIRST_DAY = LocalDate.of(2026, 12, 1);
 
   /** Threads that make the writers' reports (not measured) between the measured checkpoints. */
   private static final int GENERATOR_THREADS = 4;
@@ -212,6 +213,10 @@ public final class CommitPathBenchmark {
     Map<String, String> a = SinkBenchmark.keyValues(args);
     Path dir = Path.of(a.getOrDefault("dir", "target/bench/commit-path")).toAbsolutePath();
     SinkBenchmark.deleteRecursively(dir);
+    if (a.containsKey("commits")) {
+      SimulatedDay.main(a, dir);
+      System.exit(0);
+    }
     for (String w : a.getOrDefault("writers", "64,256,1024").split(",")) {
       Settings s =
           new Settings(
@@ -241,34 +246,10 @@ public final class CommitPathBenchmark {
 
   /** Runs the aggregator and committer for {@code s} against fresh tables under {@code dir}. */
   static Run run(Settings s, Path dir) throws Exception {
-    JobConfig config =
-        TestKit.config(
-            "localhost:1",
-            TOPIC,
-            dir.resolve("warehouse"),
-            Map.of(
-                "catalog.properties." + CatalogProperties.METRICS_REPORTER_IMPL,
-                CommitTimes.class.getName()));
+    JobConfig config = config(dir, Map.of());
     SpatialIngestJob.ensureTables(config);
-    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
-    Input input = new Input(s, table);
-
-    SinkTables tables =
-        SinkTables.of(
-            List.of(
-                new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
-                new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT)));
-    BoundedIcebergSink<RowBatch> sink =
-        BoundedIcebergSink.forRows(TableRouter.batched())
-            .table(tables.get(0).loader(), tables.get(0).layout())
-            .table(tables.get(1).loader(), tables.get(1).layout())
-            .closePolicy(config.closePolicy(), config.sizingBounds())
-            .uidPrefix(UID)
-            .sinkId(SCOPE.sinkId(), SCOPE.claimsUnscoped())
-            .build();
-    WriterReportSerializer reportSerializer = new WriterReportSerializer();
-    FileBatchSerializer batchSerializer = new FileBatchSerializer();
+    Table table = loadTable(config);
+    Input input = new Input(s, table, null);
 
     System.gc();
     long heapBefore = MEMORY.getHeapMemoryUsage().getUsed();
@@ -276,85 +257,16 @@ public final class CommitPathBenchmark {
     long retained;
     long generationNanos = 0;
     ForkJoinPool generators = new ForkJoinPool(GENERATOR_THREADS);
-    try (var aggregator =
-            new OneInputStreamOperatorTestHarness<
-                CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>(
-                new FileBatchAggregator(
-                    tables, SCOPE, config.sizingBounds().checkpointInterval()));
-        var committer =
-            new OneInputStreamOperatorTestHarness<
-                CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>(
-                new CommitterOperatorFactory<>(sink, false, true))) {
-      // the job's checkpoints go to a file system too; the harness's default, JobManager memory,
-      // refuses a state over 5 MiB (the committer's holds the batch: ~10 MB at W = 256)
-      var storage = new FileSystemCheckpointStorage(dir.resolve("checkpoints").toUri());
-      aggregator.setCheckpointStorage(storage);
-      committer.setCheckpointStorage(storage);
-      aggregator.open();
-      committer.open();
+    try (Operators operators = new Operators(config, dir)) {
       int total = s.warmup() + s.checkpoints() + s.quiet();
       for (long cp = 1; cp <= total; cp++) {
         boolean closing = cp <= s.warmup() + s.checkpoints();
-        // the writers' side, not timed: W reports as they arrive over the network
         long generating = System.nanoTime();
-        long checkpoint = cp;
-        // the writers work in parallel in a job too
-        List<byte[]> reports =
-            generators
-                .submit(
-                    () ->
-                        IntStream.range(0, s.writers())
-                            .parallel()
-                            .mapToObj(w -> input.serializedReport(w, checkpoint, closing))
-                            .toList())
-                .get();
-        long reportBytes = reports.stream().mapToLong(b -> b.length).sum();
+        List<byte[]> reports = input.reports(generators, cp, closing);
         generationNanos += System.nanoTime() - generating;
         CommitTimes.REPORTS.clear();
 
-        long alloc0 = THREAD.getCurrentThreadAllocatedBytes();
-        long cpu0 = THREAD.getCurrentThreadCpuTime();
-        long t0 = System.nanoTime();
-        for (int w = 0; w < s.writers(); w++) {
-          WriterReport report =
-              reportSerializer.deserialize(reportSerializer.getVersion(), reports.get(w));
-          aggregator.processElement(
-              new StreamRecord<>(new CommittableSummary<>(w, s.writers(), cp, 1, 0)));
-          aggregator.processElement(
-              new StreamRecord<>(new CommittableWithLineage<>(report, cp, w)));
-        }
-        long t1 = System.nanoTime();
-        aggregator.prepareSnapshotPreBarrier(cp);
-        List<byte[]> emitted = new ArrayList<>();
-        for (CommittableMessage<FileBatch> m : aggregator.extractOutputValues()) {
-          if (m instanceof CommittableWithLineage<FileBatch> c) {
-            emitted.add(batchSerializer.serialize(c.getCommittable()));
-          }
-        }
-        aggregator.getOutput().clear();
-        long t2 = System.nanoTime();
-        long aggState = aggregator.snapshot(cp, cp).getStateSize();
-        long t3 = System.nanoTime();
-        long alloc1 = THREAD.getCurrentThreadAllocatedBytes();
-        long cpu1 = THREAD.getCurrentThreadCpuTime();
-
-        for (byte[] bytes : emitted) {
-          FileBatch batch = batchSerializer.deserialize(batchSerializer.getVersion(), bytes);
-          committer.processElement(
-              new StreamRecord<>(new CommittableSummary<>(0, 1, batch.checkpointId(), 1, 0)));
-          committer.processElement(
-              new StreamRecord<>(new CommittableWithLineage<>(batch, batch.checkpointId(), 0)));
-        }
-        long t4 = System.nanoTime();
-        long commState = committer.snapshot(cp, cp).getStateSize();
-        long t5 = System.nanoTime();
-        aggregator.notifyOfCompletedCheckpoint(cp);
-        long t6 = System.nanoTime();
-        committer.notifyOfCompletedCheckpoint(cp);
-        long t7 = System.nanoTime();
-        long alloc2 = THREAD.getCurrentThreadAllocatedBytes();
-        long cpu2 = THREAD.getCurrentThreadCpuTime();
-        committer.getOutput().clear();
+        Step st = operators.checkpoint(cp, reports);
 
         if (cp <= s.warmup()) {
           continue;
@@ -380,24 +292,22 @@ public final class CommitPathBenchmark {
         measured.add(
             new Checkpoint(
                 closing,
-                reportBytes,
-                t1 - t0,
-                t2 - t1,
-                t3 - t2,
-                aggState,
-                alloc1 - alloc0,
-                cpu1 - cpu0,
-                emitted.stream().mapToLong(b -> b.length).sum(),
-                t4 - t3,
-                t5 - t4,
-                commState,
-                (t7 - t6) + (t6 - t5),
+                st.reportBytes(),
+                st.aggReceive(),
+                st.aggBarrier(),
+                st.aggSnapshot(),
+                st.aggState(),
+                st.aggAllocated(),
+                st.aggCpu(),
+                st.committable(),
+                st.commReceive(),
+                st.commSnapshot(),
+                st.commState(),
+                st.commit(),
                 iceberg,
-                alloc2 - alloc1,
-                cpu2 - cpu1,
-                length(
-                    table,
-                    ((HasTableOperations) table).operations().current().metadataFileLocation()),
+                st.commAllocated(),
+                st.commCpu(),
+                metadataJsonLength(table),
                 manifestList,
                 newManifests,
                 positions));
@@ -411,6 +321,41 @@ public final class CommitPathBenchmark {
       generators.shutdownNow();
     }
 
+    Committed committed = committed(table, input);
+    System.out.printf(
+        "[bench] W=%d generating the writers' reports (not measured) took %.1f s%n",
+        s.writers(), generationNanos / 1e9);
+    return new Run(
+        s,
+        measured,
+        retained,
+        input.written.size(),
+        committed.files(),
+        committed.distinct(),
+        committed.snapshots());
+  }
+
+  /**
+   * The job's config for a benchmark warehouse under {@code dir}, with Iceberg's commit reports
+   * collected ({@link CommitTimes}) and {@code extra} keys.
+   */
+  static JobConfig config(Path dir, Map<String, String> extra) {
+    Map<String, String> m = new HashMap<>(extra);
+    m.put(
+        "catalog.properties." + CatalogProperties.METRICS_REPORTER_IMPL,
+        CommitTimes.class.getName());
+    return TestKit.config("localhost:1", TOPIC, dir.resolve("warehouse"), m);
+  }
+
+  static Table loadTable(JobConfig config) {
+    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+    return catalog.loadTable(Catalogs.tableIdentifier(config));
+  }
+
+  /** What the table holds of the files the synthetic writers wrote. */
+  record Committed(long files, long distinct, long snapshots) {}
+
+  static Committed committed(Table table, Input input) throws IOException {
     table.refresh();
     Set<String> committed = new HashSet<>();
     long files = 0;
@@ -425,10 +370,165 @@ public final class CommitPathBenchmark {
     for (Snapshot ignored : table.snapshots()) {
       snapshots++;
     }
-    System.out.printf(
-        "[bench] W=%d generating the writers' reports (not measured) took %.1f s%n",
-        s.writers(), generationNanos / 1e9);
-    return new Run(s, measured, retained, input.written.size(), files, committed.size(), snapshots);
+    return new Committed(files, committed.size(), snapshots);
+  }
+
+  static long metadataJsonLength(Table table) {
+    return length(
+        table, ((HasTableOperations) table).operations().current().metadataFileLocation());
+  }
+
+  /** One checkpoint through both operators, measured on this thread (nanoseconds, bytes). */
+  record Step(
+      long reportBytes,
+      long aggReceive,
+      long aggBarrier,
+      long aggSnapshot,
+      long aggState,
+      long aggAllocated,
+      long aggCpu,
+      long committable,
+      long commReceive,
+      long commSnapshot,
+      long commState,
+      long commit,
+      long commAllocated,
+      long commCpu,
+      long workerPoolCpu) {}
+
+  /**
+   * The aggregator and Flink's committer operator over the sink the job builds, each in Flink's
+   * operator test harness, and one checkpoint through them as a job runs it.
+   */
+  static final class Operators implements AutoCloseable {
+    private final OneInputStreamOperatorTestHarness<
+            CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
+        aggregator;
+    private final OneInputStreamOperatorTestHarness<
+            CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
+        committer;
+    private final WriterReportSerializer reportSerializer = new WriterReportSerializer();
+    private final FileBatchSerializer batchSerializer = new FileBatchSerializer();
+
+    Operators(JobConfig config, Path dir) throws Exception {
+      SinkTables tables =
+          SinkTables.of(
+              List.of(
+                  new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
+                  new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT)));
+      BoundedIcebergSink<RowBatch> sink =
+          BoundedIcebergSink.forRows(TableRouter.batched())
+              .table(tables.get(0).loader(), tables.get(0).layout())
+              .table(tables.get(1).loader(), tables.get(1).layout())
+              .closePolicy(config.closePolicy(), config.sizingBounds())
+              .uidPrefix(UID)
+              .sinkId(SCOPE.sinkId(), SCOPE.claimsUnscoped())
+              .build();
+      aggregator =
+          new OneInputStreamOperatorTestHarness<>(
+              new FileBatchAggregator(tables, SCOPE, config.sizingBounds().checkpointInterval()));
+      committer =
+          new OneInputStreamOperatorTestHarness<>(
+              new CommitterOperatorFactory<>(sink, false, true));
+      // the job's checkpoints go to a file system too; the harness's default, JobManager memory,
+      // refuses a state over 5 MiB (the committer's held the batch: ~10 MB at W = 256)
+      var storage = new FileSystemCheckpointStorage(dir.resolve("checkpoints").toUri());
+      aggregator.setCheckpointStorage(storage);
+      committer.setCheckpointStorage(storage);
+      aggregator.open();
+      committer.open();
+    }
+
+    /**
+     * Checkpoint {@code cp}: the W serialized reports into the aggregator, its barrier and state
+     * snapshot, the batch into the committer, its state snapshot, and the checkpoint's completion
+     * (the commit). Also the CPU Iceberg's shared worker pool spent during the commit (a merging
+     * append merges manifests there, not on the committer's thread).
+     */
+    Step checkpoint(long cp, List<byte[]> reports) throws Exception {
+      int writers = reports.size();
+      long reportBytes = reports.stream().mapToLong(b -> b.length).sum();
+      long alloc0 = THREAD.getCurrentThreadAllocatedBytes();
+      long cpu0 = THREAD.getCurrentThreadCpuTime();
+      long t0 = System.nanoTime();
+      for (int w = 0; w < writers; w++) {
+        WriterReport report =
+            reportSerializer.deserialize(reportSerializer.getVersion(), reports.get(w));
+        aggregator.processElement(
+            new StreamRecord<>(new CommittableSummary<>(w, writers, cp, 1, 0)));
+        aggregator.processElement(new StreamRecord<>(new CommittableWithLineage<>(report, cp, w)));
+      }
+      long t1 = System.nanoTime();
+      aggregator.prepareSnapshotPreBarrier(cp);
+      List<byte[]> emitted = new ArrayList<>();
+      for (CommittableMessage<FileBatch> m : aggregator.extractOutputValues()) {
+        if (m instanceof CommittableWithLineage<FileBatch> c) {
+          emitted.add(batchSerializer.serialize(c.getCommittable()));
+        }
+      }
+      aggregator.getOutput().clear();
+      long t2 = System.nanoTime();
+      long aggState = aggregator.snapshot(cp, cp).getStateSize();
+      long t3 = System.nanoTime();
+      long alloc1 = THREAD.getCurrentThreadAllocatedBytes();
+      long cpu1 = THREAD.getCurrentThreadCpuTime();
+
+      for (byte[] bytes : emitted) {
+        FileBatch batch = batchSerializer.deserialize(batchSerializer.getVersion(), bytes);
+        committer.processElement(
+            new StreamRecord<>(new CommittableSummary<>(0, 1, batch.checkpointId(), 1, 0)));
+        committer.processElement(
+            new StreamRecord<>(new CommittableWithLineage<>(batch, batch.checkpointId(), 0)));
+      }
+      long t4 = System.nanoTime();
+      long commState = committer.snapshot(cp, cp).getStateSize();
+      long t5 = System.nanoTime();
+      long pool0 = workerPoolCpu();
+      aggregator.notifyOfCompletedCheckpoint(cp);
+      long t6 = System.nanoTime();
+      committer.notifyOfCompletedCheckpoint(cp);
+      long t7 = System.nanoTime();
+      long alloc2 = THREAD.getCurrentThreadAllocatedBytes();
+      long cpu2 = THREAD.getCurrentThreadCpuTime();
+      long pool = workerPoolCpu() - pool0;
+      committer.getOutput().clear();
+      return new Step(
+          reportBytes,
+          t1 - t0,
+          t2 - t1,
+          t3 - t2,
+          aggState,
+          alloc1 - alloc0,
+          cpu1 - cpu0,
+          emitted.stream().mapToLong(b -> b.length).sum(),
+          t4 - t3,
+          t5 - t4,
+          commState,
+          (t7 - t6) + (t6 - t5),
+          alloc2 - alloc1,
+          cpu2 - cpu1,
+          pool);
+    }
+
+    @Override
+    public void close() throws Exception {
+      try (aggregator;
+          committer) {
+        // both closed, committer first
+      }
+    }
+  }
+
+  /** CPU time of Iceberg's shared worker pool's threads ({@code ThreadPools.getWorkerPool()}). */
+  private static long workerPoolCpu() {
+    long total = 0;
+    for (var info : THREAD.getThreadInfo(THREAD.getAllThreadIds())) {
+      if (info != null && info.getThreadName().startsWith("iceberg-worker-pool")) {
+        long cpu = THREAD.getThreadCpuTime(info.getThreadId());
+        total += Math.max(0, cpu);
+      }
+    }
+    return total;
   }
 
   private static long length(Table table, String location) {
@@ -436,8 +536,12 @@ public final class CommitPathBenchmark {
   }
 
   /** The synthetic writers: their tokens, files and positions. */
-  private static final class Input {
+  static final class Input {
     private final Settings s;
+
+    /** the simulated day's clock and positions, or null: every checkpoint as {@code s} says */
+    private final SimulatedDay.Day day;
+
     private final Table table;
     private final PartitionSpec spec;
     private final MetricsConfig metricsConfig;
@@ -450,8 +554,9 @@ public final class CommitPathBenchmark {
     private final Path tableDir;
     final Set<String> written = ConcurrentHashMap.newKeySet();
 
-    Input(Settings s, Table table) {
+    Input(Settings s, Table table, SimulatedDay.Day day) {
       this.s = s;
+      this.day = day;
       this.table = table;
       this.spec = table.spec();
       this.metricsConfig = MetricsConfig.forTable(table);
@@ -461,6 +566,19 @@ public final class CommitPathBenchmark {
         tokens.add(SinkFileNames.newToken());
         reported.add(new ReportedPositions());
       }
+    }
+
+    /** The W writers' reports of checkpoint {@code cp}, serialized, made on {@code generators}. */
+    List<byte[]> reports(ForkJoinPool generators, long cp, boolean closing) throws Exception {
+      // the writers work in parallel in a job too
+      return generators
+          .submit(
+              () ->
+                  IntStream.range(0, s.writers())
+                      .parallel()
+                      .mapToObj(w -> serializedReport(w, cp, closing))
+                      .toList())
+          .get();
     }
 
     byte[] serializedReport(int writer, long checkpoint, boolean closing) {
@@ -479,7 +597,10 @@ public final class CommitPathBenchmark {
       if (closing) {
         int n = 0;
         for (int p = 0; p < s.partitions(); p++) {
-          String partition = spec.fields().get(0).name() + "=" + FIRST_DAY.plusDays(p);
+          String partition =
+              spec.fields().get(0).name()
+                  + "="
+                  + (day != null ? day.partitionValue(checkpoint, p) : FIRST_DAY.plusDays(p));
           for (int r = 0; r < s.ranges(); r++) {
             n++;
             String name =
@@ -536,13 +657,24 @@ public final class CommitPathBenchmark {
       long lastMove = closing ? checkpoint : s.warmup() + s.checkpoints();
       Map<String, Long> seen = new HashMap<>();
       Map<String, Long> buffered = new HashMap<>();
-      for (int k = 0; k < s.sourceCount(); k++) {
+      for (int k : keys(writer)) {
         long offset = 1_000_000_000L + k * 7L + writer;
         seen.put(SourceKeys.kafka(TOPIC, k), offset + checkpoint * 50_000L);
         buffered.put(SourceKeys.kafka(TOPIC, k), offset + lastMove * 50_000L - 40_000L);
       }
       Set<String> closedKeys = closing ? seen.keySet() : Set.of();
       return reported.get(writer).next(token, closed, seen, buffered, closedKeys);
+    }
+
+    /** The source partitions whose rows the writer received: all, or the day's share of them. */
+    private int[] keys(int writer) {
+      int perWriter = day == null ? 0 : day.keysPerWriter();
+      if (perWriter <= 0 || perWriter >= s.sourceCount()) {
+        return IntStream.range(0, s.sourceCount()).toArray();
+      }
+      return IntStream.range(0, perWriter)
+          .map(i -> (writer * perWriter + i) % s.sourceCount())
+          .toArray();
     }
 
     private static String fileName(String location) {
