@@ -16,7 +16,8 @@ import org.spatialingest.config.JobConfig;
  * is committed exactly once, the committer deleted every staging run, and the figures it reports
  * are filled in.
  */
-// 14.6 s at W = 4 (38 s at W = 8) here under load, the simulated day 15.4 s; they check the harness,
+// 14.6 s at W = 4 (38 s at W = 8) here under load, the simulated day 15.4 s; they check the
+// harness,
 // not the sink
 @Tag("extended")
 class CommitPathBenchmarkTest {
