@@ -216,43 +216,6 @@ public final class SinkHarnesses {
   }
 
   /**
-   * The state of one operator subtask (parallelism 1) that holds only the operator list state
-   * {@code name} of byte arrays with {@code values}: a state as another build wrote it, for a
-   * harness to restore from ({@code initializeState}).
-   */
-  public static OperatorSubtaskState listState(String name, List<byte[]> values)
-      throws Exception {
-    try (var holder = new OneInputStreamOperatorTestHarness<Void, Void>(new ListHolder(name, values))) {
-      holder.open();
-      return holder.snapshot(1, 1);
-    }
-  }
-
-  /** Holds one list state of byte arrays; nothing else. */
-  private static final class ListHolder extends AbstractStreamOperator<Void>
-      implements OneInputStreamOperator<Void, Void> {
-    private final String name;
-    private final List<byte[]> values;
-
-    ListHolder(String name, List<byte[]> values) {
-      this.name = name;
-      this.values = values;
-    }
-
-    @Override
-    public void initializeState(StateInitializationContext context) throws Exception {
-      super.initializeState(context);
-      context
-          .getOperatorStateStore()
-          .getListState(new ListStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE))
-          .update(values);
-    }
-
-    @Override
-    public void processElement(StreamRecord<Void> element) {}
-  }
-
-  /**
    * A writer (subtask 0 of 1), the aggregator and the committer of one job, as most commit-path
    * tests start them: without state, opened in that order, closed in the reverse order.
    */
@@ -447,6 +410,16 @@ public final class SinkHarnesses {
       rows.add(Either.Left(row));
     }
     return rows;
+  }
+
+  /** Each row into {@code writer}, in order. */
+  public static void feed(
+      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?> writer,
+      List<Either<RowData, RowData>> rows)
+      throws Exception {
+    for (Either<RowData, RowData> row : rows) {
+      writer.processElement(new StreamRecord<>(row));
+    }
   }
 
   /** A rejects-table row of Kafka partition {@code partition} at {@code offset}. */

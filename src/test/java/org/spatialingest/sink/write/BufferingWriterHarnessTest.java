@@ -1,6 +1,7 @@
 package org.spatialingest.sink.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
@@ -17,7 +18,6 @@ import java.util.stream.Stream;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
@@ -52,14 +52,6 @@ class BufferingWriterHarnessTest {
     return new SinkHarnesses(dir, settings);
   }
 
-  private static void feed(
-      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?> writer,
-      List<Either<RowData, RowData>> rows)
-      throws Exception {
-    for (Either<RowData, RowData> row : rows) {
-      writer.processElement(new StreamRecord<>(row));
-    }
-  }
 
   /** The reports a barrier released (the writer operator emits them before the barrier). */
   private static WriterReport barrier(
