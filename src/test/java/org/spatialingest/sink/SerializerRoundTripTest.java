@@ -101,8 +101,7 @@ class SerializerRoundTripTest {
    * evolved to id 1), and the batch can then be checkpointed again in today's format.
    */
   @Test
-  void fileBatchReadsThePreviousReleasesJavaSerializedFilesWithTheSpecOfTheirId()
-      throws Exception {
+  void fileBatchReadsThePreviousReleasesJavaSerializedFilesWithTheSpecOfTheirId() throws Exception {
     DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
     PartitionSpec evolved =
         PartitionSpec.builderFor(TelemetryTable.SCHEMA).withSpecId(1).day("event_time").build();

@@ -16,9 +16,9 @@ import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
-import org.apache.flink.streaming.runtime.operators.sink.CommitterOperatorFactory;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
+import org.apache.flink.streaming.runtime.operators.sink.CommitterOperatorFactory;
 import org.apache.flink.streaming.runtime.operators.sink.SinkWriterOperatorFactory;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
@@ -183,9 +183,9 @@ public final class SinkHarnesses {
    * {@code name} of byte arrays with {@code values}: a state as another build wrote it, for a
    * harness to restore from ({@code initializeState}).
    */
-  public static OperatorSubtaskState listState(String name, List<byte[]> values)
-      throws Exception {
-    try (var holder = new OneInputStreamOperatorTestHarness<Void, Void>(new ListHolder(name, values))) {
+  public static OperatorSubtaskState listState(String name, List<byte[]> values) throws Exception {
+    try (var holder =
+        new OneInputStreamOperatorTestHarness<Void, Void>(new ListHolder(name, values))) {
       holder.open();
       return holder.snapshot(1, 1);
     }
@@ -243,7 +243,8 @@ public final class SinkHarnesses {
       OneInputStreamOperatorTestHarness<
               CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
           aggregator,
-      OneInputStreamOperatorTestHarness<CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
+      OneInputStreamOperatorTestHarness<
+              CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
           committer)
       implements AutoCloseable {
     @Override

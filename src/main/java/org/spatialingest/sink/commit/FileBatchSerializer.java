@@ -18,12 +18,12 @@ import org.spatialingest.sink.core.ClosedFiles;
  * inline as in version 4, then the positions. Version 4 (read only; builds up to b0e0565):
  * checkpoint id, lineage, the closed files as {@link ClosedFiles} (the groups' bytes as the writers
  * encoded them: an Iceberg manifest per table and spec, with the sink's fields) and the positions.
- * Version 3 (read only; builds up to 5e92675): the same files in the layout the compat room's {@link
- * ManifestLayoutFiles} reads. Version 2 (read only; releases up to 99d1af5): each data
- * file in Java serialization, read by the compat room's {@link JavaSerializedFiles}, which gives
- * each file its partition spec from its table ({@link TableSpecs}). Version 1 (one table, no positions) is not readable: restore such a
- * savepoint with the build that took it and let it commit, or start without state (the job resumes
- * from the table's positions).
+ * Version 3 (read only; builds up to 5e92675): the same files in the layout the compat room's
+ * {@link ManifestLayoutFiles} reads. Version 2 (read only; releases up to 99d1af5): each data file
+ * in Java serialization, read by the compat room's {@link JavaSerializedFiles}, which gives each
+ * file its partition spec from its table ({@link TableSpecs}). Version 1 (one table, no positions)
+ * is not readable: restore such a savepoint with the build that took it and let it commit, or start
+ * without state (the job resumes from the table's positions).
  */
 @Internal
 public final class FileBatchSerializer implements SimpleVersionedSerializer<FileBatch> {

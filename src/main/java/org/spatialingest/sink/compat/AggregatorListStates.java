@@ -12,11 +12,11 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.spatialingest.table.TablePositions;
 
 /**
- * Reads the aggregator state of the releases before the versioned aggregator state (up to
- * 99d1af5): six operator list states, each with its own text encoding. Read once on restore, then
- * cleared, so the next checkpoint holds only the versioned state. The facts are returned as {@link
- * Restored}, which the aggregator turns into its state at once (its state type lives in the commit
- * room, above this one).
+ * Reads the aggregator state of the releases before the versioned aggregator state (up to 99d1af5):
+ * six operator list states, each with its own text encoding. Read once on restore, then cleared, so
+ * the next checkpoint holds only the versioned state. The facts are returned as {@link Restored},
+ * which the aggregator turns into its state at once (its state type lives in the commit room, above
+ * this one).
  */
 @Internal
 public final class AggregatorListStates {

@@ -291,7 +291,6 @@ public final class ClosedFileManifests {
     return new Manifest(spec, dataFiles);
   }
 
-
   private static void writeSinkFields(ClosedFile f, DataOutputView out) throws IOException {
     out.writeUTF(f.reason().name());
     out.writeLong(f.bufferedBytes());

@@ -3,11 +3,11 @@ package org.spatialingest.sink.write;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import org.spatialingest.sink.compat.InlineWriterRows;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.spatialingest.sink.compat.InlineWriterRows;
 
 /**
  * Versioned binary form of {@link WriterState}. Version 4: run count, then table, buffer id, path,

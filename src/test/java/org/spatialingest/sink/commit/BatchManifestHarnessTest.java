@@ -2,9 +2,9 @@ package org.spatialingest.sink.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
 import static org.spatialingest.sink.SinkHarnesses.checkpoint;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.rows;
 import static org.spatialingest.sink.commit.FileBatchAggregatorHarnessTest.idsOf;
@@ -276,7 +276,6 @@ class BatchManifestHarnessTest {
           first, second, writerAt1, aggregatorAt1, writerAt2, aggregatorAt2, committerAt2);
     }
   }
-
 
   /** Checkpoint {@code id}'s barrier through both writers, the aggregator and to the committer. */
   private static void barrier(

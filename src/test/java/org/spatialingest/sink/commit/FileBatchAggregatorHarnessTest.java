@@ -1,9 +1,9 @@
 package org.spatialingest.sink.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
 import static org.spatialingest.sink.SinkHarnesses.checkpoint;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
@@ -38,7 +38,6 @@ class FileBatchAggregatorHarnessTest {
   private static final long HOUR = 3_600_000L;
 
   @TempDir Path dir;
-
 
   @Test
   void allWritersReportsBecomeOneBatchPerBarrierWithPositionsBelowWhatIsStillBuffered()

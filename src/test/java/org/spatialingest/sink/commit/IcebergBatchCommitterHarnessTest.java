@@ -1,8 +1,8 @@
 package org.spatialingest.sink.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;

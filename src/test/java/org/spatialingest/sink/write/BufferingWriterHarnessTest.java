@@ -1,8 +1,8 @@
 package org.spatialingest.sink.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
 
@@ -51,7 +51,6 @@ class BufferingWriterHarnessTest {
   private SinkHarnesses sink(Map<String, String> settings) {
     return new SinkHarnesses(dir, settings);
   }
-
 
   /** The reports a barrier released (the writer operator emits them before the barrier). */
   private static WriterReport barrier(
