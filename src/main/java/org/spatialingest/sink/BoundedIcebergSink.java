@@ -32,6 +32,7 @@ import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchAggregator;
 import org.spatialingest.sink.commit.FileBatchSerializer;
 import org.spatialingest.sink.commit.IcebergBatchCommitter;
+import org.spatialingest.sink.compat.TableSpecs;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.SinkTables;
@@ -124,7 +125,7 @@ public final class BoundedIcebergSink<T>
 
   @Override
   public SimpleVersionedSerializer<FileBatch> getCommittableSerializer() {
-    return new FileBatchSerializer();
+    return new FileBatchSerializer(TableSpecs.loadedFrom(tables));
   }
 
   @Override

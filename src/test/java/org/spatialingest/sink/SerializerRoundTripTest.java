@@ -30,6 +30,7 @@ import org.spatialingest.sink.commit.StoredBatch;
 import org.spatialingest.sink.core.CloseReason;
 import org.spatialingest.sink.core.ClosedFile;
 import org.spatialingest.sink.core.ClosedFiles;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.core.WriterReportSerializer;
 import org.spatialingest.sink.write.WriterState;
@@ -94,10 +95,45 @@ class SerializerRoundTripTest {
     assertThat(copy.batchId()).isEqualTo(batch.batchId());
   }
 
-  /** Version 2 (releases up to 99d1af5) held Java-serialized data files; a restore reads it. */
+  /**
+   * Version 2 (releases up to 99d1af5) held Java-serialized data files with only their spec id; a
+   * restore reads them with the spec of that id from the table, not the table's current spec (here
+   * evolved to id 1), and the batch can then be checkpointed again in today's format.
+   */
   @Test
-  void fileBatchReadsThePreviousReleasesJavaSerializedFiles() throws Exception {
+  void fileBatchReadsThePreviousReleasesJavaSerializedFilesWithTheSpecOfTheirId() throws Exception {
     DataFile a = dataFile("file:/w/a.parquet", 491_000, 1234, List.of(4L, 1_000_000L));
+    PartitionSpec evolved =
+        PartitionSpec.builderFor(TelemetryTable.SCHEMA).withSpecId(1).day("event_time").build();
+    byte[] v2 = javaSerializedBatch(a);
+    FileBatchSerializer serializer =
+        new FileBatchSerializer(table -> Map.of(SPEC.specId(), SPEC, 1, evolved));
+    FileBatch copy = serializer.deserialize(2, v2);
+    assertThat(copy.checkpointId()).isEqualTo(42);
+    assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
+    ClosedFile out = copy.inline().files().get(0);
+    assertThat(out.spec()).as("the spec of the file's id, not the current one").isEqualTo(SPEC);
+    assertThat(out.reason()).isEqualTo(CloseReason.LATENCY);
+    assertThat(out.ingestSecondCounts()).isEqualTo(Map.of(1_795_946_400L, 7L));
+    assertThat(out.consumedStaging()).containsExactly("file:/w/_staging/x/1.rows");
+    assertSameAppend(out.file(), a);
+    // a restored committable that is not committed before the next checkpoint is written again
+    FileBatch again = serializer.deserialize(serializer.getVersion(), serializer.serialize(copy));
+    assertThat(again.inline().files().get(0).spec()).isEqualTo(SPEC);
+    assertSameAppend(again.inline().files().get(0).file(), a);
+
+    assertThatThrownBy(
+            () -> new FileBatchSerializer(table -> Map.of(1, evolved)).deserialize(2, v2))
+        .as("a spec id the table no longer has is named")
+        .hasMessageContaining("file:/w/a.parquet")
+        .hasMessageContaining("partition spec id " + SPEC.specId());
+    assertThatThrownBy(() -> new FileBatchSerializer().deserialize(2, v2))
+        .as("the serializer between operators has no tables")
+        .hasMessageContaining("no tables at hand");
+  }
+
+  /** A version-2 batch of checkpoint 42 and lineage-1 with one Java-serialized file. */
+  private static byte[] javaSerializedBatch(DataFile a) throws java.io.IOException {
     DataOutputSerializer v2 = new DataOutputSerializer(4096);
     v2.writeLong(42);
     v2.writeUTF("lineage-1");
@@ -107,14 +143,7 @@ class SerializerRoundTripTest {
     v2.writeInt(file.length);
     v2.write(file);
     writeOneLatencyFileTail(v2);
-    FileBatch copy = new FileBatchSerializer().deserialize(2, v2.getCopyOfBuffer());
-    assertThat(copy.checkpointId()).isEqualTo(42);
-    assertThat(copy.positions()).isEqualTo(Map.of("t/0", 17L));
-    ClosedFile out = copy.inline().files().get(0);
-    assertThat(out.reason()).isEqualTo(CloseReason.LATENCY);
-    assertThat(out.ingestSecondCounts()).isEqualTo(Map.of(1_795_946_400L, 7L));
-    assertThat(out.consumedStaging()).containsExactly("file:/w/_staging/x/1.rows");
-    assertSameAppend(out.file(), a);
+    return v2.getCopyOfBuffer();
   }
 
   private static List<ClosedFile> filesOf(FileBatch batch, int table) {
@@ -375,8 +404,7 @@ class SerializerRoundTripTest {
             List.of(
                 new WriterState.StagedRun(0, 3, "file:/t/_staging/s/1.rows", 12, true),
                 new WriterState.StagedRun(0, 3, "file:/t/_staging/s/3.rows", 5, false),
-                new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 1)),
-            List.of());
+                new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 1)));
     WriterStateSerializer serializer = new WriterStateSerializer();
     WriterState copy = serializer.deserialize(serializer.getVersion(), serializer.serialize(state));
     assertThat(copy.runs()).isEqualTo(state.runs());
@@ -402,16 +430,36 @@ class SerializerRoundTripTest {
     assertThat(serializer.deserialize(2, v2.getCopyOfBuffer()).runs())
         .containsExactly(new WriterState.StagedRun(1, 0, "file:/r/_staging/s/2.rows", 7));
 
+    // version 1: the rows inline, each as length and its serializer form (the binary row's
+    // length, then the row); read as one input batch of the primary table, rows as they were
+    byte[] row1 = {0, 0, 0, 3, 1, 2, 3};
+    byte[] row2 = {0, 0, 0, 0};
     org.apache.flink.core.memory.DataOutputSerializer v1 =
         new org.apache.flink.core.memory.DataOutputSerializer(64);
     v1.writeInt(2);
-    v1.writeInt(3);
-    v1.write(new byte[] {1, 2, 3});
-    v1.writeInt(0);
-    WriterState legacy = serializer.deserialize(1, v1.getCopyOfBuffer());
-    assertThat(legacy.runs()).isEmpty();
-    assertThat(legacy.legacyRows()).hasSize(2);
-    assertThat(legacy.legacyRows().get(0)).containsExactly(1, 2, 3);
+    v1.writeInt(row1.length);
+    v1.write(row1);
+    v1.writeInt(row2.length);
+    v1.write(row2);
+    WriterState inline = serializer.deserialize(1, v1.getCopyOfBuffer());
+    assertThat(inline.runs()).isEmpty();
+    assertThat(inline.unstaged()).hasSize(1);
+    RowBatch batch = inline.unstaged().get(0);
+    assertThat(batch.table()).isEqualTo(0);
+    assertThat(batch.bufferId()).isEqualTo(0);
+    assertThat(batch.specId()).as("not grouped by partition").isEqualTo(RowBatch.NOT_GROUPED);
+    assertThat(batch.rows()).containsExactly(0, 0, 0, 3, 1, 2, 3, 0, 0, 0, 0);
+    assertThatThrownBy(() -> serializer.serialize(inline))
+        .as("a snapshot holds only runs")
+        .hasMessageContaining("only runs");
+
+    org.apache.flink.core.memory.DataOutputSerializer broken =
+        new org.apache.flink.core.memory.DataOutputSerializer(64);
+    broken.writeInt(1);
+    broken.writeInt(3);
+    broken.write(new byte[] {1, 2, 3});
+    assertThatThrownBy(() -> serializer.deserialize(1, broken.getCopyOfBuffer()))
+        .hasMessageContaining("not a serialized row");
   }
 
   private static DataFile unpartitionedFile(String path, long rows) {

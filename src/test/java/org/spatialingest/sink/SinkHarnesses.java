@@ -7,13 +7,20 @@ import java.util.List;
 import java.util.Map;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
+import org.apache.flink.runtime.state.StateInitializationContext;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessageTypeInfo;
 import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.streaming.runtime.operators.sink.CommitterOperatorFactory;
 import org.apache.flink.streaming.runtime.operators.sink.SinkWriterOperatorFactory;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.GenericRowData;
@@ -171,6 +178,85 @@ public final class SinkHarnesses {
     return withStorage(harness);
   }
 
+  /**
+   * The state of one operator subtask (parallelism 1) that holds only the operator list state
+   * {@code name} of byte arrays with {@code values}: a state as another build wrote it, for a
+   * harness to restore from ({@code initializeState}).
+   */
+  public static OperatorSubtaskState listState(String name, List<byte[]> values) throws Exception {
+    try (var holder =
+        new OneInputStreamOperatorTestHarness<Void, Void>(new ListHolder(name, values))) {
+      holder.open();
+      return holder.snapshot(1, 1);
+    }
+  }
+
+  /** Holds one list state of byte arrays; nothing else. */
+  private static final class ListHolder extends AbstractStreamOperator<Void>
+      implements OneInputStreamOperator<Void, Void> {
+    private final String name;
+    private final List<byte[]> values;
+
+    ListHolder(String name, List<byte[]> values) {
+      this.name = name;
+      this.values = values;
+    }
+
+    @Override
+    public void initializeState(StateInitializationContext context) throws Exception {
+      super.initializeState(context);
+      context
+          .getOperatorStateStore()
+          .getListState(new ListStateDescriptor<>(name, BytePrimitiveArraySerializer.INSTANCE))
+          .update(values);
+    }
+
+    @Override
+    public void processElement(StreamRecord<Void> element) {}
+  }
+
+  /**
+   * A writer (subtask 0 of 1), the aggregator and the committer of one job, as most commit-path
+   * tests start them: without state, opened in that order, closed in the reverse order.
+   */
+  public Chain openChain() throws Exception {
+    Chain chain = new Chain(writer(0, 1), aggregator(), committer());
+    try {
+      chain.writer().open();
+      chain.aggregator().open();
+      chain.committer().open();
+    } catch (Exception e) {
+      try {
+        chain.close();
+      } catch (Exception c) {
+        e.addSuppressed(c);
+      }
+      throw e;
+    }
+    return chain;
+  }
+
+  /** See {@link #openChain}. */
+  public record Chain(
+      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, CommittableMessage<WriterReport>>
+          writer,
+      OneInputStreamOperatorTestHarness<
+              CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
+          aggregator,
+      OneInputStreamOperatorTestHarness<
+              CommittableMessage<FileBatch>, CommittableMessage<FileBatch>>
+          committer)
+      implements AutoCloseable {
+    @Override
+    public void close() throws Exception {
+      try (writer;
+          aggregator;
+          committer) {
+        // closed as try-with-resources closes: committer, aggregator, writer
+      }
+    }
+  }
+
   /** The aggregator (parallelism 1), not yet opened. */
   public OneInputStreamOperatorTestHarness<
           CommittableMessage<WriterReport>, CommittableMessage<FileBatch>>
@@ -325,6 +411,16 @@ public final class SinkHarnesses {
       rows.add(Either.Left(row));
     }
     return rows;
+  }
+
+  /** Each row into {@code writer}, in order. */
+  public static void feed(
+      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?> writer,
+      List<Either<RowData, RowData>> rows)
+      throws Exception {
+    for (Either<RowData, RowData> row : rows) {
+      writer.processElement(new StreamRecord<>(row));
+    }
   }
 
   /** A rejects-table row of Kafka partition {@code partition} at {@code offset}. */

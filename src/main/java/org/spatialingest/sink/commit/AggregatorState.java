@@ -3,6 +3,7 @@ package org.spatialingest.sink.commit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.spatialingest.sink.compat.AggregatorListStates;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.StagingReferences;
 
@@ -37,5 +38,16 @@ record AggregatorState(
     pendingBatches = List.copyOf(pendingBatches);
     receivedEnds = Map.copyOf(receivedEnds);
     stagingHorizons = stagingHorizons == null ? null : new HashMap<>(stagingHorizons);
+  }
+
+  /** The state the six list states of releases up to 99d1af5 held, converted as it is read. */
+  static AggregatorState of(AggregatorListStates.Restored old) {
+    return new AggregatorState(
+        old.lineage(),
+        old.emittedBatchIds(),
+        old.pendingBatchDataFiles().stream().map(PendingBatch::ofDataFiles).toList(),
+        old.receivedEnds(),
+        old.stateTimeMillis(),
+        old.stagingHorizons());
   }
 }

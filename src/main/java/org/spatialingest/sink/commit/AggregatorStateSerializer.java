@@ -15,8 +15,8 @@ import org.spatialingest.sink.core.ClosedFileManifests;
  * batches, each a flag and either its stored location or its data file locations; received
  * positions; state time; a flag and the staging horizons. Version 1 (read only; builds up to
  * b0e0565): the same with each pending batch as its data file locations. The releases before it (up
- * to 99d1af5) kept the same facts in six list states with text encodings; {@link
- * LegacyAggregatorState} reads those.
+ * to 99d1af5) kept the same facts in six list states with text encodings; the compat room's {@link
+ * org.spatialingest.sink.compat.AggregatorListStates} reads those.
  */
 final class AggregatorStateSerializer implements SimpleVersionedSerializer<AggregatorState> {
   static final int VERSION = 2;

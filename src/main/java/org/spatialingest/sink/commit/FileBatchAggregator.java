@@ -23,6 +23,7 @@ import org.apache.flink.streaming.api.operators.util.SimpleVersionedListState;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
+import org.spatialingest.sink.compat.AggregatorListStates;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
@@ -140,9 +141,9 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     for (AggregatorState s : state.get()) {
       restored = s;
     }
-    AggregatorState legacy = LegacyAggregatorState.readAndClear(store);
-    if (restored == null) {
-      restored = legacy;
+    AggregatorListStates.Restored listStates = AggregatorListStates.readAndClear(store);
+    if (restored == null && listStates != null) {
+      restored = AggregatorState.of(listStates);
     }
     lineage = restored == null ? SinkLineage.start() : SinkLineage.restored(restored);
     // before anything touches the tables: one live job per sink id and table

@@ -1,16 +1,13 @@
 package org.spatialingest.sink.commit;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
-import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputSerializer;
-import org.apache.flink.util.InstantiationUtil;
-import org.apache.iceberg.DataFile;
-import org.spatialingest.sink.core.ClosedFile;
+import org.spatialingest.sink.compat.JavaSerializedFiles;
+import org.spatialingest.sink.compat.ManifestLayoutFiles;
+import org.spatialingest.sink.compat.TableSpecs;
 import org.spatialingest.sink.core.ClosedFileManifests;
 import org.spatialingest.sink.core.ClosedFiles;
 
@@ -21,12 +18,12 @@ import org.spatialingest.sink.core.ClosedFiles;
  * inline as in version 4, then the positions. Version 4 (read only; builds up to b0e0565):
  * checkpoint id, lineage, the closed files as {@link ClosedFiles} (the groups' bytes as the writers
  * encoded them: an Iceberg manifest per table and spec, with the sink's fields) and the positions.
- * Version 3 (read only; builds up to 5e92675): the same files in {@link
- * ClosedFileManifests#readFiles}' layout. Version 2 (read only; releases up to 99d1af5): each data
- * file in Java serialization, read so that a savepoint of that release restores (its batches are
- * committed on restore). Version 1 (one table, no positions) is not readable: restore such a
- * savepoint with the build that took it and let it commit, or start without state (the job resumes
- * from the table's positions).
+ * Version 3 (read only; builds up to 5e92675): the same files in the layout the compat room's
+ * {@link ManifestLayoutFiles} reads. Version 2 (read only; releases up to 99d1af5): each data file
+ * in Java serialization, read by the compat room's {@link JavaSerializedFiles}, which gives each
+ * file its partition spec from its table ({@link TableSpecs}). Version 1 (one table, no positions)
+ * is not readable: restore such a savepoint with the build that took it and let it commit, or start
+ * without state (the job resumes from the table's positions).
  */
 @Internal
 public final class FileBatchSerializer implements SimpleVersionedSerializer<FileBatch> {
@@ -40,6 +37,24 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
 
   /** The version whose data files are Java-serialized; read only. */
   private static final int JAVA_SERIALIZED_FILES = 2;
+
+  private final TableSpecs specs;
+
+  /**
+   * A serializer for the committer's state: {@code specs} resolves the partition specs of version
+   * 2's files (asked only when such a state is read).
+   */
+  public FileBatchSerializer(TableSpecs specs) {
+    this.specs = specs;
+  }
+
+  /**
+   * A serializer for batches of this build only, as they travel from the aggregator to the
+   * committer: it reads every version but 2, whose files need their tables' specs.
+   */
+  public FileBatchSerializer() {
+    this(TableSpecs.none());
+  }
 
   @Override
   public int getVersion() {
@@ -85,30 +100,9 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
     ClosedFiles files =
         switch (version) {
           case VERSION, INLINE_V4 -> ClosedFiles.read(in);
-          case MANIFEST_LAYOUT_V3 -> ClosedFiles.of(ClosedFileManifests.readFiles(in));
-          default -> ClosedFiles.of(readJavaSerializedFiles(in));
+          case MANIFEST_LAYOUT_V3 -> ClosedFiles.of(ManifestLayoutFiles.read(in));
+          default -> ClosedFiles.of(JavaSerializedFiles.read(in, specs));
         };
     return new FileBatch(checkpointId, lineage, files, ClosedFileManifests.readPositions(in));
-  }
-
-  /** Version 2's files; the spec is unknown (the file carries only its id). */
-  private static List<ClosedFile> readJavaSerializedFiles(DataInputView in) throws IOException {
-    int count = in.readInt();
-    List<ClosedFile> files = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      int table = in.readInt();
-      byte[] bytes = new byte[in.readInt()];
-      in.readFully(bytes);
-      DataFile file;
-      try {
-        file =
-            InstantiationUtil.deserializeObject(
-                bytes, Thread.currentThread().getContextClassLoader());
-      } catch (ClassNotFoundException e) {
-        throw new IOException("cannot read a data file of the previous release's state", e);
-      }
-      files.add(ClosedFileManifests.readSinkFields(in, table, file, null));
-    }
-    return files;
   }
 }

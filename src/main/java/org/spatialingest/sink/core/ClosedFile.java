@@ -2,6 +2,7 @@ package org.spatialingest.sink.core;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.apache.flink.annotation.Internal;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.PartitionSpec;
@@ -12,8 +13,8 @@ import org.apache.iceberg.PartitionSpec;
  *
  * @param table index of the sink table the file belongs to
  * @param file the data file
- * @param spec the partition spec it was written with ({@code null} only for a file restored from a
- *     state of the previous release, which is committed on restore and never checkpointed again)
+ * @param spec the partition spec it was written with (never {@code null}: a format that kept only
+ *     the spec id is resolved against the table when it is read, see {@code sink.compat})
  * @param reason why it closed
  * @param bufferedBytes serialized bytes of its rows as they were buffered (to learn the encoding
  *     ratio)
@@ -38,6 +39,7 @@ public record ClosedFile(
     List<String> consumedStaging) {
 
   public ClosedFile {
+    Objects.requireNonNull(spec, "a closed file's partition spec");
     ingestSecondCounts = Map.copyOf(ingestSecondCounts);
     consumedStaging = List.copyOf(consumedStaging);
   }

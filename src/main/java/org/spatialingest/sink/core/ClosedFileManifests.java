@@ -91,7 +91,6 @@ public final class ClosedFileManifests {
     long bytes = 0;
     long rows = 0;
     for (ClosedFile f : group) {
-      checkSpec(f);
       out.writeUTF(f.file().location());
       bytes += f.file().fileSizeInBytes();
       rows += f.file().recordCount();
@@ -205,15 +204,15 @@ public final class ClosedFileManifests {
     DataInputDeserializer in = new DataInputDeserializer(group);
     GroupHeader header = readGroupHeader(in);
     int count = header.locations().size();
-    List<ClosedFile> sinkFields = new ArrayList<>(count);
+    List<SinkFields> sinkFields = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      sinkFields.add(readSinkFields(in, header.table(), null, null));
+      sinkFields.add(readSinkFields(in));
     }
     Manifest manifest;
     if (header.appendable()) {
       Described d = readDescribed(in);
       manifest = readManifest(d.manifest().withSnapshotId(UNCOMMITTED_SNAPSHOT_ID), d.bytes());
-      checkCount(manifest, count);
+      manifest.requireFiles(count);
     } else {
       manifest = readManifest(in, count);
     }
@@ -227,31 +226,9 @@ public final class ClosedFileManifests {
                 + " where its manifest holds "
                 + file.location());
       }
-      ClosedFile f = sinkFields.get(i);
-      files.add(
-          new ClosedFile(
-              f.table(),
-              file,
-              manifest.spec(),
-              f.reason(),
-              f.bufferedBytes(),
-              f.minIngestMillis(),
-              f.maxIngestMillis(),
-              f.closedAtMillis(),
-              f.ingestSecondCounts(),
-              f.consumedStaging()));
+      files.add(sinkFields.get(i).of(header.table(), file, manifest.spec()));
     }
     return files;
-  }
-
-  private static void checkSpec(ClosedFile f) throws IOException {
-    if (f.spec() == null) {
-      throw new IOException(
-          "data file "
-              + f.file().location()
-              + " was restored from a state of the previous release without its partition spec;"
-              + " it is committed on restore and never checkpointed again");
-    }
   }
 
   /**
@@ -271,16 +248,31 @@ public final class ClosedFileManifests {
     writeBytes(manifestOut.toByteArray(), out);
   }
 
-  private record Manifest(PartitionSpec spec, List<DataFile> files) {}
-
-  private static Manifest readManifest(DataInputView in, int expectedFiles) throws IOException {
-    Manifest read = readManifest(in);
-    checkCount(read, expectedFiles);
-    return read;
+  /** A manifest's data files and the partition spec they were written with. */
+  public record Manifest(PartitionSpec spec, List<DataFile> files) {
+    /** This manifest, if it holds {@code expectedFiles} files (as the state around it says). */
+    public Manifest requireFiles(int expectedFiles) throws IOException {
+      if (expectedFiles != files.size()) {
+        throw new IOException(
+            "a manifest in the sink's state holds "
+                + files.size()
+                + " files, expected "
+                + expectedFiles);
+      }
+      return this;
+    }
   }
 
-  /** A manifest's descriptor and bytes, read back into its files and their partition spec. */
-  private static Manifest readManifest(DataInputView in) throws IOException {
+  private static Manifest readManifest(DataInputView in, int expectedFiles) throws IOException {
+    return readManifest(in).requireFiles(expectedFiles);
+  }
+
+  /**
+   * A manifest's descriptor ({@link ManifestFiles#encode}) and bytes, read back into its files and
+   * their partition spec: the form of groups before {@link #APPENDABLE_LAYOUT} and of {@code
+   * FileBatch} version 3.
+   */
+  public static Manifest readManifest(DataInputView in) throws IOException {
     ManifestFile manifest = ManifestFiles.decode(readBytes(in));
     return readManifest(manifest, readBytes(in));
   }
@@ -297,16 +289,6 @@ public final class ClosedFileManifests {
       }
     }
     return new Manifest(spec, dataFiles);
-  }
-
-  private static void checkCount(Manifest manifest, int expectedFiles) throws IOException {
-    if (expectedFiles != manifest.files().size()) {
-      throw new IOException(
-          "a manifest in the sink's state holds "
-              + manifest.files().size()
-              + " files, expected "
-              + expectedFiles);
-    }
   }
 
   private static void writeSinkFields(ClosedFile f, DataOutputView out) throws IOException {
@@ -346,33 +328,41 @@ public final class ClosedFileManifests {
   }
 
   /**
-   * Reads closed files in the layout of {@code FileBatch} version 3 (builds up to 5e92675): group
-   * count; per group table index, the manifest's descriptor and bytes, then per file the sink's
-   * fields.
-   */
-  public static List<ClosedFile> readFiles(DataInputView in) throws IOException {
-    int groups = in.readInt();
-    List<ClosedFile> files = new ArrayList<>();
-    for (int g = 0; g < groups; g++) {
-      int table = in.readInt();
-      Manifest manifest = readManifest(in);
-      checkCount(manifest, in.readInt());
-      for (DataFile file : manifest.files()) {
-        files.add(readSinkFields(in, table, file, manifest.spec()));
-      }
-    }
-    return files;
-  }
-
-  /**
-   * Reads what the sink adds to one data file (written by {@link #encodeGroup} before the manifest,
-   * after it by {@link #readFiles}' layout, and in the same order by the version-2 batch format,
-   * whose files were Java-serialized).
+   * Reads what the sink adds to one data file (written by {@link #encodeGroup} before the manifest;
+   * the retired formats the compat room reads have the same fields after each manifest or file).
    *
-   * @param spec the file's partition spec, {@code null} where the format did not keep it
+   * @param spec the file's partition spec
    */
   public static ClosedFile readSinkFields(
       DataInputView in, int table, DataFile file, PartitionSpec spec) throws IOException {
+    return readSinkFields(in).of(table, file, spec);
+  }
+
+  /** What the sink adds to a data file, read before the file itself. */
+  private record SinkFields(
+      CloseReason reason,
+      long buffered,
+      long minIngest,
+      long maxIngest,
+      long closedAt,
+      Map<Long, Long> ingestSeconds,
+      List<String> consumed) {
+    ClosedFile of(int table, DataFile file, PartitionSpec spec) {
+      return new ClosedFile(
+          table,
+          file,
+          spec,
+          reason,
+          buffered,
+          minIngest,
+          maxIngest,
+          closedAt,
+          ingestSeconds,
+          consumed);
+    }
+  }
+
+  private static SinkFields readSinkFields(DataInputView in) throws IOException {
     CloseReason reason = CloseReason.valueOf(in.readUTF());
     long buffered = in.readLong();
     long minIngest = in.readLong();
@@ -388,17 +378,8 @@ public final class ClosedFileManifests {
     for (int s = 0; s < staged; s++) {
       consumed.add(in.readUTF());
     }
-    return new ClosedFile(
-        table,
-        file,
-        spec,
-        reason,
-        buffered,
-        minIngest,
-        maxIngest,
-        closedAt,
-        ingestSeconds,
-        consumed);
+    return new SinkFields(
+        reason, buffered, minIngest, maxIngest, closedAt, ingestSeconds, consumed);
   }
 
   /**

@@ -39,10 +39,7 @@ public final class ClosedFiles {
   public static ClosedFiles of(List<ClosedFile> files) {
     Map<List<Integer>, List<ClosedFile>> byGroup = new LinkedHashMap<>();
     for (ClosedFile f : files) {
-      // a file restored from a state without its spec forms a group of its own kind; it is never
-      // encoded (see ClosedFileManifests#encodeGroup)
-      int specId = f.spec() == null ? -1 : f.spec().specId();
-      byGroup.computeIfAbsent(List.of(f.table(), specId), k -> new ArrayList<>()).add(f);
+      byGroup.computeIfAbsent(List.of(f.table(), f.spec().specId()), k -> new ArrayList<>()).add(f);
     }
     List<Group> groups = new ArrayList<>(byGroup.size());
     for (List<ClosedFile> group : byGroup.values()) {
@@ -105,8 +102,7 @@ public final class ClosedFiles {
   /**
    * Per group, its table and, where the group's manifest can be appended as it is, its {@link
    * ClosedFileManifests.AppendableGroup} (else {@code null}: a group of an earlier layout, or one
-   * that was never encoded, as files restored from a state without their partition spec). Decodes
-   * no data file.
+   * that was never encoded, as files read from a state of an earlier layout). Decodes no data file.
    */
   public List<GroupForAppend> forAppend() {
     List<GroupForAppend> out = new ArrayList<>(groups.size());
@@ -175,7 +171,7 @@ public final class ClosedFiles {
 
     synchronized ClosedFileManifests.AppendableGroup appendable() {
       if (encoded == null) {
-        return null; // decoded already (or cannot be encoded): its files are appended one by one
+        return null; // decoded already: its files are appended one by one
       }
       try {
         return ClosedFileManifests.readAppendable(encoded);

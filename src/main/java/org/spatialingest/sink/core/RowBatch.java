@@ -19,6 +19,9 @@ import org.apache.flink.api.java.typeutils.TupleTypeInfo;
 public final class RowBatch extends Tuple5<Integer, Integer, Integer, Integer, byte[]> {
   private static final long serialVersionUID = 1L;
 
+  /** The spec id of a batch whose rows were not grouped by partition (each row's is computed). */
+  public static final int NOT_GROUPED = -1;
+
   public static final TupleTypeInfo<RowBatch> TYPE =
       new TupleTypeInfo<>(
           RowBatch.class,

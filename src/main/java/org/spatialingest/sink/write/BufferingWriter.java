@@ -282,7 +282,7 @@ public final class BufferingWriter<T>
     }
     metrics.stagingTook(System.currentTimeMillis() - start);
     SinkFaults.reach(SinkFaults.Point.AFTER_STAGING);
-    return runs.isEmpty() ? List.of() : List.of(new WriterState(runs, List.of()));
+    return runs.isEmpty() ? List.of() : List.of(new WriterState(runs));
   }
 
   @Override
@@ -300,8 +300,8 @@ public final class BufferingWriter<T>
         tables.get(run.table()).restore(run, in);
         runs++;
       }
-      for (byte[] row : state.legacyRows()) {
-        tables.get(SinkTables.PRIMARY).addSerialized(0, in, row);
+      for (RowBatch batch : state.unstaged()) {
+        bufferUnstaged(batch);
       }
     }
     long rows = 0;
@@ -324,6 +324,21 @@ public final class BufferingWriter<T>
       enforcePartitionLimit(table);
     }
     enforceMemoryBudget();
+  }
+
+  /**
+   * Buffers the rows of a restored batch no run holds, as input is buffered but without the close
+   * decisions (restore enforces the limits once all is buffered); the next barrier stages them.
+   */
+  private void bufferUnstaged(RowBatch batch) {
+    TableWriter table = tables.get(batch.table());
+    byte[] rows = batch.rows();
+    MemorySegment segment = MemorySegmentFactory.wrap(rows);
+    for (int offset = 0; offset < rows.length; ) {
+      int length = Integer.BYTES + RowBatch.rowLength(rows, offset);
+      table.addFromBatch(batch, segment, offset, length, false);
+      offset += length;
+    }
   }
 
   /**

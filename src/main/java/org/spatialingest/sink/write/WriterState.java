@@ -2,20 +2,30 @@ package org.spatialingest.sink.write;
 
 import java.util.List;
 import org.apache.flink.annotation.Internal;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
 
 /**
  * What a writer checkpoints: references to the staging runs that hold its buffered rows (the rows
  * themselves are written once, to the staging area, at the barrier after they arrived). Partition,
- * Hilbert key and ingest time are recomputed from the rows on restore. {@code legacyRows} are rows
- * checkpointed inline by builds before staging (state version 1); they are re-buffered and staged
- * at the next barrier.
+ * Hilbert key and ingest time are recomputed from the rows on restore.
+ *
+ * @param runs the staging runs
+ * @param unstaged rows a restored state holds that no run holds: only a state of a build before
+ *     staging runs has them (its rows inline, converted on read into input batches by the compat
+ *     room); the writer buffers them at restore as it buffers input and stages them at the next
+ *     barrier. A writer's own snapshot never has any.
  */
 @Internal
-public record WriterState(List<StagedRun> runs, List<byte[]> legacyRows) {
+public record WriterState(List<StagedRun> runs, List<RowBatch> unstaged) {
   public WriterState {
     runs = List.copyOf(runs);
-    legacyRows = List.copyOf(legacyRows);
+    unstaged = List.copyOf(unstaged);
+  }
+
+  /** A writer's snapshot: its staging runs. */
+  public WriterState(List<StagedRun> runs) {
+    this(runs, List.of());
   }
 
   /**

@@ -7,17 +7,21 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
+import org.spatialingest.sink.compat.InlineWriterRows;
 
 /**
  * Versioned binary form of {@link WriterState}. Version 4: run count, then table, buffer id, path,
  * row count and parked flag (a byte) per staging run. Version 3 (read only): the same without the
  * flag (nothing parked). Version 2 (read only): the same without the buffer id (id 0). Version 1
- * (read only): row count, then each row as length and bytes of Flink's {@code RowDataSerializer}
- * form.
+ * (read only; builds before staging runs): the rows inline, read by the compat room's {@link
+ * InlineWriterRows} into {@link WriterState#unstaged}.
  */
 @Internal
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
   static final int VERSION = 4;
+
+  /** The version whose rows are inline (builds before staging runs); read only. */
+  private static final int INLINE_ROWS_V1 = 1;
 
   @Override
   public int getVersion() {
@@ -26,9 +30,9 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
 
   @Override
   public byte[] serialize(WriterState state) throws IOException {
-    if (!state.legacyRows().isEmpty()) {
+    if (!state.unstaged().isEmpty()) {
       throw new IOException(
-          "inline rows are re-staged before the next checkpoint; none may remain in state");
+          "restored unstaged rows are staged at the next barrier; a snapshot holds only runs");
     }
     DataOutputSerializer out = new DataOutputSerializer(16 + 128 * state.runs().size());
     out.writeInt(state.runs().size());
@@ -46,14 +50,8 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
   public WriterState deserialize(int version, byte[] serialized) throws IOException {
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     int count = in.readInt();
-    if (version == 1) {
-      List<byte[]> rows = new ArrayList<>(count);
-      for (int i = 0; i < count; i++) {
-        byte[] row = new byte[in.readInt()];
-        in.readFully(row);
-        rows.add(row);
-      }
-      return new WriterState(List.of(), rows);
+    if (version == INLINE_ROWS_V1) {
+      return new WriterState(List.of(), List.of(InlineWriterRows.read(in, count)));
     }
     if (version != 2 && version != 3 && version != VERSION) {
       throw new IOException(
@@ -72,6 +70,6 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
       boolean parked = version >= 4 && in.readBoolean();
       runs.add(new WriterState.StagedRun(table, bufferId, path, rows, parked));
     }
-    return new WriterState(runs, List.of());
+    return new WriterState(runs);
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
 import static org.spatialingest.sink.SinkHarnesses.checkpoint;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.rows;
 import static org.spatialingest.sink.commit.FileBatchAggregatorHarnessTest.idsOf;
@@ -17,7 +18,6 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.types.Either;
 import org.apache.iceberg.DataFile;
@@ -184,12 +184,10 @@ class BatchManifestHarnessTest {
     long old = System.currentTimeMillis() - HOUR;
     List<String> ids = new ArrayList<>();
     AtomicInteger concurrentRewrites = new AtomicInteger();
-    try (var writer = s.writer(0, 1);
-        var aggregator = s.aggregator();
-        var committer = s.committer()) {
-      writer.open();
-      aggregator.open();
-      committer.open();
+    try (var chain = s.openChain()) {
+      var writer = chain.writer();
+      var aggregator = chain.aggregator();
+      var committer = chain.committer();
       for (int id = 1; id <= 3; id++) {
         List<Either<RowData, RowData>> rows = rows(id, 10, 0, (id - 1) * 10L, DAY_1, old);
         ids.addAll(idsOf(rows));
@@ -276,16 +274,6 @@ class BatchManifestHarnessTest {
       SinkFaults.install(null);
       return new Attempt(
           first, second, writerAt1, aggregatorAt1, writerAt2, aggregatorAt2, committerAt2);
-    }
-  }
-
-  private static void feed(
-      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?>
-          writer,
-      List<Either<RowData, RowData>> rows)
-      throws Exception {
-    for (Either<RowData, RowData> row : rows) {
-      writer.processElement(new StreamRecord<>(row));
     }
   }
 

@@ -3,6 +3,7 @@ package org.spatialingest.sink.commit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
 import static org.spatialingest.sink.SinkHarnesses.checkpoint;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
@@ -37,16 +38,6 @@ class FileBatchAggregatorHarnessTest {
   private static final long HOUR = 3_600_000L;
 
   @TempDir Path dir;
-
-  private static void feed(
-      org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?>
-          writer,
-      List<Either<RowData, RowData>> rows)
-      throws Exception {
-    for (Either<RowData, RowData> row : rows) {
-      writer.processElement(new StreamRecord<>(row));
-    }
-  }
 
   @Test
   void allWritersReportsBecomeOneBatchPerBarrierWithPositionsBelowWhatIsStillBuffered()
@@ -113,12 +104,10 @@ class FileBatchAggregatorHarnessTest {
     List<Either<RowData, RowData>> b = rows(2, 20, 0, 20, DAY_1, old);
     OperatorSubtaskState aggregatorAt1;
     OperatorSubtaskState committerAt1;
-    try (var writer = s.writer(0, 1);
-        var aggregator = s.aggregator();
-        var committer = s.committer()) {
-      writer.open();
-      aggregator.open();
-      committer.open();
+    try (var chain = s.openChain()) {
+      var writer = chain.writer();
+      var aggregator = chain.aggregator();
+      var committer = chain.committer();
       SinkHarnesses.barrier(writer, aggregator, committer, a, 1);
       aggregatorAt1 = aggregator.snapshot(1, 1);
       committerAt1 = committer.snapshot(1, 1);
@@ -160,12 +149,10 @@ class FileBatchAggregatorHarnessTest {
     OperatorSubtaskState aggregatorAt1;
     OperatorSubtaskState committerAt1;
     List<java.nio.file.Path> pendingData;
-    try (var writer = s.writer(0, 1);
-        var aggregator = s.aggregator();
-        var committer = s.committer()) {
-      writer.open();
-      aggregator.open();
-      committer.open();
+    try (var chain = s.openChain()) {
+      var writer = chain.writer();
+      var aggregator = chain.aggregator();
+      var committer = chain.committer();
       SinkHarnesses.barrier(writer, aggregator, committer, a, 1);
       aggregatorAt1 = aggregator.snapshot(1, 1);
       committerAt1 = committer.snapshot(1, 1);

@@ -2,6 +2,7 @@ package org.spatialingest.sink.commit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.forward;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
@@ -45,15 +46,11 @@ class IcebergBatchCommitterHarnessTest {
     SinkHarnesses s = new SinkHarnesses(dir, Map.of("sink.max-latency", "1h"));
     long now = System.currentTimeMillis();
     List<Either<RowData, RowData>> input = rows(1, 40, 0, 0, DAY_1, now);
-    try (var writer = s.writer(0, 1);
-        var aggregator = s.aggregator();
-        var committer = s.committer()) {
-      writer.open();
-      aggregator.open();
-      committer.open();
-      for (Either<RowData, RowData> row : input) {
-        writer.processElement(new StreamRecord<>(row));
-      }
+    try (var chain = s.openChain()) {
+      var writer = chain.writer();
+      var aggregator = chain.aggregator();
+      var committer = chain.committer();
+      feed(writer, input);
       writer.processElement(new StreamRecord<>(SinkHarnesses.reject(0, 40, now)));
       writer.prepareSnapshotPreBarrier(1);
       writer.snapshot(1, 1);
@@ -97,12 +94,10 @@ class IcebergBatchCommitterHarnessTest {
     List<Either<RowData, RowData>> input =
         rows(1, 30, 0, 0, DAY_1, System.currentTimeMillis() - HOUR);
     OperatorSubtaskState pending;
-    try (var writer = s.writer(0, 1);
-        var aggregator = s.aggregator();
-        var committer = s.committer()) {
-      writer.open();
-      aggregator.open();
-      committer.open();
+    try (var chain = s.openChain()) {
+      var writer = chain.writer();
+      var aggregator = chain.aggregator();
+      var committer = chain.committer();
       SinkHarnesses.barrier(writer, aggregator, committer, input, 1);
       pending = committer.snapshot(1, 1);
       // the job fails before checkpoint 1's completion reaches the committer
@@ -148,12 +143,10 @@ class IcebergBatchCommitterHarnessTest {
     long[] committerState = new long[days.length];
     long[] aggregatorState = new long[days.length];
     List<String> expected = new java.util.ArrayList<>();
-    try (var writer = s.writer(0, 1);
-        var aggregator = s.aggregator();
-        var committer = s.committer()) {
-      writer.open();
-      aggregator.open();
-      committer.open();
+    try (var chain = s.openChain()) {
+      var writer = chain.writer();
+      var aggregator = chain.aggregator();
+      var committer = chain.committer();
       long offset = 0;
       for (int c = 0; c < days.length; c++) {
         long cp = c + 1;
@@ -162,9 +155,7 @@ class IcebergBatchCommitterHarnessTest {
               rows(cp * 100 + d, 3, 0, offset, DAY_1 + d * day, old);
           offset += input.size();
           expected.addAll(idsOf(input));
-          for (Either<RowData, RowData> row : input) {
-            writer.processElement(new StreamRecord<>(row));
-          }
+          feed(writer, input);
         }
         writer.prepareSnapshotPreBarrier(cp);
         forward(writer, aggregator);
@@ -247,12 +238,10 @@ class IcebergBatchCommitterHarnessTest {
     int mergeAt = 4;
     int keptVersions = 3;
     List<String> expected = new java.util.ArrayList<>();
-    try (var writer = s.writer(0, 1);
-        var aggregator = s.aggregator();
-        var committer = s.committer()) {
-      writer.open();
-      aggregator.open();
-      committer.open();
+    try (var chain = s.openChain()) {
+      var writer = chain.writer();
+      var aggregator = chain.aggregator();
+      var committer = chain.committer();
       s.table()
           .updateProperties()
           .set(

@@ -2,6 +2,7 @@ package org.spatialingest.sink.write;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.spatialingest.sink.SinkHarnesses.DAY_1;
+import static org.spatialingest.sink.SinkHarnesses.feed;
 import static org.spatialingest.sink.SinkHarnesses.key;
 import static org.spatialingest.sink.SinkHarnesses.rows;
 
@@ -14,12 +15,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
-import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.Either;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
@@ -48,15 +50,6 @@ class BufferingWriterHarnessTest {
 
   private SinkHarnesses sink(Map<String, String> settings) {
     return new SinkHarnesses(dir, settings);
-  }
-
-  private static void feed(
-      OneInputStreamOperatorTestHarness<Either<RowData, RowData>, ?> writer,
-      List<Either<RowData, RowData>> rows)
-      throws Exception {
-    for (Either<RowData, RowData> row : rows) {
-      writer.processElement(new StreamRecord<>(row));
-    }
   }
 
   /** The reports a barrier released (the writer operator emits them before the barrier). */
@@ -439,6 +432,51 @@ class BufferingWriterHarnessTest {
       List<String> all = new ArrayList<>(idsOf(first));
       all.addAll(idsOf(second));
       assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(all);
+      assertThat(files.get(0).consumedStaging())
+          .extracting(SinkHarnesses::local)
+          .containsExactlyInAnyOrderElementsOf(s.stagingRuns());
+    }
+  }
+
+  /**
+   * A writer state of version 1 (builds before staging runs: the rows inline) restores: the rows
+   * are buffered again at once, the next barrier stages them to a run and the state lists only
+   * runs, and the writer's file holds exactly those rows.
+   */
+  @Test
+  void aVersion1StateWithInlineRowsIsBufferedAndStagedAtTheNextBarrier() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> rows = rows(3, 40, 0, 0, DAY_1, System.currentTimeMillis());
+    RowDataSerializer serializer = new RowDataSerializer(TelemetryTable.ROW_TYPE);
+    DataOutputSerializer v1 = new DataOutputSerializer(4096);
+    v1.writeInt(rows.size());
+    DataOutputSerializer row = new DataOutputSerializer(512);
+    for (Either<RowData, RowData> r : rows) {
+      row.clear();
+      serializer.serialize(r.left(), row);
+      v1.writeInt(row.length());
+      v1.write(row.getSharedBuffer(), 0, row.length());
+    }
+    // as SimpleVersionedSerialization frames a versioned value: version, length, bytes
+    DataOutputSerializer framed = new DataOutputSerializer(v1.length() + 8);
+    framed.writeInt(1);
+    framed.writeInt(v1.length());
+    framed.write(v1.getSharedBuffer(), 0, v1.length());
+    OperatorSubtaskState state =
+        SinkHarnesses.listState("writer_raw_states", List.of(framed.getCopyOfBuffer()));
+
+    try (var restored = s.writer(0, 1)) {
+      restored.initializeState(state);
+      restored.open();
+      WriterReport report = barrier(restored, 2);
+      assertThat(report.closed().isEmpty()).as("buffered, not closed").isTrue();
+      assertThat(report.buffered()).isEqualTo(Map.of(key(0), 0L));
+      assertThat(s.stagingRuns()).as("nothing staged before the barrier's snapshot").isEmpty();
+      restored.snapshot(2, 2);
+      assertThat(s.stagingRuns()).as("the barrier staged the restored rows").hasSize(1);
+      restored.endInput();
+      List<ClosedFile> files = SinkHarnesses.drain(restored).get(0).closed().files();
+      assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(rows));
       assertThat(files.get(0).consumedStaging())
           .extracting(SinkHarnesses::local)
           .containsExactlyInAnyOrderElementsOf(s.stagingRuns());
