@@ -579,17 +579,19 @@ public final class DistributionBenchmark {
       long written = 0;
       for (Snapshot s : table.snapshots()) {
         StringBuilder r = new StringBuilder();
-        s.summary().forEach(
-            (k, v) -> {
-              if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
-                r.append(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()))
-                    .append('=')
-                    .append(v)
-                    .append(' ');
-              }
-            });
+        s.summary()
+            .forEach(
+                (k, v) -> {
+                  if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
+                    r.append(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()))
+                        .append('=')
+                        .append(v)
+                        .append(' ');
+                  }
+                });
         reasons.put(s.sequenceNumber(), r.toString().trim());
-        buffered += Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.BUFFERED_BYTES, "0"));
+        buffered +=
+            Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.BUFFERED_BYTES, "0"));
         written += Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.FILE_BYTES, "0"));
       }
       log(
