@@ -129,7 +129,7 @@ class GlobalRangesTest {
    * A backfill into a new table: the writers start from the Parquet ratio of the input's sample
    * ({@code SinkFiles.encodedPerBufferedByte}), not 1, so the first file a writer closes by size is
    * near T like the others, not the third of T it was (issue #37 item 6). 1 writer, 20,000 points,
-   * T = 16 KB: about 40 files by size.
+   * T = 16 KB: about 150 files by size (the smallest 0.97 T; 0.57 T with writers starting from 1).
    */
   @Test
   void aNewTablesFirstFilesCloseNearT(@TempDir Path dir) throws Exception {
@@ -166,7 +166,7 @@ class GlobalRangesTest {
     assertThat(sizes.length).as("files closed by size").isGreaterThanOrEqualTo(10);
     assertThat(sizes[0])
         .as("the smallest file closed by size, against T = 16 KB")
-        .isGreaterThanOrEqualTo(16L * 1024 * 6 / 10);
+        .isGreaterThanOrEqualTo(16L * 1024 * 8 / 10);
   }
 
   private record Backfill(int files, long rows, double maxKept) {}
