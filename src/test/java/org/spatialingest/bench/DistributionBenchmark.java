@@ -34,6 +34,7 @@ import org.spatialingest.sink.distribution.KeyedAreas;
 import org.spatialingest.sink.distribution.TableFiles;
 import org.spatialingest.sizing.Units;
 import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
  * The writers' exchange ({@code sink.distribution}) measured on the live phase of the sink
@@ -538,6 +539,7 @@ public final class DistributionBenchmark {
             table.specs().get(f.specId()).partitionToPath(f.partition()), 1, Integer::sum);
         perWriter.merge(writerOf(f), f.recordCount(), Long::sum);
       }
+      logFiles(shape + " w" + writers, table, files);
       long rowCount = files.stream().mapToLong(DataFile::recordCount).sum();
       int oneWriterFiles =
           earlier.stream()
@@ -564,6 +566,71 @@ public final class DistributionBenchmark {
               seconds);
       log(row.toString());
       return row;
+    }
+
+    /**
+     * One line per file, by partition and key (writer, size, rows, its key interval as a share of
+     * the partition's, the snapshot's close reasons), and the run's encoded/buffered ratio: where
+     * files beyond bytes / T come from (short first files, remainders, wide packed files).
+     */
+    private static void logFiles(String run, Table table, List<DataFile> files) {
+      Map<Long, String> reasons = new TreeMap<>();
+      long buffered = 0;
+      long written = 0;
+      for (Snapshot s : table.snapshots()) {
+        StringBuilder r = new StringBuilder();
+        s.summary()
+            .forEach(
+                (k, v) -> {
+                  if (k.startsWith(SnapshotSummaryKeys.CLOSED_PREFIX)) {
+                    r.append(k.substring(SnapshotSummaryKeys.CLOSED_PREFIX.length()))
+                        .append('=')
+                        .append(v)
+                        .append(' ');
+                  }
+                });
+        reasons.put(s.sequenceNumber(), r.toString().trim());
+        buffered +=
+            Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.BUFFERED_BYTES, "0"));
+        written += Long.parseLong(s.summary().getOrDefault(SnapshotSummaryKeys.FILE_BYTES, "0"));
+      }
+      log(
+          String.format(
+              Locale.ROOT,
+              "files %s: %d files, %d snapshots, file/buffered bytes %.3f",
+              run,
+              files.size(),
+              reasons.size(),
+              written / (double) Math.max(1, buffered)));
+      Map<String, List<DataFile>> byPartition = new TreeMap<>();
+      for (DataFile f : files) {
+        byPartition
+            .computeIfAbsent(
+                table.specs().get(f.specId()).partitionToPath(f.partition()),
+                k -> new ArrayList<>())
+            .add(f);
+      }
+      byPartition.forEach(
+          (partition, list) -> {
+            list.sort(java.util.Comparator.comparingLong(f -> TableFiles.bound(f, true)));
+            long lo = list.stream().mapToLong(f -> TableFiles.bound(f, true)).min().orElse(0);
+            double span = Math.max(1, TableFiles.totalSpan(list));
+            for (DataFile f : list) {
+              log(
+                  String.format(
+                      Locale.ROOT,
+                      "file %s %s w%d %,d B %,d rows keys %.3f-%.3f seq %d (%s)",
+                      run,
+                      partition,
+                      writerOf(f),
+                      f.fileSizeInBytes(),
+                      f.recordCount(),
+                      (TableFiles.bound(f, true) - lo) / span,
+                      (TableFiles.bound(f, false) - lo) / span,
+                      f.dataSequenceNumber(),
+                      reasons.get(f.dataSequenceNumber())));
+            }
+          });
     }
   }
 }

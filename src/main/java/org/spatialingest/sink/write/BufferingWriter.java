@@ -121,7 +121,8 @@ public final class BufferingWriter<T>
               token,
               subtask,
               attempt,
-              highestReceived));
+              highestReceived,
+              t.seedRatio()));
     }
     this.metrics = new WriterMetrics(context.metricGroup(), tables);
     this.rowsReceived = context.metricGroup().getIOMetricGroup().getNumRecordsInCounter();

@@ -12,6 +12,8 @@ import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.Table;
+import org.apache.iceberg.encryption.EncryptedFiles;
+import org.apache.iceberg.inmemory.InMemoryOutputFile;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TelemetryTable;
@@ -90,6 +92,47 @@ public final class SinkFiles {
       files.add(writer.write(buffer));
     }
     return new Written(files, count, buffered, minIngest, maxIngest);
+  }
+
+  /**
+   * Parquet bytes per buffered byte of {@code rows} (of {@code layout}'s row type) written as the
+   * sink's writer writes them (one Hilbert-sorted file per partition of {@code table}, with its
+   * properties), in memory: nothing reaches the table's storage. 0 without rows, and 0 for a layout
+   * with {@code auto} property columns (writing a file adds its columns to the table: not before
+   * the job runs). What a writer of a table without commits starts from instead of 1, so its first
+   * file is not a fraction of T.
+   *
+   * <p>Cost: the rows serialized and encoded once (a few milliseconds for a sample of 4,096
+   * points).
+   */
+  public static double encodedPerBufferedByte(
+      Table table, TableLayout layout, Iterable<? extends RowData> rows) throws IOException {
+    if (layout.propertyColumns() != null) {
+      return 0;
+    }
+    RowDataSerializer serializer = new RowDataSerializer(layout.rowType());
+    BufferedRowSize rowSize = new BufferedRowSize(serializer);
+    PartitionBuffers buffers = new PartitionBuffers(table, layout);
+    for (RowData row : rows) {
+      buffers.add(row, rowSize.serialize(row));
+    }
+    long buffered = buffers.bytes();
+    if (buffered == 0) {
+      return 0;
+    }
+    SortedFileWriter writer =
+        new SortedFileWriter(
+            table,
+            layout,
+            (spec, partition) ->
+                EncryptedFiles.plainAsEncryptedOutput(
+                    new InMemoryOutputFile("memory:/" + UUID.randomUUID() + ".parquet")),
+            0);
+    long encoded = 0;
+    for (PartitionBuffer buffer : buffers.all()) {
+      encoded += writer.write(buffer).fileSizeInBytes();
+    }
+    return encoded / (double) buffered;
   }
 
   /** Rows in a staging run, as its header states; for tests and tools watching the staging area. */

@@ -39,14 +39,23 @@ final class SortedFileWriter {
   private final SortOrder sortOrder;
   private final MetricsConfig metricsConfig;
   private final Schema writeSchema;
-  private final OutputFileFactory files;
+  private final OutputFiles files;
   private final long rowGroupBytes;
+
+  /** Where each file goes: the table's {@link OutputFileFactory}, or memory to measure a sample. */
+  interface OutputFiles {
+    EncryptedOutputFile newOutputFile(PartitionSpec spec, StructLike partition);
+  }
 
   /**
    * @param rowGroupBytes the Parquet row group size our files get unless the table sets {@code
    *     write.parquet.row-group-size-bytes}; 0: Parquet's (Iceberg's) default
    */
   SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files, long rowGroupBytes) {
+    this(table, layout, files::newOutputFile, rowGroupBytes);
+  }
+
+  SortedFileWriter(Table table, TableLayout layout, OutputFiles files, long rowGroupBytes) {
     this.table = table;
     this.layout = layout;
     this.spec = table.spec();

@@ -71,7 +71,8 @@ final class TableWriter implements AutoCloseable {
       String token,
       int subtask,
       int attempt,
-      SourceMarks highestReceived) {
+      SourceMarks highestReceived,
+      double seedRatio) {
     this.index = index;
     this.layout = layout;
     this.loader = loader;
@@ -91,7 +92,7 @@ final class TableWriter implements AutoCloseable {
             .operationId(SinkFileNames.operationId(scope, token))
             .build();
     this.fileWriter = new SortedFileWriter(table, layout, files, rowGroupBytes);
-    seedEncodedRatio(table.currentSnapshot());
+    seedEncodedRatio(table.currentSnapshot(), seedRatio);
   }
 
   /** The table's index among the sink's tables. */
@@ -219,18 +220,21 @@ final class TableWriter implements AutoCloseable {
   }
 
   /**
-   * Start from the ratio the table's last commit of this sink measured, so even the first files
-   * land near T.
+   * Start from the ratio the table's last commit of this sink measured, else from {@code seed} (a
+   * sample's, 0: none, then 1), so even the first files land near T. A seed weighs as one buffered
+   * byte: the writer's own first file replaces it.
    */
-  private void seedEncodedRatio(Snapshot snapshot) {
-    if (snapshot == null) {
-      return;
-    }
-    double ratio = SnapshotSummaryKeys.encodedPerBufferedByte(snapshot.summary());
+  private void seedEncodedRatio(Snapshot snapshot, double seed) {
+    double ratio =
+        snapshot == null ? 0 : SnapshotSummaryKeys.encodedPerBufferedByte(snapshot.summary());
     if (ratio > 0) {
       ratioBuffered = Long.parseLong(snapshot.summary().get(SnapshotSummaryKeys.BUFFERED_BYTES));
       ratioEncoded = ratioBuffered * ratio;
       encodedRatio = ratio;
+    } else if (seed > 0) {
+      ratioBuffered = 1;
+      ratioEncoded = seed;
+      encodedRatio = seed;
     }
   }
 

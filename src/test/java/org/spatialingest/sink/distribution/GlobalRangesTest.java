@@ -5,15 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.DataFile;
+import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -23,6 +26,7 @@ import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
  * Global key ranges ({@link RangeCoordinator}) on input where each subtask sees another part of the
@@ -119,6 +123,50 @@ class GlobalRangesTest {
           .as("%d writers: files vs %d at 1 writer", writers, one.files)
           .isLessThanOrEqualTo(1.25 * one.files);
     }
+  }
+
+  /**
+   * A backfill into a new table: the writers start from the Parquet ratio of the input's sample
+   * ({@code SinkFiles.encodedPerBufferedByte}), not 1, so the first file a writer closes by size is
+   * near T like the others, not the third of T it was (issue #37 item 6). 1 writer, 20,000 points,
+   * T = 16 KB: about 150 files by size (the smallest 0.97 T; 0.57 T with writers starting from 1).
+   */
+  @Test
+  void aNewTablesFirstFilesCloseNearT(@TempDir Path dir) throws Exception {
+    Path input = Files.createDirectories(dir.resolve("input"));
+    ClusteredPoints points = ClusteredPoints.write(input, 28, 20_000, 8);
+    JobConfig config = backfillConfig(kafka.bootstrapServers(), input, dir.resolve("w1"), 1);
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(4);
+    SpatialIngestJob.build(env, config, true);
+    env.execute("new-table-first-files");
+    Table table = TestKit.table(config);
+    Set<Long> bySize = new HashSet<>();
+    for (Snapshot s : table.snapshots()) {
+      Map<String, String> summary = s.summary();
+      if (summary.containsKey(SnapshotSummaryKeys.CLOSED_PREFIX + "bytes")
+          && !summary.containsKey(SnapshotSummaryKeys.CLOSED_PREFIX + "end_of_input")) {
+        bySize.add(s.sequenceNumber());
+      }
+    }
+    List<DataFile> files = TableFiles.files(table);
+    assertThat(files.stream().mapToLong(DataFile::recordCount).sum()).isEqualTo(points.count());
+    long[] sizes =
+        files.stream()
+            .filter(f -> bySize.contains(f.dataSequenceNumber()))
+            .mapToLong(DataFile::fileSizeInBytes)
+            .sorted()
+            .toArray();
+    System.out.printf(
+        Locale.ROOT,
+        "new table, T = 16 KB: %d files closed by size, smallest %d B, median %d B%n",
+        sizes.length,
+        sizes.length == 0 ? 0 : sizes[0],
+        sizes.length == 0 ? 0 : sizes[sizes.length / 2]);
+    assertThat(sizes.length).as("files closed by size").isGreaterThanOrEqualTo(10);
+    assertThat(sizes[0])
+        .as("the smallest file closed by size, against T = 16 KB")
+        .isGreaterThanOrEqualTo(16L * 1024 * 8 / 10);
   }
 
   private record Backfill(int files, long rows, double maxKept) {}
