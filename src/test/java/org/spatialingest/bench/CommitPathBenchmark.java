@@ -151,36 +151,18 @@ public final class CommitPathBenchmark {
     }
   }
 
-  /** One checkpoint, measured (nanoseconds, bytes). */
+  /**
+   * One checkpoint, measured (nanoseconds, bytes): the operators' step and what the table's
+   * metadata holds after it.
+   */
   record Checkpoint(
       boolean closing,
-      long reportBytes,
-      long aggReceive,
-      long aggBarrier,
-      long aggSnapshot,
-      long aggState,
-      long aggAllocated,
-      long aggCpu,
-      long committable,
-      long commReceive,
-      long commSnapshot,
-      long commState,
-      long commit,
+      Step step,
       long icebergCommit,
-      long commAllocated,
-      long commCpu,
       long metadataJson,
       long manifestList,
       long newManifests,
-      long positionsSummary) {
-    long aggTotal() {
-      return aggReceive + aggBarrier + aggSnapshot;
-    }
-
-    long commTotal() {
-      return commReceive + commSnapshot + commit;
-    }
-  }
+      long positionsSummary) {}
 
   /**
    * A run's result: the measured checkpoints, heap held after GC with both operators open minus
@@ -292,21 +274,8 @@ public final class CommitPathBenchmark {
         measured.add(
             new Checkpoint(
                 closing,
-                st.reportBytes(),
-                st.aggReceive(),
-                st.aggBarrier(),
-                st.aggSnapshot(),
-                st.aggState(),
-                st.aggAllocated(),
-                st.aggCpu(),
-                st.committable(),
-                st.commReceive(),
-                st.commSnapshot(),
-                st.commState(),
-                st.commit(),
+                st,
                 iceberg,
-                st.commAllocated(),
-                st.commCpu(),
                 metadataJsonLength(table),
                 manifestList,
                 newManifests,
@@ -394,7 +363,15 @@ public final class CommitPathBenchmark {
       long commit,
       long commAllocated,
       long commCpu,
-      long workerPoolCpu) {}
+      long workerPoolCpu) {
+    long aggTotal() {
+      return aggReceive + aggBarrier + aggSnapshot;
+    }
+
+    long commTotal() {
+      return commReceive + commSnapshot + commit;
+    }
+  }
 
   /**
    * The aggregator and Flink's committer operator over the sink the job builds, each in Flink's
@@ -782,23 +759,23 @@ public final class CommitPathBenchmark {
       }
       System.out.printf(
           "[bench] W=%d %s checkpoints (median / p95):%n", s.writers(), group.getKey());
-      ms(s, "aggregator total ms", cps, Checkpoint::aggTotal);
-      ms(s, "  its thread's CPU ms", cps, Checkpoint::aggCpu);
-      ms(s, "  receive W reports ms", cps, Checkpoint::aggReceive);
-      ms(s, "  barrier: batch + serialize ms", cps, Checkpoint::aggBarrier);
-      ms(s, "  state snapshot ms", cps, Checkpoint::aggSnapshot);
-      bytes(s, "aggregator state bytes", cps, Checkpoint::aggState);
-      bytes(s, "aggregator allocated bytes", cps, Checkpoint::aggAllocated);
-      bytes(s, "reports in bytes", cps, Checkpoint::reportBytes);
-      bytes(s, "committable bytes", cps, Checkpoint::committable);
-      ms(s, "committer total ms", cps, Checkpoint::commTotal);
-      ms(s, "  its thread's CPU ms", cps, Checkpoint::commCpu);
-      ms(s, "  receive batch ms", cps, Checkpoint::commReceive);
-      ms(s, "  state snapshot ms", cps, Checkpoint::commSnapshot);
-      ms(s, "  commit (on completion) ms", cps, Checkpoint::commit);
+      ms(s, "aggregator total ms", cps, c -> c.step().aggTotal());
+      ms(s, "  its thread's CPU ms", cps, c -> c.step().aggCpu());
+      ms(s, "  receive W reports ms", cps, c -> c.step().aggReceive());
+      ms(s, "  barrier: batch + serialize ms", cps, c -> c.step().aggBarrier());
+      ms(s, "  state snapshot ms", cps, c -> c.step().aggSnapshot());
+      bytes(s, "aggregator state bytes", cps, c -> c.step().aggState());
+      bytes(s, "aggregator allocated bytes", cps, c -> c.step().aggAllocated());
+      bytes(s, "reports in bytes", cps, c -> c.step().reportBytes());
+      bytes(s, "committable bytes", cps, c -> c.step().committable());
+      ms(s, "committer total ms", cps, c -> c.step().commTotal());
+      ms(s, "  its thread's CPU ms", cps, c -> c.step().commCpu());
+      ms(s, "  receive batch ms", cps, c -> c.step().commReceive());
+      ms(s, "  state snapshot ms", cps, c -> c.step().commSnapshot());
+      ms(s, "  commit (on completion) ms", cps, c -> c.step().commit());
       ms(s, "  of it Iceberg commit ms", cps, Checkpoint::icebergCommit);
-      bytes(s, "committer state bytes", cps, Checkpoint::commState);
-      bytes(s, "committer allocated bytes", cps, Checkpoint::commAllocated);
+      bytes(s, "committer state bytes", cps, c -> c.step().commState());
+      bytes(s, "committer allocated bytes", cps, c -> c.step().commAllocated());
       bytes(s, "positions summary bytes", cps, Checkpoint::positionsSummary);
       bytes(s, "new manifest bytes", cps, Checkpoint::newManifests);
       bytes(s, "manifest list bytes", cps, Checkpoint::manifestList);

@@ -34,13 +34,13 @@ class CommitPathBenchmarkTest {
     assertThat(run.snapshots()).isEqualTo(2);
     assertThat(run.checkpoints()).hasSize(3);
     for (CommitPathBenchmark.Checkpoint cp : run.checkpoints()) {
-      assertThat(cp.aggState()).isPositive();
+      assertThat(cp.step().aggState()).isPositive();
       if (cp.closing()) {
-        assertThat(cp.committable()).isPositive();
+        assertThat(cp.step().committable()).isPositive();
         assertThat(cp.icebergCommit()).isPositive();
         assertThat(cp.positionsSummary()).isPositive();
       } else {
-        assertThat(cp.committable()).isZero();
+        assertThat(cp.step().committable()).isZero();
         assertThat(cp.icebergCommit()).isZero();
       }
     }

@@ -146,10 +146,11 @@ final class ChaosRun {
                 2,
                 2,
                 clusterConf,
-                List.of("-D" + SinkFaults.TRIGGER_DIR_PROPERTY + "=" + faultsDir))) {
+                List.of("-D" + SinkFaults.TRIGGER_DIR_PROPERTY + "=" + faultsDir));
+        CheckpointTriggers polled = new CheckpointTriggers(flink)) {
       kafka = broker;
       cluster = flink;
-      triggers = new CheckpointTriggers(flink);
+      triggers = polled;
       kafka.createTopic(TOPIC, PARTITIONS);
       jobKeys = jobKeys();
       submit(jar, null, parallelism);
@@ -281,7 +282,6 @@ final class ChaosRun {
               settings.faults().contains(FaultKind.PROPERTY_APPEARS)
                   ? producer.withProperty()
                   : null);
-      triggers.close();
       cancelJob();
       if (secondJobId != null) {
         cluster.cancel(secondJobId);
