@@ -22,6 +22,16 @@ import java.util.stream.Collectors;
  * period.
  */
 public final class ChildJvm implements AutoCloseable {
+  /**
+   * Every child runs C1 only with the serial collector, before its own flags: a test's JVMs (a
+   * standalone cluster's JobManager and TaskManagers, a {@code flink run} client, a CLI, a broker)
+   * live seconds to minutes, too short for C2 compiling and parallel GC threads to pay back on 2
+   * cores. The short chaos run with its cluster on these flags: 229 s of CPU (user + sys) against
+   * 374 s with the JVM's defaults on its daemons (tests.md, "How the suite runs"). Benchmarks start
+   * their JVMs with {@code bench.ChildJvm}, not this.
+   */
+  static final List<String> TEST_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
   private final String name;
   private final Process process;
   private final Path output;
@@ -48,6 +58,7 @@ public final class ChildJvm implements AutoCloseable {
       throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(TEST_JVM);
     command.addAll(jvmArgs);
     command.add("-cp");
     command.add(

@@ -82,16 +82,6 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
               Path.of("flink-conf").toAbsolutePath().toString())
           .get(org.apache.flink.configuration.CoreOptions.FLINK_JVM_OPTIONS);
 
-  /**
-   * For the JVMs that only start, do one thing and exit (the {@code flink run} client, {@code
-   * BashJavaUtils}): C1 only and the serial collector, as a JVM that runs a few seconds spends more
-   * on C2 compiling and GC threads than it gains (the client submitting the job: 10.9 s of CPU with
-   * the defaults, 6.2 s with these, two runs each, side by side). The daemons keep the defaults:
-   * they run the job.
-   */
-  static final List<String> SHORT_LIVED_JVM =
-      List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
-
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern RESOURCE_ID = Pattern.compile("ResourceID: (\\S+)");
   private static final Pattern JOB_ID =
@@ -306,7 +296,7 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
         ChildJvm.start(
             "BashJavaUtils " + command,
             lib,
-            SHORT_LIVED_JVM,
+            List.of(),
             "org.apache.flink.runtime.util.bash.BashJavaUtils",
             List.of(command, "--configDir", conf.toString()),
             Map.of(),
@@ -390,7 +380,6 @@ public final class StandaloneFlinkCluster implements AutoCloseable {
     args.addAll(programArgs);
     Path out = home.resolve("log").resolve("client.out");
     List<String> jvm = new ArrayList<>(List.of(JAVA_OPTS_ALL.split(" ")));
-    jvm.addAll(SHORT_LIVED_JVM);
     jvm.addAll(
         List.of(
             "-Xmx512m",

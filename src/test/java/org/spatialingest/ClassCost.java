@@ -1,0 +1,73 @@
+package org.spatialingest;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.ClassSource;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+
+/**
+ * Prints what each test class cost its JVM: wall time and process CPU (all threads, including a
+ * broker's and a MiniCluster's), and appends it to {@code target/class-cost.tsv}. A test JVM runs
+ * one class at a time, so the CPU is the class's own (plus what a previous class left running), and
+ * unlike wall time it holds on a loaded machine: it says which classes to make cheaper (tests.md,
+ * "How the suite runs"). Registered through {@code META-INF/services}.
+ */
+public final class ClassCost implements TestExecutionListener {
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+
+  private record Start(long wallNanos, long cpuNanos) {}
+
+  private final Map<String, Start> started = new ConcurrentHashMap<>();
+
+  @Override
+  public void executionStarted(TestIdentifier id) {
+    if (id.getSource().orElse(null) instanceof ClassSource) {
+      started.put(id.getUniqueId(), new Start(System.nanoTime(), OS.getProcessCpuTime()));
+    }
+  }
+
+  @Override
+  public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+    if (!(id.getSource().orElse(null) instanceof ClassSource source)) {
+      return;
+    }
+    Start start = started.remove(id.getUniqueId());
+    if (start == null) {
+      return;
+    }
+    double wall = (System.nanoTime() - start.wallNanos()) / 1e9;
+    double cpu = (OS.getProcessCpuTime() - start.cpuNanos()) / 1e9;
+    String line =
+        String.format(
+            Locale.ROOT,
+            "%s\t%.1f\t%.1f\t%s",
+            source.getClassName(),
+            wall,
+            cpu,
+            result.getStatus());
+    System.out.println("[class-cost] " + line.replace('\t', ' ') + " (class, wall s, cpu s)");
+    String dir = System.getProperty("spatialingest.build.dir");
+    if (dir != null) {
+      try {
+        Files.writeString(
+            Path.of(dir, "class-cost.tsv"),
+            line + System.lineSeparator(),
+            StandardCharsets.UTF_8,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        System.out.println("[class-cost] not written: " + e);
+      }
+    }
+  }
+}
