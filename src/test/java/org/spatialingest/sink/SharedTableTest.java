@@ -16,7 +16,9 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.ExceptionUtils;
 import org.apache.iceberg.Table;
@@ -52,7 +54,8 @@ class SharedTableTest {
    * staging runs (the issue's observation: B's first clean-up deleted A's live run).
    */
   @Test
-  void aStartNeverRemovesAnotherSinksStagingRuns(@TempDir Path dir) throws Exception {
+  void aStartNeverRemovesAnotherSinksStagingRuns(
+      @TempDir Path dir, @InjectMiniCluster MiniCluster flink) throws Exception {
     MixedInput a = MixedInput.of("a", 400, 30, 25);
     MixedInput b = MixedInput.of("b", 400, 30, 25);
     JobConfig configA = config("shared-a", "a", dir, "1h");
@@ -85,7 +88,7 @@ class SharedTableTest {
     String savepoint = savepoint(jobA, dir);
     jobA = start(configA.with(Map.of("sink.max-latency", "1s")), savepoint);
     await("A's rows", () -> committedIds(configA, "a") >= a.rows().size());
-    Thread.sleep(2_000); // a late duplicate would show up in the next commits
+    awaitLateDuplicates(flink, jobA);
     TestKit.cancelAndWait(jobA);
     TestKit.cancelAndWait(jobB);
     a.plus(b).assertExactlyOnceIn(configA);
@@ -97,8 +100,8 @@ class SharedTableTest {
    * without state, the other is stopped with a savepoint and restored from it.
    */
   @Test
-  void killOneStartItWithoutStateRestoreTheOtherEveryRecordOnce(@TempDir Path dir)
-      throws Exception {
+  void killOneStartItWithoutStateRestoreTheOtherEveryRecordOnce(
+      @TempDir Path dir, @InjectMiniCluster MiniCluster flink) throws Exception {
     MixedInput a = MixedInput.of("a1", 300, 30, 25);
     MixedInput b = MixedInput.of("b1", 300, 30, 25);
     JobConfig configA = config("issue-a", "region-a", dir, "1s");
@@ -123,7 +126,8 @@ class SharedTableTest {
 
     MixedInput all = a.plus(a2).plus(a3).plus(b).plus(b2);
     await("every row", () -> TestKit.rows(TestKit.table(configA)).size() >= all.rows().size());
-    Thread.sleep(2_000); // a late duplicate would show up in the next commits
+    awaitLateDuplicates(flink, jobA);
+    awaitLateDuplicates(flink, jobB);
     TestKit.cancelAndWait(jobA);
     TestKit.cancelAndWait(jobB);
     all.assertExactlyOnceIn(configA);
@@ -291,6 +295,15 @@ class SharedTableTest {
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, false);
     return env.executeAsync("shared-" + config.topic());
+  }
+
+  /**
+   * Lets a job at L = 1 s commit what it still buffers: a late duplicate would be closed at the
+   * barrier after it is 0.7 s old and committed at the next checkpoint (C = 300 ms), so within 6
+   * checkpoints however slow the machine is.
+   */
+  private static void awaitLateDuplicates(MiniCluster flink, JobClient job) throws Exception {
+    JobCheckpoints.awaitMore(flink, job.getJobID(), 6);
   }
 
   private static String savepoint(JobClient job, Path dir) throws Exception {
