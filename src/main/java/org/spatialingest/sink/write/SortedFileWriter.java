@@ -120,16 +120,23 @@ final class SortedFileWriter {
     return write(buffers, null);
   }
 
+  /**
+   * How far, as a share of a piece's bytes, a cut may move from its even position to a wider gap
+   * between consecutive keys: rows of two clusters apart in Hilbert order then rarely share a file
+   * (its bounds would cover the space between them). A piece holds 1/3 to 5/3 of bytes / files.
+   */
+  static final double CUT_SLACK = 1.0 / 3;
+
   /** One file of a cut: the data file and the buffered bytes of its rows. */
   record Written(DataFile file, long bufferedBytes) {}
 
   /**
    * Writes {@code buffers}, all of one partition, as {@code files} files cut in key order: their
-   * rows merged by sort key, each file one contiguous span of that order with about the same
-   * buffered bytes (the k-th closes once the rows so far reach k/files of the total). A cut never
-   * falls between two equal keys, so the files' key spans are disjoint; with fewer distinct keys
-   * than that, fewer files. Cost: as one file, plus the merged order kept as runs of rows from one
-   * buffer (a few per buffer when the buffers are neighbouring ranges).
+   * rows merged by sort key, each file one contiguous span of that order, of about the same
+   * buffered bytes (a cut sits at the widest key gap near its even position: {@link #cutPoints}). A
+   * cut never falls between two equal keys, so the files' key spans are disjoint; with fewer
+   * distinct keys than that, fewer files. Cost: as one file, plus the merged order kept as runs of
+   * rows from one buffer (a few per buffer when the buffers are neighbouring ranges).
    */
   List<Written> write(List<PartitionBuffer> buffers, int files) throws IOException {
     if (files <= 1) {
@@ -170,36 +177,27 @@ final class SortedFileWriter {
   }
 
   /**
-   * {@code runs} (the merged order) cut into at most {@code files} consecutive pieces, the k-th
-   * ending at the first row (after which the key changes) where the bytes so far reach k/files of
-   * the total.
+   * {@code runs} (the merged order) cut into at most {@code files} consecutive pieces at {@link
+   * #cutPoints}.
    */
   private static List<List<Run>> cut(List<Run> runs, int files) {
-    long total = 0;
-    for (Run run : runs) {
-      total += run.bytes;
-    }
+    long[] cuts = cutPoints(runs, files);
     List<List<Run>> pieces = new ArrayList<>(files);
     List<Run> piece = new ArrayList<>();
-    long sofar = 0;
-    for (int r = 0; r < runs.size(); r++) {
-      Run run = runs.get(r);
+    int next = 0;
+    long ordinal = 0;
+    for (Run run : runs) {
       int from = run.from;
       long bytes = 0;
-      for (int i = run.from; i < run.to; i++) {
-        long rowBytes = run.buffer.rowBytes(run.order[i]);
-        sofar += rowBytes;
-        bytes += rowBytes;
-        boolean last = i + 1 == run.to && r + 1 == runs.size();
-        if (!last
-            && pieces.size() + 1 < files
-            && sofar * files >= total * (pieces.size() + 1)
-            && nextKey(runs, r, i) != run.buffer.key(run.order[i])) {
+      for (int i = run.from; i < run.to; i++, ordinal++) {
+        bytes += run.buffer.rowBytes(run.order[i]);
+        if (next < cuts.length && ordinal == cuts[next]) {
           piece.add(new Run(run.order, run.buffer, from, i + 1, bytes));
           pieces.add(piece);
           piece = new ArrayList<>();
           from = i + 1;
           bytes = 0;
+          next++;
         }
       }
       if (from < run.to) {
@@ -210,6 +208,52 @@ final class SortedFileWriter {
       pieces.add(piece);
     }
     return pieces;
+  }
+
+  /**
+   * The rows (ordinals in the merged order) after which {@code runs} are cut into {@code files}
+   * pieces, ascending: the k-th at the widest gap between consecutive keys among the rows whose
+   * bytes so far lie within {@link #CUT_SLACK} of a piece's bytes of k/files of the total (the
+   * first row after that with a gap if none has one). A cut never falls between equal keys.
+   */
+  private static long[] cutPoints(List<Run> runs, int files) {
+    long total = 0;
+    for (Run run : runs) {
+      total += run.bytes;
+    }
+    double piece = total / (double) files;
+    double slack = piece * CUT_SLACK;
+    long[] cuts = new long[files - 1];
+    int made = 0;
+    long best = -1;
+    double bestGap = 0;
+    long sofar = 0;
+    long ordinal = 0;
+    for (int r = 0; r < runs.size() && made < cuts.length; r++) {
+      Run run = runs.get(r);
+      for (int i = run.from; i < run.to && made < cuts.length; i++, ordinal++) {
+        sofar += run.buffer.rowBytes(run.order[i]);
+        if (i + 1 == run.to && r + 1 == runs.size()) {
+          break; // the last row ends the last piece
+        }
+        double even = piece * (made + 1);
+        long key = run.buffer.key(run.order[i]);
+        long nextKey = nextKey(runs, r, i);
+        if (sofar >= even - slack && nextKey != key && (double) nextKey - key > bestGap) {
+          best = ordinal;
+          bestGap = (double) nextKey - key;
+        }
+        if (best >= 0 && sofar >= even + slack) {
+          cuts[made++] = best;
+          best = -1;
+          bestGap = 0;
+        }
+      }
+    }
+    if (best >= 0 && made < cuts.length) {
+      cuts[made++] = best; // the input ended inside the last window
+    }
+    return java.util.Arrays.copyOf(cuts, made);
   }
 
   /** The key of the row after row {@code i} of run {@code r} in the merged order (one exists). */
