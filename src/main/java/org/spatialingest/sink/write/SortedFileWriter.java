@@ -136,7 +136,8 @@ final class SortedFileWriter {
    * buffered bytes (a cut sits at the widest key gap near its even position: {@link #cutPoints}). A
    * cut never falls between two equal keys, so the files' key spans are disjoint; with fewer
    * distinct keys than that, fewer files. Cost: as one file, plus the merged order kept as runs of
-   * rows from one buffer (a few per buffer when the buffers are neighbouring ranges).
+   * rows from one buffer (a few per buffer when the buffers are neighbouring ranges; at most one
+   * per row when their keys interleave) and two more passes over the keys.
    */
   List<Written> write(List<PartitionBuffer> buffers, int files) throws IOException {
     if (files <= 1) {
