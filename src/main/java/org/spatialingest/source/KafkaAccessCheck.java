@@ -51,6 +51,11 @@ public final class KafkaAccessCheck {
     Properties props = KafkaClients.properties(config);
     props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis());
     props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) CALL_TIMEOUT.toMillis() / 2);
+    // Kafka's default back-off, not the job's: a back-off tuned for the job's clients (seconds)
+    // would hold the start for that long on the first retried metadata call; the check's calls
+    // have their own time-outs
+    props.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, 100);
+    props.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, 1_000);
     props.putIfAbsent(AdminClientConfig.CLIENT_ID_CONFIG, "spatial-ingest-access-check");
     Admin admin;
     try {
