@@ -25,7 +25,10 @@ import org.spatialingest.sink.core.SinkScope;
  * valid-for}, is refused ({@link Refused}): two jobs with one sink id would take each other's
  * staging runs and files for orphans. The same job (same Flink job id: a failover) and a restore of
  * the same lineage (from its own checkpoint or savepoint, under a new job id) take it over. A clean
- * stop or cancel releases it; after a kill -9 the next job waits until it expires.
+ * stop or cancel releases it. A start that finds another lineage's live lease waits for it to be
+ * renewed (a live job: refused) or to expire (a job killed without a clean stop, which never renews
+ * again: this one takes it), at most the lease's {@code valid-for} (3 C + 15 s), so a start right
+ * after a kill -9 goes on by itself.
  *
  * <p>Format (version 1): UTF-8 lines {@code key=value}: {@code version}, {@code job-id}, {@code
  * lineage}, {@code heartbeat-ms} (the writer's wall clock), {@code valid-for-ms}. Keys a reader
@@ -43,6 +46,9 @@ public final class SinkLease {
 
   /** Tolerance for a slow store, a GC pause and clock skew between machines. */
   private static final long SLACK_MS = 15_000;
+
+  /** How often a start that waits on another job's lease reads it again. */
+  private static final long WAIT_POLL_MS = 500;
 
   private final FileIO io;
   private final String path;
@@ -97,12 +103,17 @@ public final class SinkLease {
   }
 
   /**
-   * Takes the lease at a start or restore.
+   * Takes the lease at a start or restore. If another lineage holds a live lease, waits until its
+   * holder renews it or it expires: at most its {@code valid-for}, a renewal period (at most 30 s)
+   * when the holder is alive.
    *
-   * @throws Refused if another live job holds it
+   * @throws Refused if another live job holds it (it renewed its lease while this one waited)
    */
   public void acquire() {
-    checkHolder("cannot start");
+    Holder holder = read(io, path);
+    if (blocks(holder)) {
+      awaitRenewalOrExpiry(holder);
+    }
     write();
     LOG.info("Sink id {} on {}: lease {} taken by job {}", scope.sinkId(), tableName, path, jobId);
   }
@@ -130,13 +141,12 @@ public final class SinkLease {
     }
   }
 
-  private void checkHolder(String outcome) {
-    Holder holder = read(io, path);
+  /** Whether {@code holder} keeps this job out: another job and lineage, not yet expired. */
+  private boolean blocks(Holder holder) {
     if (holder == null || holder.jobId().equals(jobId) || holder.lineage().equals(lineage)) {
-      return;
+      return false;
     }
-    long now = System.currentTimeMillis();
-    long left = holder.expiresAtMillis() - now;
+    long left = holder.expiresAtMillis() - System.currentTimeMillis();
     if (left <= 0) {
       LOG.info(
           "Sink id {} on {}: the lease of job {} expired {} s ago; taking it",
@@ -144,15 +154,66 @@ public final class SinkLease {
           tableName,
           holder.jobId(),
           -left / 1000);
-      return;
+      return false;
     }
-    throw new Refused(
+    return true;
+  }
+
+  /**
+   * Reads the lease every {@link #WAIT_POLL_MS} until it is renewed or taken by another job (a live
+   * job: refused), removed, or expired (returns).
+   */
+  private void awaitRenewalOrExpiry(Holder holder) {
+    LOG.info(
+        "Sink id {} on {}: job {} holds the lease {} (renewed {} s ago); waiting up to {} s for it"
+            + " to be renewed (a live job: this start is refused) or to expire (a job gone without a"
+            + " clean stop: this one takes it)",
+        scope.sinkId(),
+        tableName,
+        holder.jobId(),
+        path,
+        (System.currentTimeMillis() - holder.heartbeatMillis()) / 1000,
+        Math.max(0, (holder.expiresAtMillis() - System.currentTimeMillis()) / 1000));
+    while (true) {
+      long left = holder.expiresAtMillis() - System.currentTimeMillis();
+      try {
+        Thread.sleep(Math.max(1, Math.min(WAIT_POLL_MS, left)));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while waiting for the lease " + path, e);
+      }
+      Holder now = read(io, path);
+      if (now == null) {
+        return; // released by a clean stop
+      }
+      if (now.heartbeatMillis() != holder.heartbeatMillis()
+          || !now.jobId().equals(holder.jobId())) {
+        if (blocks(now)) {
+          throw refused("cannot start", now, true);
+        }
+        return;
+      }
+      if (!blocks(now)) {
+        return; // expired without a renewal
+      }
+    }
+  }
+
+  private void checkHolder(String outcome) {
+    Holder holder = read(io, path);
+    if (blocks(holder)) {
+      throw refused(outcome, holder, false);
+    }
+  }
+
+  private Refused refused(String outcome, Holder holder, boolean renewedWhileWaiting) {
+    long now = System.currentTimeMillis();
+    return new Refused(
         String.format(
             "This job %s: another job writes table %s with sink id '%s': job %s renewed its lease %s %.1f s ago "
-                + "(live for %.0f s after each renewal). Two jobs with one sink id would delete each other's "
+                + "(live for %.0f s after each renewal)%s. Two jobs with one sink id would delete each other's "
                 + "staging runs and files. Give this job another `sink.id` (each job writing a table needs its "
-                + "own), or stop job %s first; if that job is already gone without a clean stop (killed), start "
-                + "this one again in %.0f s, when its lease has expired.",
+                + "own), or stop job %s first.",
             outcome,
             tableName,
             scope.sinkId(),
@@ -160,8 +221,8 @@ public final class SinkLease {
             path,
             (now - holder.heartbeatMillis()) / 1000.0,
             holder.validForMillis() / 1000.0,
-            holder.jobId(),
-            Math.ceil(left / 1000.0)));
+            renewedWhileWaiting ? " while this job waited for it: that job is running" : "",
+            holder.jobId()));
   }
 
   private void write() {
