@@ -8,6 +8,7 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
+import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
@@ -199,14 +200,12 @@ final class TableWriter implements AutoCloseable {
   }
 
   /**
-   * Writes the buffers (of one partition, in key order) as {@code files} sorted data files cut in
-   * key order ({@link SortedFileWriter#write(List, int)}), forgets them, and learns the encoding
-   * ratio and the write cost from each file.
+   * Writes the buffers (of one partition) as one sorted data file, forgets them, and learns the
+   * encoding ratio from the result.
    */
-  List<SortedFileWriter.Written> write(List<PartitionBuffer> toWrite, int files)
-      throws IOException {
+  DataFile write(List<PartitionBuffer> toWrite) throws IOException {
     long start = System.nanoTime();
-    List<SortedFileWriter.Written> written = fileWriter.write(toWrite, files);
+    DataFile file = fileWriter.write(toWrite);
     long bytes = 0;
     for (PartitionBuffer buffer : toWrite) {
       bytes += buffer.bytes();
@@ -214,12 +213,10 @@ final class TableWriter implements AutoCloseable {
     }
     double perByte = (System.nanoTime() - start) / (double) Math.max(1, bytes);
     writeNanosPerByte = writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
-    for (SortedFileWriter.Written file : written) {
-      ratioEncoded = ratioEncoded * RATIO_DECAY + file.file().fileSizeInBytes();
-      ratioBuffered = ratioBuffered * RATIO_DECAY + file.bufferedBytes();
-    }
+    ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
+    ratioBuffered = ratioBuffered * RATIO_DECAY + bytes;
     encodedRatio = ratioEncoded / ratioBuffered;
-    return written;
+    return file;
   }
 
   /**
