@@ -28,9 +28,11 @@ public final class ChildJvm implements AutoCloseable {
    * live seconds to minutes, too short for C2 compiling and parallel GC threads to pay back on 2
    * cores. The short chaos run with its cluster on these flags: 229 s of CPU (user + sys) against
    * 374 s with the JVM's defaults on its daemons (tests.md, "How the suite runs"). Benchmarks start
-   * their JVMs with {@code bench.ChildJvm}, not this.
+   * their JVMs with {@code bench.ChildJvm}, not this. The code cache is reserved at the tiered
+   * default (240 MB) because C1 alone reserves 48 MB, which a TaskManager can fill.
    */
-  static final List<String> TEST_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+  static final List<String> TEST_JVM =
+      List.of("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m", "-XX:+UseSerialGC");
 
   private final String name;
   private final Process process;
