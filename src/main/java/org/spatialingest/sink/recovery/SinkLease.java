@@ -182,18 +182,18 @@ public final class SinkLease {
         Thread.currentThread().interrupt();
         throw new IllegalStateException("interrupted while waiting for the lease " + path, e);
       }
-      Holder now = read(io, path);
-      if (now == null) {
+      Holder latest = read(io, path);
+      if (latest == null) {
         return; // released by a clean stop
       }
-      if (now.heartbeatMillis() != holder.heartbeatMillis()
-          || !now.jobId().equals(holder.jobId())) {
-        if (blocks(now)) {
-          throw refused("cannot start", now, true);
+      if (latest.heartbeatMillis() != holder.heartbeatMillis()
+          || !latest.jobId().equals(holder.jobId())) {
+        if (blocks(latest)) {
+          throw refused("cannot start", latest, true);
         }
         return;
       }
-      if (!blocks(now)) {
+      if (!blocks(latest)) {
         return; // expired without a renewal
       }
     }
