@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,7 +16,10 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.FileScanTask;
@@ -32,6 +36,7 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
@@ -66,7 +71,7 @@ class ParkedBackfillTest {
           }
         });
     JobConfig config = config(tmp);
-    run(config);
+    run(config, Duration.ZERO);
 
     Table table = assertEveryRowOnce(config, ids);
     assertCompact(table);
@@ -97,7 +102,9 @@ class ParkedBackfillTest {
           }
         });
     JobConfig config = config(tmp);
-    run(config);
+    // read over several checkpoints: unpaced, a fast machine reads the whole input before the
+    // first commit, and no buffer is parked after it
+    run(config, Duration.ofMillis(1));
 
     assertThat(failed).as("the failure was injected").isTrue();
     assertThat(restoredParked).as("the restored state held parked buffers").isTrue();
@@ -151,13 +158,26 @@ class ParkedBackfillTest {
     return JobConfig.fromMap(m);
   }
 
-  static void run(JobConfig config) throws Exception {
+  /** Runs the backfill, each source subtask taking at least {@code perRecord} per record. */
+  static void run(JobConfig config, Duration perRecord) throws Exception {
     Configuration conf = TestKit.fixedDelayRestarts(3);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
-    SpatialIngestJob.sink(
-        SpatialIngestJob.transform(SpatialIngestJob.source(env, config, true), config), config);
+    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true);
+    if (!perRecord.isZero()) {
+      long nanos = perRecord.toNanos();
+      records =
+          records
+              .map(
+                  (MapFunction<SourceRecord, SourceRecord>)
+                      r -> {
+                        LockSupport.parkNanos(nanos);
+                        return r;
+                      })
+              .name("paced");
+    }
+    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
     env.execute("parked-backfill");
   }
 
