@@ -454,7 +454,7 @@ public final class BufferingWriter<T>
       staged.addAll(buffer.stagedRuns());
       buffer.lowestPositions().keysInto(closedKeys);
     }
-    List<SortedFileWriter.Written> written = table.write(buffers, files);
+    List<SortedFileWriter.Written> written = table.write(buffers, files, policy);
     long closedAt = System.currentTimeMillis();
     for (int i = 0; i < written.size(); i++) {
       DataFile file = written.get(i).file();

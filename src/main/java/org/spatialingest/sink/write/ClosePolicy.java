@@ -137,6 +137,32 @@ public final class ClosePolicy implements Serializable {
     }
   }
 
+  /**
+   * The least share of a target file's buffered bytes a written file must hold for the writer to
+   * learn the encoded ratio from it ({@link #learnsRatioFrom}).
+   */
+  static final double LEARN_RATIO_FROM_SHARE_OF_TARGET = 0.5;
+
+  /**
+   * Whether a written file of {@code bufferedBytes} is near enough to T for the writer to learn its
+   * encoded / buffered ratio, the ratio T's buffered bytes are computed from: at least half of what
+   * encodes to T at the current ratio. A file's Parquet footer and column metadata are about the
+   * same bytes whatever its rows, so a small file (a tail closed at the end of input, by L or by
+   * the partition limit) encodes at a far higher ratio than a file of T: 8,920 buffered bytes to
+   * 10.4 KB where 62,440 encode to 33 KB ({@code ParkedBackfillTest}, T = 32 KB). Learned, a run of
+   * such tails raised the ratio from 0.53 to 1.14 within one end of input, so a later close of
+   * 38,356 buffered bytes (one file of 22.9 KB) was cut into two files under T/2. With a file of b
+   * buffered bytes encoding to about a + r b (a the bytes every file adds), files of at least half
+   * of T's bytes never teach a ratio above {@code r / (1 - 2 a / T)}, and learned at most that,
+   * {@link #filesFor} does not cut into two files bytes that would encode to two files under T/2
+   * (bytes of which r b + 2 a is under T). Until a file is learned the starting ratio holds.
+   */
+  boolean learnsRatioFrom(long bufferedBytes, double encodedPerBufferedByte) {
+    return bufferedBytes
+        >= LEARN_RATIO_FROM_SHARE_OF_TARGET
+            * bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
+  }
+
   /** {@code bytes}: whether a buffer would already encode to a full target file. */
   boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
     return bufferedBytes >= bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);

@@ -200,10 +200,11 @@ final class TableWriter implements AutoCloseable {
 
   /**
    * Writes the buffers (of one partition, in key order) as {@code files} sorted data files cut in
-   * key order ({@link SortedFileWriter#write(List, int)}), forgets them, and learns the encoding
-   * ratio and the write cost from each file.
+   * key order ({@link SortedFileWriter#write(List, int)}), forgets them, and learns the write cost
+   * from the close and the encoding ratio from each file {@code policy} says is near enough to T
+   * ({@link ClosePolicy#learnsRatioFrom}: a small file's fixed Parquet bytes would raise it).
    */
-  List<SortedFileWriter.Written> write(List<PartitionBuffer> toWrite, int files)
+  List<SortedFileWriter.Written> write(List<PartitionBuffer> toWrite, int files, ClosePolicy policy)
       throws IOException {
     long start = System.nanoTime();
     List<SortedFileWriter.Written> written = fileWriter.write(toWrite, files);
@@ -214,11 +215,15 @@ final class TableWriter implements AutoCloseable {
     }
     double perByte = (System.nanoTime() - start) / (double) Math.max(1, bytes);
     writeNanosPerByte = writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
+    double ratio = encodedRatio;
     for (SortedFileWriter.Written file : written) {
-      ratioEncoded = ratioEncoded * RATIO_DECAY + file.file().fileSizeInBytes();
-      ratioBuffered = ratioBuffered * RATIO_DECAY + file.bufferedBytes();
+      // each file is judged by the ratio before the close: its files are alike
+      if (policy.learnsRatioFrom(file.bufferedBytes(), ratio)) {
+        ratioEncoded = ratioEncoded * RATIO_DECAY + file.file().fileSizeInBytes();
+        ratioBuffered = ratioBuffered * RATIO_DECAY + file.bufferedBytes();
+        encodedRatio = ratioEncoded / ratioBuffered;
+      }
     }
-    encodedRatio = ratioEncoded / ratioBuffered;
     return written;
   }
 

@@ -456,6 +456,65 @@ class BufferingWriterHarnessTest {
   }
 
   /**
+   * Small files do not teach the encoded ratio: a day closes files by T (the ratio learned from
+   * them), then 12 days of 3 rows each close by L (files that are mostly Parquet footer, at a ratio
+   * many times higher), then a day of about 3/4 of T's bytes closes at the end of input: one file,
+   * as its bytes need, not cut into small files by a ratio the small files raised ({@code
+   * ParkedBackfillTest}'s restore case once got two files under T/2 in a day so).
+   */
+  @Test
+  void smallFilesDoNotRaiseTheRatioALaterCloseIsCutBy() throws Exception {
+    long target = 32 * 1024;
+    long day = 24 * HOUR;
+    SinkHarnesses s =
+        sink(
+            Map.of(
+                "sink.target-file-size", Long.toString(target),
+                "sink.max-latency", "10min",
+                "sink.max-open-partitions", "32"));
+    long now = System.currentTimeMillis();
+    List<ClosedFile> files = new ArrayList<>();
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, rows(1, 400, 0, 0, DAY_1, now));
+      List<ClosedFile> full = barrier(writer, 1).closed().files();
+      assertThat(full).extracting(ClosedFile::reason).contains(CloseReason.BYTES);
+      ClosedFile last = full.get(full.size() - 1);
+      double ratio = last.file().fileSizeInBytes() / (double) last.bufferedBytes();
+      double bytesPerRow = last.bufferedBytes() / (double) last.file().recordCount();
+      long offset = 400;
+      for (int d = 1; d <= 12; d++) {
+        feed(writer, rows(10 + d, 3, 0, offset, DAY_1 + d * day, now - HOUR));
+        offset += 3;
+      }
+      List<ClosedFile> small = barrier(writer, 2).closed().files();
+      assertThat(small)
+          .hasSize(12)
+          .extracting(ClosedFile::reason)
+          .containsOnly(CloseReason.LATENCY);
+      assertThat(small.get(0).file().fileSizeInBytes() / (double) small.get(0).bufferedBytes())
+          .as("a small file's ratio")
+          .isGreaterThan(2 * ratio);
+      int rows = (int) (0.75 * target / ratio / bytesPerRow);
+      feed(writer, rows(99, rows, 0, offset, DAY_1 + 20 * day, now));
+      writer.endInput();
+      SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
+    }
+    int lastDay = (int) Math.floorDiv(DAY_1 + 20 * day, day);
+    List<ClosedFile> ofLastDay =
+        files.stream().filter(f -> f.file().partition().get(0, Integer.class) == lastDay).toList();
+    assertThat(ofLastDay)
+        .as(
+            "buffered -> file bytes of the last day's files: %s",
+            ofLastDay.stream()
+                .map(f -> f.bufferedBytes() + " -> " + f.file().fileSizeInBytes())
+                .toList())
+        .hasSize(1)
+        .extracting(ClosedFile::reason)
+        .containsExactly(CloseReason.END_OF_INPUT);
+  }
+
+  /**
    * Two clusters far apart in Hilbert order (600 and 400 rows, two ranges each, 2 files' worth):
    * the cut moves from its even position (row 500, inside the first cluster) to the gap between
    * them, so no file spans both (its bounds would cover the space between).

@@ -135,4 +135,16 @@ class ClosePolicyTest {
     assertThat(ClosePolicy.filesFor(320, 100)).as("spread: 107 each").isEqualTo(3);
     assertThat(ClosePolicy.filesFor(340, 100)).as("spread would be 113 each").isEqualTo(4);
   }
+
+  /**
+   * The writer learns the encoded ratio only from files of at least half of what encodes to T (a
+   * small file's fixed Parquet bytes would raise it).
+   */
+  @Test
+  void theRatioIsLearnedFromFilesOfAtLeastHalfOfT() {
+    // ratio 0.5: 200 buffered bytes encode to T
+    assertThat(BOUNDED.learnsRatioFrom(99, 0.5)).isFalse();
+    assertThat(BOUNDED.learnsRatioFrom(100, 0.5)).isTrue();
+    assertThat(BOUNDED.learnsRatioFrom(300, 0.5)).as("a file over T").isTrue();
+  }
 }
