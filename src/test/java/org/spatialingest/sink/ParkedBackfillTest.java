@@ -55,9 +55,16 @@ class ParkedBackfillTest {
   static final int ROWS_PER_DEVICE_DAY = 25;
   static final long TARGET = 32 * 1024;
 
+  /**
+   * Commits of the running test's job so far; its source's pacing reads it (the mini cluster runs
+   * in this JVM).
+   */
+  static final AtomicInteger COMMITS = new AtomicInteger();
+
   @AfterEach
   void removeFaults() {
     SinkFaults.install(null);
+    COMMITS.set(0);
   }
 
   @Test
@@ -71,7 +78,7 @@ class ParkedBackfillTest {
           }
         });
     JobConfig config = config(tmp);
-    run(config, Duration.ZERO);
+    run(config, Duration.ZERO, Duration.ZERO);
 
     Table table = assertEveryRowOnce(config, ids);
     assertCompact(table);
@@ -81,7 +88,7 @@ class ParkedBackfillTest {
   @Test
   void aRestoreWhileBuffersAreParkedCommitsEveryRowOnce(@TempDir Path tmp) throws Exception {
     Set<String> ids = writeBackfill(tmp.resolve("input"));
-    AtomicInteger commits = new AtomicInteger();
+    AtomicInteger commits = COMMITS;
     AtomicInteger parks = new AtomicInteger();
     AtomicBoolean failed = new AtomicBoolean();
     AtomicBoolean restoredParked = new AtomicBoolean();
@@ -103,8 +110,9 @@ class ParkedBackfillTest {
         });
     JobConfig config = config(tmp);
     // read over several checkpoints: unpaced, a fast machine reads the whole input before the
-    // first commit, and no buffer is parked after it
-    run(config, Duration.ofMillis(1));
+    // first commit, and no buffer is parked after it; until the first commit 5 ms per record, so
+    // a machine slow to checkpoint still commits long before the input ends (6,750 records)
+    run(config, Duration.ofMillis(1), Duration.ofMillis(5));
 
     assertThat(failed).as("the failure was injected").isTrue();
     assertThat(restoredParked).as("the restored state held parked buffers").isTrue();
@@ -158,21 +166,29 @@ class ParkedBackfillTest {
     return JobConfig.fromMap(m);
   }
 
-  /** Runs the backfill, each source subtask taking at least {@code perRecord} per record. */
-  static void run(JobConfig config, Duration perRecord) throws Exception {
+  /**
+   * Runs the backfill, each source subtask taking at least {@code perRecord} per record, and {@code
+   * beforeFirstCommit} until {@link #COMMITS} counts one.
+   */
+  static void run(JobConfig config, Duration perRecord, Duration beforeFirstCommit)
+      throws Exception {
     Configuration conf = TestKit.fixedDelayRestarts(3);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
     DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true);
-    if (!perRecord.isZero()) {
+    if (!perRecord.isZero() || !beforeFirstCommit.isZero()) {
       long nanos = perRecord.toNanos();
+      long firstNanos = beforeFirstCommit.toNanos();
       records =
           records
               .map(
                   (MapFunction<SourceRecord, SourceRecord>)
                       r -> {
-                        LockSupport.parkNanos(nanos);
+                        long pause = COMMITS.get() == 0 ? Math.max(nanos, firstNanos) : nanos;
+                        if (pause > 0) {
+                          LockSupport.parkNanos(pause);
+                        }
                         return r;
                       })
               .name("paced");
