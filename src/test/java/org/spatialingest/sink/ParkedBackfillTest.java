@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -15,7 +16,10 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.FileScanTask;
@@ -32,6 +36,7 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.core.SinkFaults;
+import org.spatialingest.source.SourceRecord;
 import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
@@ -50,9 +55,16 @@ class ParkedBackfillTest {
   static final int ROWS_PER_DEVICE_DAY = 25;
   static final long TARGET = 32 * 1024;
 
+  /**
+   * Commits of the running test's job so far; its source's pacing reads it (the mini cluster runs
+   * in this JVM).
+   */
+  static final AtomicInteger COMMITS = new AtomicInteger();
+
   @AfterEach
   void removeFaults() {
     SinkFaults.install(null);
+    COMMITS.set(0);
   }
 
   @Test
@@ -66,7 +78,7 @@ class ParkedBackfillTest {
           }
         });
     JobConfig config = config(tmp);
-    run(config);
+    run(config, Duration.ZERO, Duration.ZERO);
 
     Table table = assertEveryRowOnce(config, ids);
     assertCompact(table);
@@ -76,7 +88,7 @@ class ParkedBackfillTest {
   @Test
   void aRestoreWhileBuffersAreParkedCommitsEveryRowOnce(@TempDir Path tmp) throws Exception {
     Set<String> ids = writeBackfill(tmp.resolve("input"));
-    AtomicInteger commits = new AtomicInteger();
+    AtomicInteger commits = COMMITS;
     AtomicInteger parks = new AtomicInteger();
     AtomicBoolean failed = new AtomicBoolean();
     AtomicBoolean restoredParked = new AtomicBoolean();
@@ -97,7 +109,10 @@ class ParkedBackfillTest {
           }
         });
     JobConfig config = config(tmp);
-    run(config);
+    // read over several checkpoints: unpaced, a fast machine reads the whole input before the
+    // first commit, and no buffer is parked after it; until the first commit 5 ms per record, so
+    // a machine slow to checkpoint still commits long before the input ends (6,750 records)
+    run(config, Duration.ofMillis(1), Duration.ofMillis(5));
 
     assertThat(failed).as("the failure was injected").isTrue();
     assertThat(restoredParked).as("the restored state held parked buffers").isTrue();
@@ -151,13 +166,34 @@ class ParkedBackfillTest {
     return JobConfig.fromMap(m);
   }
 
-  static void run(JobConfig config) throws Exception {
+  /**
+   * Runs the backfill, each source subtask taking at least {@code perRecord} per record, and {@code
+   * beforeFirstCommit} until {@link #COMMITS} counts one.
+   */
+  static void run(JobConfig config, Duration perRecord, Duration beforeFirstCommit)
+      throws Exception {
     Configuration conf = TestKit.fixedDelayRestarts(3);
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
-    SpatialIngestJob.sink(
-        SpatialIngestJob.transform(SpatialIngestJob.source(env, config, true), config), config);
+    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true);
+    if (!perRecord.isZero() || !beforeFirstCommit.isZero()) {
+      long nanos = perRecord.toNanos();
+      long firstNanos = beforeFirstCommit.toNanos();
+      records =
+          records
+              .map(
+                  (MapFunction<SourceRecord, SourceRecord>)
+                      r -> {
+                        long pause = COMMITS.get() == 0 ? Math.max(nanos, firstNanos) : nanos;
+                        if (pause > 0) {
+                          LockSupport.parkNanos(pause);
+                        }
+                        return r;
+                      })
+              .name("paced");
+    }
+    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
     env.execute("parked-backfill");
   }
 

@@ -1,5 +1,6 @@
 package org.spatialingest.sink;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -9,6 +10,7 @@ import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -27,6 +29,7 @@ import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.types.Either;
 import org.apache.iceberg.Table;
 import org.spatialingest.SpatialIngestJob;
@@ -36,6 +39,7 @@ import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchAggregator;
 import org.spatialingest.sink.commit.FileBatchSerializer;
+import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.SinkTables;
@@ -82,17 +86,21 @@ public final class SinkHarnesses {
             List.of(
                 new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
                 new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT)));
-    this.sink =
-        BoundedIcebergSink.forRows(TableRouter.either())
-            .table(tables.get(0).loader(), tables.get(0).layout())
-            .table(tables.get(1).loader(), tables.get(1).layout())
-            .closePolicy(config.closePolicy(), config.sizingBounds())
-            .maxOpenPartitions(config.maxOpenPartitions())
-            .maxParkedPartitions(config.maxParkedPartitions())
-            .rowGroupsPerFile(config.rowGroupsPerFile())
-            .uidPrefix(UID)
-            .sinkId(config.sinkId(), config.sinkIdIsDefault())
-            .build();
+    this.sink = sink(TableRouter.either());
+  }
+
+  /** The sink over the tables, built as the job builds it, for input that {@code router} reads. */
+  private <T> BoundedIcebergSink<T> sink(TableRouter<T> router) {
+    return BoundedIcebergSink.forRows(router)
+        .table(tables.get(0).loader(), tables.get(0).layout())
+        .table(tables.get(1).loader(), tables.get(1).layout())
+        .closePolicy(config.closePolicy(), config.sizingBounds())
+        .maxOpenPartitions(config.maxOpenPartitions())
+        .maxParkedPartitions(config.maxParkedPartitions())
+        .rowGroupsPerFile(config.rowGroupsPerFile())
+        .uidPrefix(UID)
+        .sinkId(config.sinkId(), config.sinkIdIsDefault())
+        .build();
   }
 
   public JobConfig config() {
@@ -176,6 +184,36 @@ public final class SinkHarnesses {
         CommittableMessageTypeInfo.of(WriterReportSerializer::new)
             .createSerializer(new SerializerConfigImpl()));
     return withStorage(harness);
+  }
+
+  /**
+   * A writer subtask (parallelism 1, not yet opened) that takes {@link RowBatch}es, as the job's
+   * writers do behind a distribution step ({@code sink.distribution: range}): each batch holds rows
+   * of one writer buffer ({@link #batch}).
+   */
+  public OneInputStreamOperatorTestHarness<RowBatch, CommittableMessage<WriterReport>> batchWriter()
+      throws Exception {
+    var harness =
+        new OneInputStreamOperatorTestHarness<RowBatch, CommittableMessage<WriterReport>>(
+            new SinkWriterOperatorFactory<>(sink(TableRouter.batched())), 1, 1, 0);
+    harness.setup(
+        CommittableMessageTypeInfo.of(WriterReportSerializer::new)
+            .createSerializer(new SerializerConfigImpl()));
+    return withStorage(harness);
+  }
+
+  /**
+   * Telemetry rows ({@code Left}s) as one batch for writer buffer {@code bufferId}, serialized as a
+   * distribution step sends them.
+   */
+  public RowBatch batch(List<Either<RowData, RowData>> rows, int bufferId) throws IOException {
+    RowDataSerializer serializer = new RowDataSerializer(tables.get(0).layout().rowType());
+    DataOutputSerializer out = new DataOutputSerializer(1024);
+    for (Either<RowData, RowData> row : rows) {
+      serializer.serialize(row.left(), out);
+    }
+    return new RowBatch(
+        0, SinkTables.PRIMARY, RowBatch.NOT_GROUPED, bufferId, out.getCopyOfBuffer());
   }
 
   /**

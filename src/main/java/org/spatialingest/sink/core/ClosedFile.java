@@ -22,8 +22,10 @@ import org.apache.iceberg.PartitionSpec;
  * @param maxIngestMillis newest ingest timestamp of its rows
  * @param closedAtMillis when it was closed; bounds the duplicate check on recommit
  * @param ingestSecondCounts rows per ingest second (epoch seconds), for the row-age-at-commit
- *     histogram
- * @param consumedStaging staging runs that held its rows; deleted once the file is committed
+ *     histogram; of a close cut into several files (they go in one report and commit together), all
+ *     of them on its first file, none on the others
+ * @param consumedStaging staging runs that held its rows (of a cut close: as the ingest seconds);
+ *     deleted once the file is committed
  */
 @Internal
 public record ClosedFile(

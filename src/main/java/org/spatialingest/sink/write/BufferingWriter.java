@@ -167,9 +167,9 @@ public final class BufferingWriter<T>
       enforcePartitionLimit(table);
     }
     if (policy.targetReached(buffer.bytes(), table.encodedRatio())) {
-      close(table, List.of(buffer), CloseReason.BYTES);
+      close(table, List.of(buffer), CloseReason.BYTES, 1);
     } else if (policy.tooLargeToLoad(buffer)) {
-      close(table, List.of(buffer), CloseReason.MEMORY);
+      close(table, List.of(buffer), CloseReason.MEMORY, 1);
     }
     enforceMemoryBudget();
   }
@@ -186,7 +186,7 @@ public final class BufferingWriter<T>
           victim = table.buffers().leastRecentlyWritten();
         }
         partitionLimitWarning.closed(victim.size(), System.currentTimeMillis());
-        close(table, List.of(victim), CloseReason.PARTITION_LIMIT);
+        close(table, List.of(victim), CloseReason.PARTITION_LIMIT, 1);
         continue;
       }
       park(table, table.buffers().leastRecentlyWritten(), false);
@@ -409,7 +409,7 @@ public final class BufferingWriter<T>
       if (largest == null) {
         return;
       }
-      close(tables.get(largestPerTable.indexOf(largest)), List.of(largest), CloseReason.MEMORY);
+      close(tables.get(largestPerTable.indexOf(largest)), List.of(largest), CloseReason.MEMORY, 1);
       SinkFaults.reach(SinkFaults.Point.AFTER_MEMORY_FLUSH);
     }
   }
@@ -425,12 +425,18 @@ public final class BufferingWriter<T>
   private void closeAll(TableWriter table, List<ClosePolicy.Close<PartitionBuffer>> files)
       throws IOException {
     for (ClosePolicy.Close<PartitionBuffer> file : files) {
-      close(table, file.buffers(), file.reason());
+      close(table, file.buffers(), file.reason(), file.files());
     }
   }
 
-  /** Writes {@code buffers} (of one partition) as one data file, reported at the next barrier. */
-  private void close(TableWriter table, List<PartitionBuffer> buffers, CloseReason reason)
+  /**
+   * Writes {@code buffers} (of one partition, in key order) as {@code files} data files cut in key
+   * order, reported at the next barrier. Each file carries the buffered bytes of its own rows; the
+   * first carries the buffers' ingest seconds and staging runs for all of them (a close's files go
+   * in one report, so they commit together, and the commit sums these fields over its files).
+   */
+  private void close(
+      TableWriter table, List<PartitionBuffer> buffers, CloseReason reason, int files)
       throws IOException {
     long bytes = 0;
     long minIngest = Long.MAX_VALUE;
@@ -448,31 +454,38 @@ public final class BufferingWriter<T>
       staged.addAll(buffer.stagedRuns());
       buffer.lowestPositions().keysInto(closedKeys);
     }
-    DataFile file = table.write(buffers);
-    closed.add(
-        new ClosedFile(
-            table.index(),
-            file,
-            table.spec(),
-            reason,
-            bytes,
-            minIngest,
-            maxIngest,
-            System.currentTimeMillis(),
-            ingestTimes.toMap(),
-            staged));
-    metrics.fileClosed(reason);
+    List<SortedFileWriter.Written> written = table.write(buffers, files, policy);
+    long closedAt = System.currentTimeMillis();
+    for (int i = 0; i < written.size(); i++) {
+      DataFile file = written.get(i).file();
+      closed.add(
+          new ClosedFile(
+              table.index(),
+              file,
+              table.spec(),
+              reason,
+              written.get(i).bufferedBytes(),
+              minIngest,
+              maxIngest,
+              closedAt,
+              i == 0 ? ingestTimes.toMap() : Map.of(),
+              i == 0 ? staged : List.of()));
+      metrics.fileClosed(reason);
+      LOG.debug(
+          "Closed {} ({} rows, file {} of {} cut from {} buffers of {} buffered bytes -> {} file"
+              + " bytes) by {}",
+          file.location(),
+          file.recordCount(),
+          i + 1,
+          written.size(),
+          buffers.size(),
+          bytes,
+          file.fileSizeInBytes(),
+          reason.code());
+      SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
+    }
     if (reason == CloseReason.LATENCY && lateArrivalWarning.latencyClose(ageWhenOpened)) {
       metrics.lateArrivalClosed();
     }
-    LOG.debug(
-        "Closed {} ({} rows of {} buffers, {} buffered bytes -> {} file bytes) by {}",
-        file.location(),
-        file.recordCount(),
-        buffers.size(),
-        bytes,
-        file.fileSizeInBytes(),
-        reason.code());
-    SinkFaults.reach(SinkFaults.Point.AFTER_FILE_WRITTEN);
   }
 }

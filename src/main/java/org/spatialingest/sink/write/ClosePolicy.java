@@ -40,10 +40,13 @@ import org.spatialingest.sizing.SizingBounds;
  *   <li>{@code end_of_input}: every buffer closes, packed.
  * </ul>
  *
- * <p>Packing: a partition's buffers (its key ranges on this writer, in key order) go into files of
- * consecutive buffers while their bytes stay within what encodes to T. So a latency close makes
- * about one file per partition and writer however many ranges it holds, each covering adjacent
- * keys.
+ * <p>Packing (a close of several buffers of a partition: L, every checkpoint, end of input): the
+ * partition's buffers on this writer (its key ranges, adjacent, in key order) are one group, as
+ * long as their bytes stay within M, and a group is written as about bytes / (what encodes to T)
+ * files ({@link #filesFor}: Iceberg's rule for the files of a rewrite) cut in key order: its rows
+ * merged by Hilbert key, each file a contiguous span of about the same bytes ({@link Close#files}).
+ * So a latency close makes as few files as its bytes need, however many ranges the writer holds and
+ * however their bytes fall, and each file covers one compact area.
  */
 @Internal
 public final class ClosePolicy implements Serializable {
@@ -55,6 +58,12 @@ public final class ClosePolicy implements Serializable {
    * close must not be late.
    */
   static final double DEFAULT_WRITE_NANOS_PER_BYTE = 100;
+
+  /** Iceberg's default minimum file size of a rewrite, as a share of T ({@link #filesFor}). */
+  static final double MIN_FILE_OF_TARGET = 0.75;
+
+  /** The most a file may hold when a rewrite spreads a remainder over the others, of T. */
+  static final double MAX_SPREAD_FILE_OF_TARGET = 1.1;
 
   private final ClosePolicyKind kind;
   private final SizingBounds bounds;
@@ -111,8 +120,48 @@ public final class ClosePolicy implements Serializable {
     }
   }
 
-  /** One file to write: consecutive buffers of one partition, and why. */
-  record Close<B>(List<B> buffers, CloseReason reason) {}
+  /**
+   * What to write: consecutive buffers of one partition (in key order), as {@code files} files cut
+   * in key order, each about the same bytes (1: one file of all their rows), and why.
+   */
+  record Close<B>(List<B> buffers, CloseReason reason, int files) {
+    Close {
+      if (files < 1) {
+        throw new IllegalArgumentException("a close writes at least one file, was " + files);
+      }
+    }
+
+    /** One file of all the buffers' rows. */
+    Close(List<B> buffers, CloseReason reason) {
+      this(buffers, reason, 1);
+    }
+  }
+
+  /**
+   * The least share of a target file's buffered bytes a written file must hold for the writer to
+   * learn the encoded ratio from it ({@link #learnsRatioFrom}).
+   */
+  static final double LEARN_RATIO_FROM_SHARE_OF_TARGET = 0.5;
+
+  /**
+   * Whether a written file of {@code bufferedBytes} is near enough to T for the writer to learn its
+   * encoded / buffered ratio, the ratio T's buffered bytes are computed from: at least half of what
+   * encodes to T at the current ratio. A file's Parquet footer and column metadata are about the
+   * same bytes whatever its rows, so a small file (a tail closed at the end of input, by L or by
+   * the partition limit) encodes at a far higher ratio than a file of T: 8,920 buffered bytes to
+   * 10.4 KB where 62,440 encode to 33 KB ({@code ParkedBackfillTest}, T = 32 KB). Learned, a run of
+   * such tails raised the ratio from 0.53 to 1.14 within one end of input, so a later close of
+   * 38,356 buffered bytes (one file of 22.9 KB) was cut into two files under T/2. With a file of b
+   * buffered bytes encoding to about a + r b (a the bytes every file adds), files of at least half
+   * of T's bytes never teach a ratio above {@code r / (1 - 2 a / T)}, and learned at most that,
+   * {@link #filesFor} does not cut into two files bytes that would encode to two files under T/2
+   * (bytes of which r b + 2 a is under T). Until a file is learned the starting ratio holds.
+   */
+  boolean learnsRatioFrom(long bufferedBytes, double encodedPerBufferedByte) {
+    return bufferedBytes
+        >= LEARN_RATIO_FROM_SHARE_OF_TARGET
+            * bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
+  }
 
   /** {@code bytes}: whether a buffer would already encode to a full target file. */
   boolean targetReached(long bufferedBytes, double encodedPerBufferedByte) {
@@ -209,25 +258,49 @@ public final class ClosePolicy implements Serializable {
     return pack(partition, CloseReason.END_OF_INPUT, encodedPerBufferedByte);
   }
 
-  /** Consecutive buffers into one file while their bytes stay within what encodes to T. */
+  /**
+   * Consecutive buffers into one group while their bytes stay within M (a group is read into memory
+   * whole to be written), each group cut into {@link #filesFor} files of what encodes to T.
+   */
   <B extends Candidate> List<Close<B>> pack(
       List<B> buffers, CloseReason reason, double encodedPerBufferedByte) {
     long limit = bounds.bufferedBytesForTargetFile(encodedPerBufferedByte);
-    List<Close<B>> files = new ArrayList<>();
-    List<B> file = new ArrayList<>(buffers.size());
+    List<Close<B>> groups = new ArrayList<>();
+    List<B> group = new ArrayList<>(buffers.size());
     long bytes = 0;
     for (B buffer : buffers) {
-      if (!file.isEmpty() && bytes + buffer.bytes() > limit) {
-        files.add(new Close<>(file, reason));
-        file = new ArrayList<>(buffers.size());
+      if (!group.isEmpty() && bounds.memoryFull(bytes + buffer.bytes())) {
+        groups.add(new Close<>(group, reason, filesFor(bytes, limit)));
+        group = new ArrayList<>(buffers.size());
         bytes = 0;
       }
-      file.add(buffer);
+      group.add(buffer);
       bytes += buffer.bytes();
     }
-    if (!file.isEmpty()) {
-      files.add(new Close<>(file, reason));
+    if (!group.isEmpty()) {
+      groups.add(new Close<>(group, reason, filesFor(bytes, limit)));
     }
-    return files;
+    return groups;
+  }
+
+  /**
+   * How many files {@code bytes} are cut into, T being {@code limit} bytes: Iceberg's own rule for
+   * the files a rewrite of that many bytes makes ({@code
+   * SizeBasedFileRewritePlanner.expectedOutputFiles}, 1.11, with its default minimum file size of
+   * 0.75 T): one below T; ceil(bytes / T) when the remainder would be a file of more than 0.75 T;
+   * otherwise floor(bytes / T) if that spreads the remainder at no more than 1.1 T per file. So a
+   * ratio learned a little high (the first files of a new table) does not add a file for a few
+   * percent over T.
+   */
+  static int filesFor(long bytes, long limit) {
+    if (bytes < limit) {
+      return 1;
+    }
+    long floor = bytes / limit;
+    long ceil = floor + (bytes % limit == 0 ? 0 : 1);
+    boolean remainderIsAFile = bytes % limit > (long) (MIN_FILE_OF_TARGET * limit);
+    long files =
+        !remainderIsAFile && bytes / floor < MAX_SPREAD_FILE_OF_TARGET * limit ? floor : ceil;
+    return (int) Math.min(Integer.MAX_VALUE, files);
   }
 }

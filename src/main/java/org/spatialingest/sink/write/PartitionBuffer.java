@@ -306,6 +306,11 @@ final class PartitionBuffer implements ClosePolicy.Candidate {
     in.setBuffer(chunks.get((int) (positions[slot] >>> 32)), offset, lengths[slot]);
   }
 
+  /** Row {@code i}'s bytes as {@link #bytes()} counts them. */
+  long rowBytes(int i) {
+    return BufferedRowSize.accountedBytes(lengths[slot(i)]);
+  }
+
   /** Row {@code i}'s sort key. */
   long key(int i) {
     return keys[slot(i)];

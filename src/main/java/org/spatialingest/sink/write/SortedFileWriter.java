@@ -1,6 +1,7 @@
 package org.spatialingest.sink.write;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,12 +26,12 @@ import org.spatialingest.table.PropertyColumns;
 import org.spatialingest.table.TableLayout;
 
 /**
- * Writes the buffers of one partition as one Parquet data file, rows in sort-key (Hilbert) order
- * (the buffers' sorted rows merged: neighbouring key ranges packed into one file; each row read
- * where it lies in its buffer, not copied), through Iceberg's own Flink Parquet writer (so column
- * metrics, bounds and split offsets are Iceberg's). A table whose layout names {@link FileMetadata}
- * (the telemetry table: GeoParquet's {@code geo}) gets it in each file's footer, from a first pass
- * over the buffer.
+ * Writes the buffers of one partition as one Parquet data file, or as several cut in key order,
+ * rows in sort-key (Hilbert) order (the buffers' sorted rows merged: neighbouring key ranges packed
+ * into one file; each row read where it lies in its buffer, not copied), through Iceberg's own
+ * Flink Parquet writer (so column metrics, bounds and split offsets are Iceberg's). A table whose
+ * layout names {@link FileMetadata} (the telemetry table: GeoParquet's {@code geo}) gets it in each
+ * file's footer, from a first pass over the buffer.
  */
 final class SortedFileWriter {
   private final Table table;
@@ -116,10 +117,162 @@ final class SortedFileWriter {
 
   /** Writes {@code buffers}, all of one partition, as one file. */
   DataFile write(List<PartitionBuffer> buffers) throws IOException {
+    return write(buffers, null);
+  }
+
+  /**
+   * How far, as a share of a piece's bytes, a cut may move from its even position to a wider gap
+   * between consecutive keys: rows of two clusters apart in Hilbert order then rarely share a file
+   * (its bounds would cover the space between them). A piece holds 1/3 to 5/3 of bytes / files.
+   */
+  static final double CUT_SLACK = 1.0 / 3;
+
+  /** One file of a cut: the data file and the buffered bytes of its rows. */
+  record Written(DataFile file, long bufferedBytes) {}
+
+  /**
+   * Writes {@code buffers}, all of one partition, as {@code files} files cut in key order: their
+   * rows merged by sort key, each file one contiguous span of that order, of about the same
+   * buffered bytes (a cut sits at the widest key gap near its even position: {@link #cutPoints}). A
+   * cut never falls between two equal keys, so the files' key spans are disjoint; with fewer
+   * distinct keys than that, fewer files. Cost: as one file, plus the merged order kept as runs of
+   * rows from one buffer (a few per buffer when the buffers are neighbouring ranges; at most one
+   * per row when their keys interleave) and two more passes over the keys.
+   */
+  List<Written> write(List<PartitionBuffer> buffers, int files) throws IOException {
+    if (files <= 1) {
+      long bytes = 0;
+      for (PartitionBuffer buffer : buffers) {
+        bytes += buffer.bytes();
+      }
+      return List.of(new Written(write(buffers), bytes));
+    }
+    List<List<Run>> cut = cut(merged(buffers), files);
+    List<Written> written = new ArrayList<>(cut.size());
+    for (List<Run> file : cut) {
+      long bytes = 0;
+      for (Run run : file) {
+        bytes += run.bytes;
+      }
+      written.add(new Written(write(buffers, file), bytes));
+    }
+    return written;
+  }
+
+  /** Rows {@code order[from, to)} of {@code buffer} (a sorted order of it), and their bytes. */
+  private record Run(int[] order, PartitionBuffer buffer, int from, int to, long bytes) {}
+
+  /** The buffers' rows merged by key (equal keys keep buffer order), as runs of one buffer each. */
+  private static List<Run> merged(List<PartitionBuffer> buffers) throws IOException {
+    List<Run> runs = new ArrayList<>();
+    merge(
+        buffers,
+        (order, buffer, from, to) -> {
+          long bytes = 0;
+          for (int i = from; i < to; i++) {
+            bytes += buffer.rowBytes(order[i]);
+          }
+          runs.add(new Run(order, buffer, from, to, bytes));
+        });
+    return runs;
+  }
+
+  /**
+   * {@code runs} (the merged order) cut into at most {@code files} consecutive pieces at {@link
+   * #cutPoints}.
+   */
+  private static List<List<Run>> cut(List<Run> runs, int files) {
+    long[] cuts = cutPoints(runs, files);
+    List<List<Run>> pieces = new ArrayList<>(files);
+    List<Run> piece = new ArrayList<>();
+    int next = 0;
+    long ordinal = 0;
+    for (Run run : runs) {
+      int from = run.from;
+      long bytes = 0;
+      for (int i = run.from; i < run.to; i++, ordinal++) {
+        bytes += run.buffer.rowBytes(run.order[i]);
+        if (next < cuts.length && ordinal == cuts[next]) {
+          piece.add(new Run(run.order, run.buffer, from, i + 1, bytes));
+          pieces.add(piece);
+          piece = new ArrayList<>();
+          from = i + 1;
+          bytes = 0;
+          next++;
+        }
+      }
+      if (from < run.to) {
+        piece.add(new Run(run.order, run.buffer, from, run.to, bytes));
+      }
+    }
+    if (!piece.isEmpty()) {
+      pieces.add(piece);
+    }
+    return pieces;
+  }
+
+  /**
+   * The rows (ordinals in the merged order) after which {@code runs} are cut into {@code files}
+   * pieces, ascending: the k-th at the widest gap between consecutive keys among the rows whose
+   * bytes so far lie within {@link #CUT_SLACK} of a piece's bytes of k/files of the total (the
+   * first row after that with a gap if none has one). A cut never falls between equal keys.
+   */
+  private static long[] cutPoints(List<Run> runs, int files) {
+    long total = 0;
+    for (Run run : runs) {
+      total += run.bytes;
+    }
+    double piece = total / (double) files;
+    double slack = piece * CUT_SLACK;
+    long[] cuts = new long[files - 1];
+    int made = 0;
+    long best = -1;
+    double bestGap = 0;
+    long sofar = 0;
+    long ordinal = 0;
+    for (int r = 0; r < runs.size() && made < cuts.length; r++) {
+      Run run = runs.get(r);
+      for (int i = run.from; i < run.to && made < cuts.length; i++, ordinal++) {
+        sofar += run.buffer.rowBytes(run.order[i]);
+        if (i + 1 == run.to && r + 1 == runs.size()) {
+          break; // the last row ends the last piece
+        }
+        double even = piece * (made + 1);
+        long key = run.buffer.key(run.order[i]);
+        long nextKey = nextKey(runs, r, i);
+        if (sofar >= even - slack && nextKey != key && (double) nextKey - key > bestGap) {
+          best = ordinal;
+          bestGap = (double) nextKey - key;
+        }
+        if (best >= 0 && sofar >= even + slack) {
+          cuts[made++] = best;
+          best = -1;
+          bestGap = 0;
+        }
+      }
+    }
+    if (best >= 0 && made < cuts.length) {
+      cuts[made++] = best; // the input ended inside the last window
+    }
+    return java.util.Arrays.copyOf(cuts, made);
+  }
+
+  /** The key of the row after row {@code i} of run {@code r} in the merged order (one exists). */
+  private static long nextKey(List<Run> runs, int r, int i) {
+    Run run = runs.get(r);
+    if (i + 1 < run.to) {
+      return run.buffer.key(run.order[i + 1]);
+    }
+    Run next = runs.get(r + 1);
+    return next.buffer.key(next.order[next.from]);
+  }
+
+  /** Writes {@code buffers} (all their rows, or with {@code runs} those rows only) as one file. */
+  private DataFile write(List<PartitionBuffer> buffers, List<Run> runs) throws IOException {
     StructLike partition = buffers.get(0).partition();
     PropertyColumns.FileScan scan =
         layout.propertyColumns() == null ? null : layout.propertyColumns().newScan();
-    Map<String, String> footer = firstPass(buffers, scan);
+    Map<String, String> footer = firstPass(buffers, runs, scan);
     // the columns this file needs are in the table before the file exists: one schema per file
     PropertyColumns.FileColumns columns =
         scan == null ? null : scan.commitColumns(table, writeSchema);
@@ -139,30 +292,45 @@ final class SortedFileWriter {
             .sortOrder(sortOrder)
             .metricsConfig(metricsConfig)
             .build();
+    BinaryRowData row = new BinaryRowData(layout.fieldCount());
+    RunConsumer write =
+        (order, buffer, from, to) -> {
+          for (int i = from; i < to; i++) {
+            buffer.pointTo(order[i], row);
+            writer.write(columns == null ? row : columns.expand(row));
+          }
+        };
     try (writer) {
-      writeMerged(buffers, writer, columns);
+      if (runs == null) {
+        merge(buffers, write);
+      } else {
+        for (Run run : runs) {
+          write.accept(run.order, run.buffer, run.from, run.to);
+        }
+      }
     }
     return writer.toDataFile();
   }
 
+  /** Takes rows {@code [from, to)} of {@code order}, a sorted order of {@code buffer}'s rows. */
+  private interface RunConsumer {
+    void accept(int[] order, PartitionBuffer buffer, int from, int to) throws IOException;
+  }
+
   /**
-   * Each buffer's rows in key order, merged by key; equal keys keep buffer order. The buffers are
-   * neighbouring key ranges, so their keys rarely interleave: after a scan of the buffers' heads
-   * finds the lowest, rows are taken from that buffer for as long as they stay below every other
-   * head — one comparison per row instead of a scan of all the packed buffers.
+   * Each buffer's rows in key order, merged by key; equal keys keep buffer order; handed to {@code
+   * to} as runs of one buffer. The buffers are neighbouring key ranges, so their keys rarely
+   * interleave: after a scan of the buffers' heads finds the lowest, rows are taken from that
+   * buffer for as long as they stay below every other head — one comparison per row instead of a
+   * scan of all the packed buffers.
    */
-  private void writeMerged(
-      List<PartitionBuffer> buffers,
-      DataWriter<RowData> writer,
-      PropertyColumns.FileColumns columns)
-      throws IOException {
+  private static void merge(List<PartitionBuffer> buffers, RunConsumer to) throws IOException {
     int n = buffers.size();
     int[][] orders = new int[n][];
     int[] next = new int[n];
     for (int b = 0; b < n; b++) {
       orders[b] = buffers.get(b).sortedOrder();
     }
-    BinaryRowData row = new BinaryRowData(layout.fieldCount());
     while (true) {
       int pick = -1;
       long lowest = 0;
@@ -186,33 +354,45 @@ final class SortedFileWriter {
       }
       PartitionBuffer buffer = buffers.get(pick);
       int[] order = orders[pick];
-      int i = next[pick];
-      do {
-        buffer.pointTo(order[i++], row);
-        writer.write(columns == null ? row : columns.expand(row));
-      } while (i < order.length && buffer.key(order[i]) < otherLowest);
+      int from = next[pick];
+      int i = from + 1;
+      while (i < order.length && buffer.key(order[i]) < otherLowest) {
+        i++;
+      }
+      to.accept(order, buffer, from, i);
       next[pick] = i;
     }
   }
 
   /** The footer metadata from a pass over the rows, which also feeds {@code scan} (if any). */
   private Map<String, String> firstPass(
-      List<PartitionBuffer> buffers, PropertyColumns.FileScan scan) throws IOException {
+      List<PartitionBuffer> buffers, List<Run> runs, PropertyColumns.FileScan scan)
+      throws IOException {
     FileMetadata metadata = layout.fileMetadata();
     if (metadata == null && scan == null) {
       return Map.of();
     }
     FileMetadata.Summary summary = metadata == null ? null : metadata.summary();
     BinaryRowData row = new BinaryRowData(layout.fieldCount());
-    for (PartitionBuffer buffer : buffers) {
-      for (int index = 0; index < buffer.size(); index++) {
-        buffer.pointTo(index, row);
-        if (summary != null) {
-          summary.add(row);
-        }
-        if (scan != null) {
-          scan.add(row);
-        }
+    RunConsumer pass =
+        (order, buffer, from, to) -> {
+          for (int i = from; i < to; i++) {
+            buffer.pointTo(order == null ? i : order[i], row);
+            if (summary != null) {
+              summary.add(row);
+            }
+            if (scan != null) {
+              scan.add(row);
+            }
+          }
+        };
+    if (runs == null) {
+      for (PartitionBuffer buffer : buffers) {
+        pass.accept(null, buffer, 0, buffer.size());
+      }
+    } else {
+      for (Run run : runs) {
+        pass.accept(run.order, run.buffer, run.from, run.to);
       }
     }
     return summary == null ? Map.of() : summary.metadata();

@@ -8,7 +8,6 @@ import org.apache.flink.core.memory.MemorySegment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
-import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.Snapshot;
@@ -200,12 +199,15 @@ final class TableWriter implements AutoCloseable {
   }
 
   /**
-   * Writes the buffers (of one partition) as one sorted data file, forgets them, and learns the
-   * encoding ratio from the result.
+   * Writes the buffers (of one partition, in key order) as {@code files} sorted data files cut in
+   * key order ({@link SortedFileWriter#write(List, int)}), forgets them, and learns the write cost
+   * from the close and the encoding ratio from each file {@code policy} says is near enough to T
+   * ({@link ClosePolicy#learnsRatioFrom}: a small file's fixed Parquet bytes would raise it).
    */
-  DataFile write(List<PartitionBuffer> toWrite) throws IOException {
+  List<SortedFileWriter.Written> write(List<PartitionBuffer> toWrite, int files, ClosePolicy policy)
+      throws IOException {
     long start = System.nanoTime();
-    DataFile file = fileWriter.write(toWrite);
+    List<SortedFileWriter.Written> written = fileWriter.write(toWrite, files);
     long bytes = 0;
     for (PartitionBuffer buffer : toWrite) {
       bytes += buffer.bytes();
@@ -213,10 +215,16 @@ final class TableWriter implements AutoCloseable {
     }
     double perByte = (System.nanoTime() - start) / (double) Math.max(1, bytes);
     writeNanosPerByte = writeNanosPerByte * RATIO_DECAY + perByte * (1 - RATIO_DECAY);
-    ratioEncoded = ratioEncoded * RATIO_DECAY + file.fileSizeInBytes();
-    ratioBuffered = ratioBuffered * RATIO_DECAY + bytes;
-    encodedRatio = ratioEncoded / ratioBuffered;
-    return file;
+    double ratio = encodedRatio;
+    for (SortedFileWriter.Written file : written) {
+      // each file is judged by the ratio before the close: its files are alike
+      if (policy.learnsRatioFrom(file.bufferedBytes(), ratio)) {
+        ratioEncoded = ratioEncoded * RATIO_DECAY + file.file().fileSizeInBytes();
+        ratioBuffered = ratioBuffered * RATIO_DECAY + file.bufferedBytes();
+        encodedRatio = ratioEncoded / ratioBuffered;
+      }
+    }
+    return written;
   }
 
   /**

@@ -383,6 +383,180 @@ class BufferingWriterHarnessTest {
   }
 
   /**
+   * A partition's buffers on one writer (8 neighbouring key ranges, each well below T, their rows
+   * arriving mixed) close at the end of input as the files their bytes need ({@link
+   * ClosePolicy#filesFor}), cut in key order: fewer files than buffers, each about the same bytes,
+   * their key spans disjoint and in order, and every row in exactly one of them.
+   */
+  @Test
+  void neighbouringBuffersCloseAsFewFilesCutInKeyOrder() throws Exception {
+    long target = 40_000;
+    SinkHarnesses s =
+        sink(Map.of("sink.target-file-size", Long.toString(target), "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input =
+        new ArrayList<>(rows(1, 1_000, 0, 0, DAY_1, System.currentTimeMillis()));
+    List<Either<RowData, RowData>> byKey = new ArrayList<>(input);
+    byKey.sort(java.util.Comparator.comparingLong(r -> r.left().getLong(TelemetryTable.HILBERT)));
+    int ranges = 8;
+    List<List<Either<RowData, RowData>>> range = new ArrayList<>();
+    for (int r = 0; r < ranges; r++) {
+      range.add(byKey.subList(r * byKey.size() / ranges, (r + 1) * byKey.size() / ranges));
+    }
+    List<ClosedFile> files;
+    try (var writer = s.batchWriter()) {
+      writer.open();
+      // batches of 25 rows, round robin over the ranges: every buffer fills at the same pace
+      for (int from = 0; from < range.get(0).size(); from += 25) {
+        for (int r = 0; r < ranges; r++) {
+          List<Either<RowData, RowData>> rows = range.get(r);
+          writer.processElement(
+              new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(
+                  s.batch(rows.subList(from, Math.min(rows.size(), from + 25)), r)));
+        }
+      }
+      assertThat(barrier(writer, 1).closed().isEmpty()).as("no buffer reached T").isTrue();
+      writer.endInput();
+      files =
+          SinkHarnesses.drainMessages(writer).stream()
+              .flatMap(
+                  m ->
+                      m
+                              instanceof
+                              org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage<
+                                      WriterReport>
+                                  c
+                          ? c.getCommittable().closed().files().stream()
+                          : Stream.empty())
+              .toList();
+    }
+    long bytes = files.stream().mapToLong(ClosedFile::bufferedBytes).sum();
+    assertThat(bytes).as("T's buffered bytes, at ratio 1").isGreaterThan(3 * target);
+    assertThat(files.size())
+        .as("%s buffered bytes at T = %s, %s buffers", bytes, target, ranges)
+        .isEqualTo(ClosePolicy.filesFor(bytes, target))
+        .isLessThan(ranges);
+    assertThat(files).extracting(ClosedFile::reason).containsOnly(CloseReason.END_OF_INPUT);
+    assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
+    long previousMax = Long.MIN_VALUE;
+    for (ClosedFile f : files) {
+      assertThat(f.bufferedBytes())
+          .as("bytes / files, give or take a third (a cut moves to a gap between keys)")
+          .isBetween(bytes / files.size() / 3, bytes * 5 / files.size() / 3);
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      try (CloseableIterable<Record> rows = TestKit.fileRows(s.table(), f.file())) {
+        for (Record r : rows) {
+          min = Math.min(min, (Long) r.getField("hilbert"));
+          max = Math.max(max, (Long) r.getField("hilbert"));
+        }
+      }
+      assertThat(min).as("key spans disjoint, in order").isGreaterThan(previousMax);
+      previousMax = max;
+    }
+  }
+
+  /**
+   * Small files do not teach the encoded ratio: a day closes files by T (the ratio learned from
+   * them), then 12 days of 3 rows each close by L (files that are mostly Parquet footer, at a ratio
+   * many times higher), then a day of about 3/4 of T's bytes closes at the end of input: one file,
+   * as its bytes need, not cut into small files by a ratio the small files raised ({@code
+   * ParkedBackfillTest}'s restore case once got two files under T/2 in a day so).
+   */
+  @Test
+  void smallFilesDoNotRaiseTheRatioALaterCloseIsCutBy() throws Exception {
+    long target = 32 * 1024;
+    long day = 24 * HOUR;
+    SinkHarnesses s =
+        sink(
+            Map.of(
+                "sink.target-file-size", Long.toString(target),
+                "sink.max-latency", "10min",
+                "sink.max-open-partitions", "32"));
+    long now = System.currentTimeMillis();
+    List<ClosedFile> files = new ArrayList<>();
+    try (var writer = s.writer(0, 1)) {
+      writer.open();
+      feed(writer, rows(1, 400, 0, 0, DAY_1, now));
+      List<ClosedFile> full = barrier(writer, 1).closed().files();
+      assertThat(full).extracting(ClosedFile::reason).contains(CloseReason.BYTES);
+      ClosedFile last = full.get(full.size() - 1);
+      double ratio = last.file().fileSizeInBytes() / (double) last.bufferedBytes();
+      double bytesPerRow = last.bufferedBytes() / (double) last.file().recordCount();
+      long offset = 400;
+      for (int d = 1; d <= 12; d++) {
+        feed(writer, rows(10 + d, 3, 0, offset, DAY_1 + d * day, now - HOUR));
+        offset += 3;
+      }
+      List<ClosedFile> small = barrier(writer, 2).closed().files();
+      assertThat(small)
+          .hasSize(12)
+          .extracting(ClosedFile::reason)
+          .containsOnly(CloseReason.LATENCY);
+      assertThat(small.get(0).file().fileSizeInBytes() / (double) small.get(0).bufferedBytes())
+          .as("a small file's ratio")
+          .isGreaterThan(2 * ratio);
+      int rows = (int) (0.75 * target / ratio / bytesPerRow);
+      feed(writer, rows(99, rows, 0, offset, DAY_1 + 20 * day, now));
+      writer.endInput();
+      SinkHarnesses.drain(writer).forEach(r -> files.addAll(r.closed().files()));
+    }
+    int lastDay = (int) Math.floorDiv(DAY_1 + 20 * day, day);
+    List<ClosedFile> ofLastDay =
+        files.stream().filter(f -> f.file().partition().get(0, Integer.class) == lastDay).toList();
+    assertThat(ofLastDay)
+        .as(
+            "buffered -> file bytes of the last day's files: %s",
+            ofLastDay.stream()
+                .map(f -> f.bufferedBytes() + " -> " + f.file().fileSizeInBytes())
+                .toList())
+        .hasSize(1)
+        .extracting(ClosedFile::reason)
+        .containsExactly(CloseReason.END_OF_INPUT);
+  }
+
+  /**
+   * Two clusters far apart in Hilbert order (600 and 400 rows, two ranges each, 2 files' worth):
+   * the cut moves from its even position (row 500, inside the first cluster) to the gap between
+   * them, so no file spans both (its bounds would cover the space between).
+   */
+  @Test
+  void aCutMovesToTheGapBetweenClusters() throws Exception {
+    SinkHarnesses s = sink(Map.of("sink.target-file-size", "130KB", "sink.max-latency", "1h"));
+    List<Either<RowData, RowData>> input = rows(2, 1_000, 0, 0, DAY_1, System.currentTimeMillis());
+    long gapKey = 1L << 40;
+    for (int i = 0; i < input.size(); i++) {
+      long key = i < 600 ? i : gapKey + i;
+      ((org.apache.flink.table.data.GenericRowData) input.get(i).left())
+          .setField(TelemetryTable.HILBERT, key);
+    }
+    List<ClosedFile> files;
+    try (var writer = s.batchWriter()) {
+      writer.open();
+      int[] bounds = {0, 300, 600, 800, 1_000};
+      for (int r = 0; r < 4; r++) {
+        writer.processElement(
+            new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(
+                s.batch(input.subList(bounds[r], bounds[r + 1]), r)));
+      }
+      writer.endInput();
+      files =
+          SinkHarnesses.drainMessages(writer).stream()
+              .flatMap(
+                  m ->
+                      m
+                              instanceof
+                              org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage<
+                                      WriterReport>
+                                  c
+                          ? c.getCommittable().closed().files().stream()
+                          : Stream.empty())
+              .toList();
+    }
+    assertThat(files).extracting(f -> f.file().recordCount()).containsExactly(600L, 400L);
+    assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
+  }
+
+  /**
    * At each barrier only the rows that arrived since the previous one are staged; the state is the
    * list of runs; a restored writer buffers them again, reports their positions, and its file
    * consumes exactly those runs.

@@ -91,10 +91,9 @@ class ClosePolicyTest {
   void checkpoint() {
     Buffer a = new Buffer("a", 10, NOW);
     Buffer b = new Buffer("b", 200, NOW);
+    // 210 bytes at T = 100: two files of 105, cut in key order across the two buffers
     assertThat(EVERY.atBarrier(List.of(a, b), NOW, 1.0, 0))
-        .containsExactly(
-            new ClosePolicy.Close<>(List.of(a), CloseReason.CHECKPOINT),
-            new ClosePolicy.Close<>(List.of(b), CloseReason.CHECKPOINT));
+        .containsExactly(new ClosePolicy.Close<>(List.of(a, b), CloseReason.CHECKPOINT, 2));
   }
 
   @Test
@@ -106,14 +105,46 @@ class ClosePolicyTest {
   }
 
   @Test
-  void packingKeepsKeyOrderAndStaysWithinT() {
-    Buffer a = new Buffer("a", 40, NOW);
-    Buffer b = new Buffer("b", 50, NOW);
-    Buffer c = new Buffer("c", 30, NOW);
-    Buffer d = new Buffer("d", 150, NOW);
-    Buffer e = new Buffer("e", 5, NOW);
-    assertThat(BOUNDED.pack(List.of(a, b, c, d, e), CloseReason.LATENCY, 1.0))
-        .extracting(ClosePolicy.Close::buffers)
-        .containsExactly(List.of(a, b), List.of(c), List.of(d), List.of(e));
+  void packingCutsAPartitionsBuffersInKeyOrderIntoTheFilesTheirBytesNeed() {
+    Buffer a = new Buffer("a", 60, NOW);
+    Buffer b = new Buffer("b", 60, NOW);
+    Buffer c = new Buffer("c", 60, NOW);
+    // whole buffers of 0.6 T would take three files; cut in key order, 180 bytes take two
+    assertThat(BOUNDED.pack(List.of(a, b, c), CloseReason.LATENCY, 1.0))
+        .containsExactly(new ClosePolicy.Close<>(List.of(a, b, c), CloseReason.LATENCY, 2));
+    // a group stays within M = 1,000 bytes (it is read into memory whole)
+    Buffer d = new Buffer("d", 590, NOW);
+    Buffer e = new Buffer("e", 500, NOW);
+    assertThat(BOUNDED.pack(List.of(a, d, e), CloseReason.END_OF_INPUT, 1.0))
+        .containsExactly(
+            new ClosePolicy.Close<>(List.of(a, d), CloseReason.END_OF_INPUT, 6),
+            new ClosePolicy.Close<>(List.of(e), CloseReason.END_OF_INPUT, 5));
+  }
+
+  /** Iceberg's rule for the files of a rewrite ({@code SizeBasedFileRewritePlanner}), T = 100. */
+  @Test
+  void filesForBytesFollowsIcebergsRewriteRule() {
+    assertThat(ClosePolicy.filesFor(1, 100)).isEqualTo(1);
+    assertThat(ClosePolicy.filesFor(100, 100)).isEqualTo(1);
+    assertThat(ClosePolicy.filesFor(109, 100)).as("up to 1.1 T: one file").isEqualTo(1);
+    assertThat(ClosePolicy.filesFor(111, 100)).isEqualTo(2);
+    assertThat(ClosePolicy.filesFor(175, 100))
+        .as("a remainder of 0.75 T spread: too big")
+        .isEqualTo(2);
+    assertThat(ClosePolicy.filesFor(180, 100)).as("a remainder above 0.75 T").isEqualTo(2);
+    assertThat(ClosePolicy.filesFor(320, 100)).as("spread: 107 each").isEqualTo(3);
+    assertThat(ClosePolicy.filesFor(340, 100)).as("spread would be 113 each").isEqualTo(4);
+  }
+
+  /**
+   * The writer learns the encoded ratio only from files of at least half of what encodes to T (a
+   * small file's fixed Parquet bytes would raise it).
+   */
+  @Test
+  void theRatioIsLearnedFromFilesOfAtLeastHalfOfT() {
+    // ratio 0.5: 200 buffered bytes encode to T
+    assertThat(BOUNDED.learnsRatioFrom(99, 0.5)).isFalse();
+    assertThat(BOUNDED.learnsRatioFrom(100, 0.5)).isTrue();
+    assertThat(BOUNDED.learnsRatioFrom(300, 0.5)).as("a file over T").isTrue();
   }
 }
