@@ -18,6 +18,8 @@ import java.util.stream.Stream;
 import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.streaming.api.connector.sink2.CommittableMessage;
+import org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OneInputStreamOperatorTestHarness;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.TimestampData;
@@ -354,18 +356,7 @@ class BufferingWriterHarnessTest {
       writer.endInput();
       List<CommittableMessage<WriterReport>> messages = SinkHarnesses.drainMessages(writer);
       assertThat(messages).extracting(CommittableMessage::getCheckpointId).containsOnly(5L);
-      List<WriterReport> reports =
-          messages.stream()
-              .flatMap(
-                  m ->
-                      m
-                              instanceof
-                              org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage<
-                                      WriterReport>
-                                  c
-                          ? Stream.of(c.getCommittable())
-                          : Stream.empty())
-              .toList();
+      List<WriterReport> reports = reports(messages);
       List<ClosedFile> files = reports.get(0).closed().files();
       assertThat(files)
           .extracting(ClosedFile::reason)
@@ -410,24 +401,12 @@ class BufferingWriterHarnessTest {
         for (int r = 0; r < ranges; r++) {
           List<Either<RowData, RowData>> rows = range.get(r);
           writer.processElement(
-              new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(
-                  s.batch(rows.subList(from, Math.min(rows.size(), from + 25)), r)));
+              new StreamRecord<>(s.batch(rows.subList(from, Math.min(rows.size(), from + 25)), r)));
         }
       }
       assertThat(barrier(writer, 1).closed().isEmpty()).as("no buffer reached T").isTrue();
       writer.endInput();
-      files =
-          SinkHarnesses.drainMessages(writer).stream()
-              .flatMap(
-                  m ->
-                      m
-                              instanceof
-                              org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage<
-                                      WriterReport>
-                                  c
-                          ? c.getCommittable().closed().files().stream()
-                          : Stream.empty())
-              .toList();
+      files = closedFiles(SinkHarnesses.drainMessages(writer));
     }
     long bytes = files.stream().mapToLong(ClosedFile::bufferedBytes).sum();
     assertThat(bytes).as("T's buffered bytes, at ratio 1").isGreaterThan(3 * target);
@@ -535,22 +514,10 @@ class BufferingWriterHarnessTest {
       int[] bounds = {0, 300, 600, 800, 1_000};
       for (int r = 0; r < 4; r++) {
         writer.processElement(
-            new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(
-                s.batch(input.subList(bounds[r], bounds[r + 1]), r)));
+            new StreamRecord<>(s.batch(input.subList(bounds[r], bounds[r + 1]), r)));
       }
       writer.endInput();
-      files =
-          SinkHarnesses.drainMessages(writer).stream()
-              .flatMap(
-                  m ->
-                      m
-                              instanceof
-                              org.apache.flink.streaming.api.connector.sink2.CommittableWithLineage<
-                                      WriterReport>
-                                  c
-                          ? c.getCommittable().closed().files().stream()
-                          : Stream.empty())
-              .toList();
+      files = closedFiles(SinkHarnesses.drainMessages(writer));
     }
     assertThat(files).extracting(f -> f.file().recordCount()).containsExactly(600L, 400L);
     assertThat(ids(s.table(), files)).containsExactlyInAnyOrderElementsOf(idsOf(input));
@@ -655,5 +622,21 @@ class BufferingWriterHarnessTest {
           .extracting(SinkHarnesses::local)
           .containsExactlyInAnyOrderElementsOf(s.stagingRuns());
     }
+  }
+
+  /** The writer reports among a writer's messages (the others are the checkpoint summaries). */
+  private static List<WriterReport> reports(List<CommittableMessage<WriterReport>> messages) {
+    return messages.stream()
+        .flatMap(
+            m ->
+                m instanceof CommittableWithLineage<WriterReport> c
+                    ? Stream.of(c.getCommittable())
+                    : Stream.empty())
+        .toList();
+  }
+
+  /** The files the reports among {@code messages} closed. */
+  private static List<ClosedFile> closedFiles(List<CommittableMessage<WriterReport>> messages) {
+    return reports(messages).stream().flatMap(r -> r.closed().files().stream()).toList();
   }
 }
