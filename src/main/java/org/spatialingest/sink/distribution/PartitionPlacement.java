@@ -79,10 +79,12 @@ final class PartitionPlacement {
 
   /**
    * The writer slot of {@code bufferId} (the exchange takes it modulo {@code writers}): range
-   * {@code r} of {@code k} goes to writer {@code base + r * writers / k}, so each writer gets one
-   * block of adjacent ranges.
+   * {@code r} of {@code k} goes to writer {@code base + r * w / k}, where {@code w} is {@link
+   * RangeCount#writersFor} (every writer at the finest split, fewer for a partition with fewer
+   * ranges), so each of those writers gets one block of adjacent ranges.
    */
   int slot(int bufferId, int writers) {
-    return base + (int) ((long) bufferId * writers / finest);
+    int w = RangeCount.writersFor(ranges, finest, writers);
+    return base + (int) ((long) bufferId * w / finest);
   }
 }

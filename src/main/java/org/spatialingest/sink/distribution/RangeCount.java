@@ -8,8 +8,8 @@ import org.spatialingest.sizing.SizingBounds;
  * files per commit follow bytes / T and not the number of writers. One range (one writer) while a
  * partition brings less than two files' worth per L; never more than the writers can hold open
  * within M and {@code sink.max-open-partitions}. While the rows arriving are older than L (a
- * backlog: after downtime, or one writer cannot keep up) at least one range per writer, so catching
- * up uses every writer; files then close by size anyway.
+ * backlog: after downtime, or one writer cannot keep up) the finest split, so catching up uses
+ * every writer ({@link #writersFor}); files then close by size anyway.
  *
  * @param bytesPerRange buffered bytes one range must bring per L: what encodes to T, or M if that
  *     is smaller (a writer flushes at M anyway)
@@ -54,15 +54,34 @@ record RangeCount(
   int ranges(double bytesPerSecond, long newestAgeMillis) {
     double perLatency = bytesPerSecond * latencyMillis / 1000.0;
     long ranges = (long) Math.floor(perLatency / bytesPerRange);
-    boolean backlog = newestAgeMillis > latencyMillis;
-    if (backlog) {
-      ranges = Math.max(ranges, writers);
+    if (newestAgeMillis > latencyMillis) {
+      ranges = maxRanges; // a backlog: the finest split, on every writer
     }
-    int powerOfTwo = Integer.highestOneBit((int) Math.max(1, Math.min(maxRanges, ranges)));
-    if (backlog && powerOfTwo < writers && powerOfTwo * 2 <= maxRanges) {
-      powerOfTwo *= 2;
-    }
-    return powerOfTwo;
+    return Integer.highestOneBit((int) Math.max(1, Math.min(maxRanges, ranges)));
+  }
+
+  /**
+   * The writers a partition's {@code ranges} ranges (a power of two up to {@code finest}) go to: as
+   * many as get a full share of the finest split each, {@code ceil(ranges * writers / finest)}, at
+   * least 1 and at most {@code writers}. So a partition that brings few files' worth per L (or,
+   * from a bounded input's sample, in all) fills a few writers with a block of neighbouring ranges
+   * each, and each of them closes one remainder at L or at the end of input instead of every writer
+   * closing one (issue #37 item 6: a clustered backfill of two days of about 8 files' worth each
+   * made 22 files at 8 writers against 16 at 1 writer; with this rule each day's 16 ranges go to 4
+   * of the 8 writers, and it made 18: benchmarks.md). A partition at the finest split, which a
+   * backlog (rows older than L) always asks for, still uses every writer.
+   *
+   * <p>What it trades: the parallelism of a small partition. A backfill of a few days of little
+   * data runs on a few writers while the others idle, and a live partition below the finest split
+   * is written by fewer writers (each with its share of the finest split, at most {@link
+   * #MAX_RANGES_PER_WRITER} ranges of {@link #bytesPerRange} per L). When a partition's count
+   * changes, so do its writers: a buffer id then goes to another writer, and the old writer's open
+   * buffer of it closes by L as any other (one more file, of the same keys).
+   */
+  static int writersFor(int ranges, int finest, int writers) {
+    int w = Math.max(1, writers);
+    long share = ((long) ranges * w + Math.max(1, finest) - 1) / Math.max(1, finest);
+    return (int) Math.max(1, Math.min(w, share));
   }
 
   /**

@@ -47,6 +47,15 @@ final class RangeStatistics {
     /** the boundaries sent for {@code load.ranges}; kept while they still cut fair shares */
     long[] boundaries;
 
+    /**
+     * The most ranges it may have, 0 for no bound: a bounded input's partition asks for no more
+     * than its whole input fills ({@link StartingStatistics}), however fast the files are read. A
+     * file source reads a backfill in seconds, and its rate per L then asked for the finest split,
+     * so a partition of a few files' worth went back to every writer ({@link
+     * RangeCount#writersFor}) after the first checkpoints.
+     */
+    int maxRanges;
+
     PartitionStatistics(PartitionLoad load, long[] quantiles, double weight, long[] boundaries) {
       this.load = load;
       this.quantiles = quantiles;
@@ -197,7 +206,8 @@ final class RangeStatistics {
                 k -> new PartitionStatistics(new PartitionLoad(0), new long[0], 0, null));
         p.load.add(0, m.newest);
         double rate = p.load.closeWindow(m.bytesPerSecond, m.rows == 0);
-        p.load.propose(count.ranges(rate, p.load.newestAgeMillis(nowMillis)));
+        int wanted = count.ranges(rate, p.load.newestAgeMillis(nowMillis));
+        p.load.propose(p.maxRanges > 0 ? Math.min(p.maxRanges, wanted) : wanted);
         if (!m.keys.isEmpty()) {
           p.weight = carry(p.quantiles, p.weight, m.keys, m.weights) + m.rows;
           p.quantiles = Quantiles.of(m.keys, m.weights);

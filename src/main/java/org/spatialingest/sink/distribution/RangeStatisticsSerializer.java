@@ -12,11 +12,12 @@ import org.spatialingest.sizing.SizingBounds;
 /**
  * Versioned binary form of the {@link RangeCoordinator}'s checkpoint: the ratio, and per table its
  * quantiles and per partition its range count, rate, newest ingest time, quantiles and the rows
- * they stand for. Version 1. The writer count and the bounds are not in it: a restore at another
- * writer count recuts the same quantiles for the new writers.
+ * they stand for, and (version 2) its bound on ranges (a bounded input's). Version 1 reads with no
+ * bound. The writer count and the bounds are not in it: a restore at another writer count recuts
+ * the same quantiles for the new writers.
  */
 final class RangeStatisticsSerializer implements SimpleVersionedSerializer<RangeStatistics> {
-  static final int VERSION = 1;
+  static final int VERSION = 2;
 
   private final SizingBounds bounds;
   private final int writers;
@@ -52,6 +53,7 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
         out.writeDouble(e.getValue().weight);
         long[] boundaries = e.getValue().boundaries;
         writeKeys(boundaries == null ? new long[0] : boundaries, out);
+        out.writeInt(e.getValue().maxRanges);
       }
     }
     return out.getCopyOfBuffer();
@@ -59,7 +61,7 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
 
   @Override
   public RangeStatistics deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION) {
+    if (version != 1 && version != VERSION) {
       throw new IOException("unknown RangeStatistics serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
@@ -74,10 +76,11 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
       for (int i = 0; i < n; i++) {
         String path = in.readUTF();
         PartitionLoad load = new PartitionLoad(in.readInt(), in.readDouble(), in.readLong());
-        table.partitions.put(
-            path,
+        RangeStatistics.PartitionStatistics p =
             new RangeStatistics.PartitionStatistics(
-                load, readKeys(in), in.readDouble(), readKeys(in)));
+                load, readKeys(in), in.readDouble(), readKeys(in));
+        p.maxRanges = version >= 2 ? in.readInt() : 0;
+        table.partitions.put(path, p);
       }
       statistics.tables().add(table);
     }

@@ -23,12 +23,14 @@ import org.spatialingest.sizing.SizingBounds;
  * by the input's records per sampled record, and they came in within one L. So a partition's range
  * count is what its whole input fills files of T with, as if it were read within L: an upper bound
  * (a partition brings no more per L than all it has), capped as always by what the writers can hold
- * open. Its keys weigh as the rows of the whole input, so a checkpoint's merge of what the subtasks
- * read since (a few files, perhaps of one area) refines the boundaries but does not swing them.
- * Ingest times are those of the sample's reading, as a file source's rows carry theirs: no backlog.
- * Region enrichment comes after the transform, so with {@code regions.partition} the sampled rows
- * all fall in the partitions without a region; the others are cut from the table's quantiles until
- * a merge has seen them, as any partition new to the coordinator.
+ * open; it stays the partition's bound ({@code PartitionStatistics.maxRanges}) when the
+ * checkpoints' merges measure the rate the files are read at. Its keys weigh as the rows of the
+ * whole input, so a checkpoint's merge of what the subtasks read since (a few files, perhaps of one
+ * area) refines the boundaries but does not swing them. Ingest times are those of the sample's
+ * reading, as a file source's rows carry theirs: no backlog. Region enrichment comes after the
+ * transform, so with {@code regions.partition} the sampled rows all fall in the partitions without
+ * a region; the others are cut from the table's quantiles until a merge has seen them, as any
+ * partition new to the coordinator.
  */
 final class StartingStatistics {
   /**
@@ -106,6 +108,8 @@ final class StartingStatistics {
         .partitions
         .keySet()
         .removeIf(path -> partitions.get(path).keys.size() < MIN_PARTITION_ROWS);
+    // what the whole input fills is the most a partition asks for later, however fast it is read
+    statistics.tables().get(ranged).partitions.values().forEach(p -> p.maxRanges = p.load.ranges);
     if (!statistics.hasKeys()) {
       return null;
     }

@@ -95,9 +95,10 @@ class KeyRangesTest {
     assertThat(count.ranges(1e12, 0)).isEqualTo(16);
     assertThat(count.finest()).isEqualTo(16);
     assertThat(count.ranges(0, 10_001))
-        .as("rows older than L: a backlog, one range per writer at least")
-        .isEqualTo(4);
-    assertThat(count.ranges(30_000_000, 10_001)).isEqualTo(8);
+        .as("rows older than L: a backlog, the finest split (on every writer)")
+        .isEqualTo(16);
+    assertThat(count.ranges(30_000_000, 10_001)).isEqualTo(16);
+    assertThat(RangeCount.writersFor(16, count.finest(), 4)).isEqualTo(4);
   }
 
   @Test

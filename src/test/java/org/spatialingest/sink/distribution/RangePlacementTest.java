@@ -117,16 +117,21 @@ class RangePlacementTest {
     p.use(8, 4, new long[] {100, 200, 300});
     assertThat(List.of(p.bufferId(0), p.bufferId(150), p.bufferId(250), p.bufferId(999)))
         .containsExactly(0, 2, 4, 6);
-    assertThat(List.of(p.slot(0, WRITERS), p.slot(2, WRITERS), p.slot(4, WRITERS), p.slot(6, 4)))
-        .as("4 ranges on 4 writers: one each, from the partition's base on")
+    assertThat(List.of(p.slot(0, 4), p.slot(2, 4), p.slot(4, 4), p.slot(6, 4)))
+        .as("4 ranges of a finest 8 on 4 writers: half the finest split, so 2 writers, 2 each")
+        .containsExactly(7, 7, 8, 8);
+    p.use(4, 4, new long[] {100, 200, 300});
+    assertThat(List.of(p.slot(0, 4), p.slot(1, 4), p.slot(2, 4), p.slot(3, 4)))
+        .as("4 ranges of a finest 4 on 4 writers: the finest split, one each from the base on")
         .containsExactly(7, 8, 9, 10);
+    p.use(8, 4, new long[] {100, 200, 300});
     // halved to 2 ranges (cut at 200): a key keeps its buffer id
     p.use(8, 2, new long[] {200});
     assertThat(p.bufferId(150)).isZero();
     assertThat(p.bufferId(250)).isEqualTo(4);
 
-    // every count and writer count: range r of k goes to writer offset r * writers / k, so the
-    // writers' blocks start where Quantiles cuts them
+    // every count and writer count: range r of k goes to writer offset r * w / k (w: the writers
+    // RangeCount.writersFor gives k), so the writers' blocks start where Quantiles cuts them
     for (int writers : new int[] {1, 3, 4, 8}) {
       for (int k = 1; k <= 16; k *= 2) {
         long[] boundaries = new long[k - 1];
@@ -145,13 +150,15 @@ class RangePlacementTest {
             blockStarts.add(r);
           }
         }
-        int blocks = Quantiles.blocks(k, writers);
+        int used = RangeCount.writersFor(k, 16, writers);
+        int blocks = Quantiles.blocks(k, used);
         Set<Integer> cut = new HashSet<>();
         for (int j = 1; j < blocks; j++) {
           cut.add(Quantiles.firstRangeOfBlock(j, k, blocks));
         }
         assertThat(blockStarts).as("%d ranges, %d writers: %s", k, writers, offsets).isEqualTo(cut);
-        assertThat(offsets.get(k - 1)).isLessThan(writers);
+        assertThat(offsets.get(k - 1)).isLessThan(used);
+        assertThat(new HashSet<>(offsets)).hasSize(Math.min(k, used));
       }
     }
   }
@@ -175,7 +182,8 @@ class RangePlacementTest {
     int base = placement.table(0).partitionsByPath().get(path).base;
     assertThat(out)
         .extracting(Sent::slot)
-        .containsExactly(base, base + 1, base + 2, base + 3, base + 1);
+        .as("4 ranges of a finest 8: half the finest split, on 2 of the 4 writers, 2 ranges each")
+        .containsExactly(base, base, base + 1, base + 1, base);
   }
 
   @Test
@@ -193,10 +201,10 @@ class RangePlacementTest {
     nanos += 1_000_000_000L;
     placement.refreshIfDue();
     assertThat(p.ranges())
-        .as("a backlog (rows an hour old, L = 1 min): at least one range per writer")
-        .isEqualTo(WRITERS);
+        .as("a backlog (rows an hour old, L = 1 min): the finest split, on every writer")
+        .isEqualTo(16);
     assertThat(p.finest()).isEqualTo(16);
-    assertThat(p.boundaries()).containsExactly(Quantiles.cut(quantiles, WRITERS, WRITERS));
+    assertThat(p.boundaries()).containsExactly(Quantiles.cut(quantiles, 16, WRITERS));
   }
 
   @Test
@@ -210,10 +218,11 @@ class RangePlacementTest {
     placement.refreshIfDue();
     String path = pathOf(rows.get(0));
     PartitionPlacement p = placement.table(0).partitionsByPath().get(path);
-    assertThat(p.ranges()).isEqualTo(WRITERS);
+    assertThat(p.ranges()).as("a backlog: the finest split").isEqualTo(16);
     assertThat(p.boundaries())
-        .as("the quartiles of the keys this subtask saw")
-        .containsExactly(1_000, 2_000, 3_000);
+        .as("the 16-quantiles of the keys this subtask saw")
+        .hasSize(15)
+        .contains(1_000, 2_000, 3_000);
     List<Sent> out = placeOneByOne(placement, rows);
     assertThat(out.stream().map(Sent::slot).distinct().count()).isEqualTo(WRITERS);
 

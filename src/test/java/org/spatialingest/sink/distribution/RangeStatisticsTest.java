@@ -132,4 +132,30 @@ class RangeStatisticsTest {
     assertThat(read.tables().get(0).partitions().get("day=1").boundaries())
         .containsExactly(ranges.tables().get(0).partitions().get("day=1").boundaries());
   }
+
+  @Test
+  void aBoundedInputsPartitionAsksForNoMoreRangesThanItsWholeInputAlsoAfterARestore()
+      throws Exception {
+    RangeStatistics statistics = new RangeStatistics(BOUNDS, 8, 32, 0);
+    statistics.merge(oneAreaPerSubtask(8, 0), System.currentTimeMillis());
+    RangeStatistics.PartitionStatistics day = statistics.tables().get(0).partitions.get("day=1");
+    assertThat(day.load.ranges).as("the rate per L asks for the finest split").isEqualTo(32);
+    day.maxRanges = 8; // what StartingStatistics sets: the whole input fills 8 ranges
+    day.load.ranges = 8;
+    RangeStatisticsSerializer serializer = new RangeStatisticsSerializer(BOUNDS, 8, 32);
+    RangeStatistics restored =
+        SimpleVersionedSerialization.readVersionAndDeSerialize(
+            serializer,
+            SimpleVersionedSerialization.writeVersionAndSerialize(serializer, statistics));
+    assertThat(restored.tables().get(0).partitions.get("day=1").maxRanges).isEqualTo(8);
+    for (long round = 1; round <= PartitionLoad.STABLE_WINDOWS + 1; round++) {
+      restored.merge(oneAreaPerSubtask(8, round), System.currentTimeMillis());
+    }
+    GlobalRanges.PartitionRanges ranges =
+        restored.ranges(9).tables().get(0).partitions().get("day=1");
+    assertThat(ranges.ranges())
+        .as("a file source read fast: its rate asks for 32, its whole input for 8")
+        .isEqualTo(8);
+    assertThat(RangeCount.writersFor(ranges.ranges(), 32, 8)).isEqualTo(2);
+  }
 }
