@@ -78,6 +78,12 @@ public final class BenchChild {
   /** Job key: how long a compacting job may take to make its table query-ready (ms). */
   static final String QUERY_READY_TIMEOUT_KEY = "bench.query-ready-timeout-ms";
 
+  /** A topic holding the first records of the backlog, for the warm-up jobs (absent: the same). */
+  static final String WARMUP_TOPIC_KEY = "bench.warmup-topic";
+
+  /** How many records {@link #WARMUP_TOPIC_KEY} holds. */
+  static final String WARMUP_ROWS_KEY = "bench.warmup-rows";
+
   /**
    * A compacting job whose table got neither fewer nor larger files over this many rewrites is
    * reported as never query-ready without waiting out {@code query-ready-timeout}.
@@ -137,6 +143,8 @@ public final class BenchChild {
       String readyTimeout = keys.remove(QUERY_READY_TIMEOUT_KEY);
       Duration queryReadyTimeout =
           Duration.ofMillis(readyTimeout == null ? 0 : Long.parseLong(readyTimeout));
+      String warmupTopic = keys.remove(WARMUP_TOPIC_KEY);
+      String warmupRows = keys.remove(WARMUP_ROWS_KEY);
       JobConfig config = JobConfig.fromMap(keys);
       long target = config.targetFileBytes();
       boolean live = phase.equals("live");
@@ -153,14 +161,18 @@ public final class BenchChild {
               resultFile.resolveSibling(
                   "checkpoints-" + resultFile.getFileName().toString().replace(".json", "")))) {
         for (int w = 1; !live && w <= warmups; w++) {
+          Map<String, String> warmupKeys = new LinkedHashMap<>(keys);
+          if (warmupTopic != null) {
+            warmupKeys.put("kafka.topic", warmupTopic);
+          }
           warmUp(
               cluster,
               variant,
               parallelism,
-              keys,
+              warmupKeys,
               name + " warm-up " + w,
               phaseTimeout,
-              expectedRows,
+              warmupRows == null ? expectedRows : Long.parseLong(warmupRows),
               queryReadyTimeout);
           heap.reset();
         }

@@ -93,6 +93,14 @@ final class InputFeed {
    * possible.
    */
   Produced produceBacklog(String topic) {
+    return produceBacklog(topic, settings.backlog());
+  }
+
+  /**
+   * Produces the first {@code records} of the backlog's sequence to {@code topic}; the query set
+   * follows the last topic produced (produce a warm-up topic first).
+   */
+  Produced produceBacklog(String topic, int records) {
     TelemetryGenerator gen = generator(settings.seed() + 1);
     positions.clear();
     firstEventMs = Long.MAX_VALUE;
@@ -101,7 +109,7 @@ final class InputFeed {
     long total = 0;
     long eventTimeBase = System.currentTimeMillis() - settings.backlog() * 1000L / settings.rate();
     try (KafkaProducer<byte[], byte[]> producer = producer()) {
-      for (int i = 0; i < settings.backlog(); i++) {
+      for (int i = 0; i < records; i++) {
         long eventTime = eventTimeBase + i * 1000L / settings.rate();
         TelemetryGenerator.Record r = gen.next(eventTime);
         seen(r, eventTime);
@@ -110,7 +118,7 @@ final class InputFeed {
       }
       producer.flush();
     }
-    return new Produced(settings.backlog(), total, (System.nanoTime() - start) / 1_000_000, 0);
+    return new Produced(records, total, (System.nanoTime() - start) / 1_000_000, 0);
   }
 
   private void seen(TelemetryGenerator.Record r, long eventTime) {

@@ -103,6 +103,12 @@ final class QueryReadyReport {
   static final double GOAL_THROUGHPUT = 1.2;
   static final double GOAL_LIVE_FILES_AND_BYTES = 0.5;
 
+  /** Issue #36: the sink's own CPU per row at most this times IcebergSink's. */
+  static final double GOAL_SINK_OVERHEAD = 0.67;
+
+  /** Issue #36: after a phase, a 10° box reads at most this share of BR's bytes. */
+  static final double GOAL_END_BYTES = 0.3;
+
   private final List<Row> rows = new ArrayList<>();
   private final List<Map<String, Object>> queries = new ArrayList<>();
 
@@ -228,62 +234,83 @@ final class QueryReadyReport {
                   : String.format(Locale.ROOT, "%,d", r.rowsReturnedTotal())));
     }
     md.append("\n### Goals, measured\n\n");
+    goals(tput).stream()
+        .filter(g -> g.rounds().length > 0)
+        .forEach(g -> md.append(g.markdownLine()));
+    return md.toString();
+  }
+
+  /**
+   * The goals of issues #24 and #36 as per-round ratios measured side by side (a goal whose
+   * variants did not run has no rounds).
+   */
+  List<Goal> goals(ThroughputReport tput) {
+    List<Goal> goals = new ArrayList<>();
+    String qr = String.format(Locale.ROOT, "≤ %.2f", GOAL_QUERY_READY_CPU);
     for (String phase : List.of("live", "throughput")) {
       for (String w : List.of("points", "mix")) {
-        double[] withJit = ratios(phase, w, "A", "BRC", Row::cpuSecondsPerMillionRows);
-        double[] noJit = ratios(phase, w, "A", "BRC", Row::cpuSecondsPerMillionRowsNoJit);
-        if (withJit.length > 0 || has(phase, w, "A") && has(phase, w, "BRC")) {
-          md.append(
-              String.format(
-                  Locale.ROOT,
-                  "- query-ready CPU, ours/BRC (goal ≤ %.2f), %s %s: %s; without JIT: %s%n",
-                  GOAL_QUERY_READY_CPU,
-                  phase,
-                  w,
-                  ThroughputReport.summary(withJit),
-                  ThroughputReport.summary(noJit)));
-        }
+        goals.add(
+            new Goal(
+                "query-ready CPU, ours/BRC, " + phase + " " + w,
+                qr,
+                ratios(phase, w, "A", "BRC", Row::cpuSecondsPerMillionRows)));
+        goals.add(
+            new Goal(
+                "query-ready CPU without JIT, ours/BRC, " + phase + " " + w,
+                qr,
+                ratios(phase, w, "A", "BRC", Row::cpuSecondsPerMillionRowsNoJit)));
       }
     }
     for (String w : List.of("points", "mix")) {
       for (String other : List.of("B", "BR")) {
-        double[] r = tput.cpuRatiosWithoutJit(w, "A", other);
-        if (r.length > 0) {
-          md.append(
-              String.format(
-                  Locale.ROOT,
-                  "- throughput by CPU without JIT, ours/%s (goal ≥ %.1f), %s: %s%n",
-                  other,
-                  GOAL_THROUGHPUT,
-                  w,
-                  ThroughputReport.summary(r)));
-        }
+        goals.add(
+            new Goal(
+                "throughput by CPU without JIT, ours/" + other + ", " + w,
+                String.format(Locale.ROOT, "≥ %.1f", GOAL_THROUGHPUT),
+                tput.cpuRatiosWithoutJit(w, "A", other)));
       }
+      goals.add(
+          new Goal(
+              "sink overhead by CPU without JIT, (A−F)/(B−F), " + w,
+              String.format(Locale.ROOT, "≤ %.2f", GOAL_SINK_OVERHEAD),
+              tput.overheadRatios(w, "A", "B")));
+      goals.add(
+          new Goal(
+              "sink overhead by CPU without JIT, (A−F)/(BR−F), " + w,
+              "none",
+              tput.overheadRatios(w, "A", "BR")));
+    }
+    String live = String.format(Locale.ROOT, "≤ %.1f", GOAL_LIVE_FILES_AND_BYTES);
+    for (String w : List.of("points", "mix")) {
+      goals.add(
+          new Goal(
+              "live table, middle of the phase, bbox files planned ours/BR, " + w,
+              live,
+              ratios("live", w, "A", "BR", Row::bboxFilesPlannedMedian)));
+      goals.add(
+          new Goal(
+              "live table, middle of the phase, bbox bytes read ours/BR, " + w,
+              live,
+              ratios("live", w, "A", "BR", Row::bboxBytesReadMedian)));
     }
     for (String w : List.of("points", "mix")) {
-      double[] files = ratios("live", w, "A", "BR", Row::bboxFilesPlannedMedian);
-      double[] bytes = ratios("live", w, "A", "BR", Row::bboxBytesReadMedian);
-      if (files.length > 0) {
-        md.append(
-            String.format(
-                Locale.ROOT,
-                "- live table, middle of the phase, bbox queries ours/BR (goal ≤ %.1f): files"
-                    + " planned %s; bytes read %s%n",
-                GOAL_LIVE_FILES_AND_BYTES,
-                ThroughputReport.summary(files),
-                ThroughputReport.summary(bytes)));
-      }
+      goals.add(
+          new Goal(
+              "end of the throughput phase, bbox bytes read ours/BR, " + w,
+              String.format(Locale.ROOT, "≤ %.1f", GOAL_END_BYTES),
+              ratios("throughput", w, "A", "BR", Row::endBboxBytesReadMedian)));
+      goals.add(
+          new Goal(
+              "end of the throughput phase, bbox files planned ours/BR, " + w,
+              "none",
+              ratios("throughput", w, "A", "BR", Row::endBboxFilesPlannedMedian)));
+      goals.add(
+          new Goal(
+              "end of the throughput phase, bbox bytes read ours/B, " + w,
+              "none",
+              ratios("throughput", w, "A", "B", Row::endBboxBytesReadMedian)));
     }
-    return md.toString();
-  }
-
-  private boolean has(String phase, String workload, String variant) {
-    return rows.stream()
-        .anyMatch(
-            r ->
-                r.phase().equals(phase)
-                    && r.workload().equals(workload)
-                    && r.variant().equals(variant));
+    return goals;
   }
 
   /** {@code num/den} of a figure per round of a phase and workload where both have it. */

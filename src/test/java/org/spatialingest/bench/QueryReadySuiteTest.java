@@ -44,8 +44,10 @@ class QueryReadySuiteTest {
     assertThat(r.live()).isTrue();
     assertThat(r.liveVariants()).containsExactly("A", "BR", "BRC");
     assertThat(r.liveWorkload()).isEqualTo("points");
+    assertThat(r.liveRounds()).isEqualTo(3); // issue #36: at least 3 live rounds
     assertThat(r.throughput()).isTrue();
-    assertThat(r.rounds()).isEqualTo(3);
+    assertThat(r.rounds()).isEqualTo(5); // issue #36: at least 5 interleaved rounds
+    assertThat(r.warmupShare()).isEqualTo(0.1);
     assertThat(r.workloads()).containsExactly("points", "mix");
     assertThat(r.variants()).containsExactly("A", "B", "BR", "BRC", "F");
     assertThat(r.liveReport()).isFalse(); // no B in the live phase: no side-by-side A/B page
@@ -97,6 +99,49 @@ class QueryReadySuiteTest {
     // live: the query fields are the mid-phase ones
     assertThat(json.get(1).get("bboxFilesPlannedMedian").asDouble()).isEqualTo(2);
     assertThat(json.get(1).get("endBboxFilesPlannedMedian").asDouble()).isEqualTo(7);
+  }
+
+  @Test
+  void theSinkOverheadIsTakenAboveTheFloorWithinEachRound() {
+    RoundSettings r =
+        RoundSettings.parse(new String[] {"phases=throughput", "rounds=2", "variants=A,B,F"});
+    ThroughputReport t = new ThroughputReport(BenchSettings.parse(r.rest()), r);
+    // round 1: A 5 s, B 7 s, F 3 s of CPU without JIT -> (5-3)/(7-3) = 0.5
+    t.add("points", 1_000, 1, "A", run("A", 6_000, 1_000));
+    t.add("points", 1_000, 1, "B", run("B", 7_500, 500));
+    t.add("points", 1_000, 1, "F", run("F", 3_000, 0));
+    // round 2 has no F: no overhead figure for it
+    t.add("points", 1_000, 2, "A", run("A", 5_000, 0));
+    t.add("points", 1_000, 2, "B", run("B", 6_000, 0));
+
+    assertThat(t.overheadRatios("points", "A", "B")).containsExactly(0.5);
+    assertThat(t.cpuRatiosWithoutJit("points", "A", "B")).hasSize(2);
+  }
+
+  @Test
+  void twoRunsGoalsAgreeWhenTheirMediansLieWithinTenPerCent(@TempDir Path dir) throws Exception {
+    Goal.write(
+        List.of(
+            new Goal("overhead, points", "≤ 0.67", new double[] {0.80, 0.90, 1.00}),
+            new Goal("bytes, mix", "≤ 0.3", new double[] {0.40, 0.40, 0.50}),
+            new Goal("not measured", "≤ 1", new double[0])),
+        dir.resolve("1.json"));
+    Goal.write(
+        List.of(
+            new Goal("overhead, points", "≤ 0.67", new double[] {0.95, 0.97, 0.99}),
+            new Goal("bytes, mix", "≤ 0.3", new double[] {0.50, 0.50, 0.60})),
+        dir.resolve("2.json"));
+
+    List<Goal> first = Goal.read(dir.resolve("1.json"));
+    assertThat(first).hasSize(2); // a goal without rounds is not written
+    assertThat(first.get(0).spread())
+        .isCloseTo(0.2 / 0.9, org.assertj.core.data.Offset.offset(1e-9));
+    String md = Goal.compare(first, Goal.read(dir.resolve("2.json")));
+    assertThat(md)
+        .contains("| overhead, points | ≤ 0.67 | 0.90 (22 %) | 0.97 (4 %) | +7.8 % | yes |");
+    assertThat(md)
+        .contains("| bytes, mix | ≤ 0.3 | 0.40 (25 %) | 0.50 (20 %) | +25.0 % | **no** |");
+    assertThat(md).contains("1 of 2 goals agree within 10 %.");
   }
 
   @Test

@@ -126,12 +126,13 @@ public final class SinkBenchmark {
       }
       String md = queryReady.markdown(settings, rounds, tput);
       queryReady.writeMarkdown(dir, md);
+      Goal.write(queryReady.goals(tput), dir.resolve("goals.json"));
       System.out.println();
       System.out.println(md);
       System.out.println(
           "Written: "
               + dir
-              + "/query-ready.{json,md}, queries.json, throughput.{md,json}"
+              + "/query-ready.{json,md}, goals.json, queries.json, throughput.{md,json}"
               + (rounds.liveReport() ? ", sink-benchmark.{md,json}" : ""));
     }
   }
@@ -164,15 +165,66 @@ public final class SinkBenchmark {
             feed.liveBytes() / 1e6));
     // the live child waits for its stop request at most for production, catch-up and a margin
     Duration stopWait = settings.duration().plus(timeout.multipliedBy(2));
-    for (String v : rounds.liveVariants()) {
-      String topic = "live-" + v;
+    for (int round = 1; round <= rounds.liveRounds(); round++) {
+      List<String> order = new ArrayList<>(rounds.liveVariants());
+      Collections.rotate(order, -(round - 1));
+      for (String v : order) {
+        runLiveOnce(
+            v,
+            round,
+            settings,
+            rounds,
+            kafka,
+            dir,
+            feed,
+            queries,
+            stopWait,
+            produced,
+            live,
+            catchUpMs,
+            queryReady);
+      }
+    }
+  }
+
+  /** One live run of variant {@code v}; round 1 of A and B fills the side-by-side report. */
+  private static void runLiveOnce(
+      String v,
+      int round,
+      BenchSettings settings,
+      RoundSettings rounds,
+      EmbeddedKafka kafka,
+      Path dir,
+      InputFeed feed,
+      QuerySet queries,
+      Duration stopWait,
+      InputFeed.Produced[] produced,
+      RunResult[] live,
+      long[] catchUpMs,
+      QueryReadyReport queryReady)
+      throws Exception {
+    Duration timeout = settings.phaseTimeout();
+    {
+      String topic = "live-" + v + "-r" + round;
+      String name = "live r" + round + " " + v;
       kafka.createTopic(topic, settings.partitions());
       Map<String, String> keys = jobKeys(settings, kafka, topic, dir);
       keys.putAll(harnessKeys(settings.liveRecords(), rounds));
-      int slot = v.equals("A") ? 0 : v.equals("B") ? 1 : -1;
-      try (ChildJvm child = ChildJvm.start(dir, v, "live", settings, keys, stopWait, false)) {
+      int slot = round > 1 ? -1 : v.equals("A") ? 0 : v.equals("B") ? 1 : -1;
+      try (ChildJvm child =
+          ChildJvm.start(
+              dir,
+              "live-r" + round + "-" + v,
+              v,
+              "live",
+              settings,
+              keys,
+              stopWait,
+              false,
+              null,
+              0)) {
         child.awaitReady(timeout);
-        log("live " + v + ": job running; producing for " + settings.duration().toSeconds() + " s");
+        log(name + ": job running; producing for " + settings.duration().toSeconds() + " s");
         // the table as it is in the middle of the phase, when the job has read half the input (it
         // may lag behind the production): its snapshot is taken then, the queries run on it after
         // the phase, so that reading costs the measured job no core
@@ -194,26 +246,27 @@ public final class SinkBenchmark {
         midQueries.setDaemon(true);
         midQueries.start();
         InputFeed.Produced p = feed.replayLive(topic);
-        log("live " + v + ": produced " + p + "; waiting until the job has consumed everything");
+        log(name + ": produced " + p + "; waiting until the job has consumed everything");
         long catchUp = awaitConsumed(p.records(), child, timeout);
-        log("live " + v + ": caught up " + catchUp + " ms after production ended; draining");
+        log(name + ": caught up " + catchUp + " ms after production ended; draining");
         Long midSnapshot = mid.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         child.requestStop();
         RunResult r = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
-        log("live " + v + ": " + r);
+        log(name + ": " + r);
         if (r.rowsCommitted() != p.records()) {
           throw new IllegalStateException(
-              "live " + v + " committed " + r.rowsCommitted() + " rows of " + p.records());
+              name + " committed " + r.rowsCommitted() + " rows of " + p.records());
         }
         Table table = table(keys);
         // mid-phase: files, row groups and bytes; its rows are not read (they differ from the other
         // pipelines' by commit lag anyway, and reading is most of the set's cost)
         ReaderCost.Result midResult = ReaderCost.run(table, queries, midSnapshot, false);
+        // rows are read and compared in the first round only, as in the throughput phase
         ReaderCost.Result end =
-            ReaderCost.run(table, queries, ReaderCost.currentSnapshot(table), true);
+            ReaderCost.run(table, queries, ReaderCost.currentSnapshot(table), round == 1);
         queryReady.add(
             QueryReadyReport.Row.of(
-                "live", rounds.liveWorkload(), 1, p.records(), r, midResult, end),
+                "live", rounds.liveWorkload(), round, p.records(), r, midResult, end),
             midResult,
             end,
             dir);
@@ -240,6 +293,8 @@ public final class SinkBenchmark {
     Map<String, String> job = new LinkedHashMap<>(keys);
     job.remove(BenchChild.EXPECTED_ROWS_KEY);
     job.remove(BenchChild.QUERY_READY_TIMEOUT_KEY);
+    job.remove(BenchChild.WARMUP_TOPIC_KEY);
+    job.remove(BenchChild.WARMUP_ROWS_KEY);
     JobConfig config = JobConfig.fromMap(job);
     return Catalogs.catalogLoader(config).loadCatalog().loadTable(Catalogs.tableIdentifier(config));
   }
@@ -263,6 +318,18 @@ public final class SinkBenchmark {
     String topic = "backlog-" + workload;
     kafka.createTopic(topic, settings.partitions());
     InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
+    // a warm-up topic of the backlog's first records, produced first: the query set follows the
+    // last topic produced
+    int warmupRows = (int) Math.ceil(settings.backlog() * rounds.warmupShare());
+    String warmupTopic = warmupRows < settings.backlog() ? topic + "-warmup" : null;
+    if (warmupTopic != null && rounds.warmups() > 0) {
+      kafka.createTopic(warmupTopic, settings.partitions());
+      log(
+          "Warm-up backlog "
+              + workload
+              + " produced: "
+              + feed.produceBacklog(warmupTopic, warmupRows));
+    }
     InputFeed.Produced backlog = feed.produceBacklog(topic);
     log("Backlog " + workload + " produced: " + backlog);
     QuerySet queries = feed.queries();
@@ -277,6 +344,10 @@ public final class SinkBenchmark {
         Path warehouse = dir.resolve("warehouse-" + name);
         keys.put("catalog.warehouse", warehouse.toString());
         keys.putAll(harnessKeys(settings.backlog(), rounds));
+        if (warmupTopic != null) {
+          keys.put(BenchChild.WARMUP_TOPIC_KEY, warmupTopic);
+          keys.put(BenchChild.WARMUP_ROWS_KEY, Integer.toString(warmupRows));
+        }
         RunResult r;
         try (ChildJvm child =
             ChildJvm.start(

@@ -82,6 +82,34 @@ final class ThroughputReport {
     return ratios(workload, num, den, this::recordsPerCpuSecondWithoutJit);
   }
 
+  /**
+   * The sink's own CPU per row, {@code num}'s over {@code den}'s, in each round that ran both and
+   * F: (num − F) / (den − F) by CPU time without JIT, F being the same source and transform into a
+   * discarding sink (issue #36: ours ≤ 0.67× IcebergSink's).
+   */
+  double[] overheadRatios(String workload, String num, String den) {
+    return results.getOrDefault(workload, Map.of()).values().stream()
+        .filter(m -> m.containsKey(num) && m.containsKey(den) && m.containsKey("F"))
+        .mapToDouble(
+            m -> {
+              double floor = cpuMsWithoutJit(m.get("F"));
+              return (cpuMsWithoutJit(m.get(num)) - floor) / (cpuMsWithoutJit(m.get(den)) - floor);
+            })
+        .toArray();
+  }
+
+  private static double cpuMsWithoutJit(RunResult r) {
+    return r.readToEndCpuMs() - r.readToEndJitCpuMs();
+  }
+
+  /** Each round's seconds from the first record read to the end of {@code variant}'s job. */
+  double[] ingestSeconds(String workload, String variant) {
+    return results.getOrDefault(workload, Map.of()).values().stream()
+        .filter(m -> m.containsKey(variant))
+        .mapToDouble(m -> m.get(variant).readToEndMs() / 1000.0)
+        .toArray();
+  }
+
   /** The ratio {@code num/den} in each round of {@code workload} that ran both. */
   double[] ratios(String workload, String num, String den) {
     return ratios(workload, num, den, this::recordsPerSecond);
@@ -136,6 +164,19 @@ final class ThroughputReport {
         Arrays.stream(v).max().orElseThrow(),
         v.length,
         v.length == 1 ? "" : "s");
+  }
+
+  /** "21.3 (20.1–24.0)" seconds, or "n/a". */
+  static String secondsSummary(double[] v) {
+    if (v.length == 0) {
+      return "n/a";
+    }
+    return String.format(
+        Locale.ROOT,
+        "%.1f (%.1f–%.1f)",
+        median(v),
+        Arrays.stream(v).min().orElseThrow(),
+        Arrays.stream(v).max().orElseThrow());
   }
 
   /** The same for {@code 1 - ratio} (a sink's cost relative to the floor), in %. */
@@ -233,7 +274,28 @@ final class ThroughputReport {
             .append(summary(cpuRatiosWithoutJit(w, p[0], p[1])))
             .append('\n');
       }
+      md.append("- ingest, s from the first record read to the job's end:");
+      for (String v : vs) {
+        md.append(' ')
+            .append(v)
+            .append(' ')
+            .append(secondsSummary(ingestSeconds(w, v)))
+            .append(';');
+      }
+      md.setLength(md.length() - 1);
+      md.append('\n');
       if (vs.contains("F")) {
+        for (String[] p : new String[][] {{"A", "B"}, {"A", "BR"}}) {
+          if (vs.contains(p[0]) && vs.contains(p[1])) {
+            md.append("- sink overhead (")
+                .append(p[0])
+                .append("−F)/(")
+                .append(p[1])
+                .append("−F), by CPU time without JIT: ")
+                .append(summary(overheadRatios(w, p[0], p[1])))
+                .append('\n');
+          }
+        }
         for (String v : vs) {
           if (!v.equals("F")) {
             md.append("- cost of ")
@@ -311,6 +373,18 @@ final class ThroughputReport {
             p[0] + "/" + p[1] + " by CPU time without JIT",
             ratioSummary(cpuRatiosWithoutJit(w, p[0], p[1])));
         s.put(p[0] + "/" + p[1], ratioSummary(r));
+      }
+      if (rounds.variants().contains("F")) {
+        for (String den : List.of("B", "BR")) {
+          if (rounds.variants().contains("A") && rounds.variants().contains(den)) {
+            s.put(
+                "(A-F)/(" + den + "-F) by CPU time without JIT",
+                ratioSummary(overheadRatios(w, "A", den)));
+          }
+        }
+      }
+      for (String v : rounds.variants()) {
+        s.put(v + " ingest seconds", ratioSummary(ingestSeconds(w, v)));
       }
       summaries.put(w, s);
     }
