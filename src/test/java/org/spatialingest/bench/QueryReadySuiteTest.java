@@ -42,7 +42,7 @@ class QueryReadySuiteTest {
     BenchSettings s = BenchSettings.parse(r.rest());
 
     assertThat(r.live()).isTrue();
-    assertThat(r.liveVariants()).containsExactly("A", "BR", "BRC");
+    assertThat(r.liveVariants()).containsExactly("A", "BR");
     assertThat(r.liveWorkload()).isEqualTo("points");
     assertThat(r.liveRounds()).isEqualTo(3); // issue #36: at least 3 live rounds
     assertThat(r.throughput()).isTrue();
@@ -50,6 +50,8 @@ class QueryReadySuiteTest {
     assertThat(r.warmupShare()).isEqualTo(0.1);
     assertThat(r.workloads()).containsExactly("points", "mix");
     assertThat(r.variants()).containsExactly("A", "B", "BR", "BRC", "F");
+    assertThat(r.variantsFor("mix")).containsExactly("A", "B", "BR", "BRC", "F");
+    assertThat(r.variantsFor("points")).containsExactly("A", "B", "BR", "F");
     assertThat(r.liveReport()).isFalse(); // no B in the live phase: no side-by-side A/B page
     assertThat(Units.parseBytes(s.target())).isEqualTo(1_000_000L);
   }

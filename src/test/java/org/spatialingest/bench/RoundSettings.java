@@ -25,6 +25,8 @@ import java.util.stream.Stream;
  *       parquet.enable.dictionary=false}, F = the floor (a discarding sink), A0, A1, ... = our sink
  *       from other builds' main classes ({@code baseline=<A0's target/classes>,<A1's>,...}, for
  *       before/after of changes in one run);
+ *   <li>{@code points-variants=}: the variants of the points workload's rounds, if not {@code
+ *       variants};
  *   <li>{@code points-backlog=600000}: the points workload's N (the mix's is {@code backlog});
  *   <li>{@code warmup=1}: jobs each throughput child runs to the end before the measured one, on
  *       the same backlog with its own table and consumer group, so that the measured job runs on
@@ -61,6 +63,7 @@ record RoundSettings(
     int rounds,
     List<String> workloads,
     List<String> variants,
+    List<String> pointsVariants,
     List<Path> baselines,
     int pointsBacklog,
     int warmups,
@@ -84,6 +87,7 @@ record RoundSettings(
           Map.entry("rounds", "3"),
           Map.entry("workloads", "points,mix"),
           Map.entry("variants", "A,B,F"),
+          Map.entry("points-variants", ""),
           Map.entry("baseline", ""),
           Map.entry("points-backlog", "600000"),
           Map.entry("warmup", "1"),
@@ -95,17 +99,19 @@ record RoundSettings(
 
   /**
    * Presets: {@code suite=<name>} stands for these arguments (given first, so any argument after
-   * them wins). {@code query-ready} (issues #24 and #36, ≤ 45 min on 2 cores): 3 live rounds of A,
-   * BR and BRC on points, then 5 interleaved throughput rounds of A, B, BR, BRC and F on points and
-   * on the mix. Sized so that each sink's measured job reads for at least ~20 s on a quiet 2-core
-   * machine (2026-12-03: ~100,000 points/s and ~9,000 mix rows/s for ours and IcebergSink; the
-   * floor F is faster on the same N), so that a job's start and end are noise in its ratios; a
-   * warm-up job reads the first 10 % only (a 20 s job runs compiled code after its first seconds).
-   * T = 1 MB, so that the files Iceberg's sink closes every C = 1 s in the live phase (~0.3 MB) do
-   * not reach T/2; the live rate 10,000 rec/s is what the job keeps up with on a busy machine. BRC
-   * waits at most 30 s for query-ready after its ingest (the mix's got there within ~7 s on
-   * 2026-12-02, the points' stalls), and its warm-up as long for a first rewrite, which a warm-up
-   * of a few seconds may never see.
+   * them wins). {@code query-ready} (issues #24 and #36, ≤ 45 min on 2 cores as the goal): 3 live
+   * rounds of A and BR on points, then 5 interleaved throughput rounds of A, B, BR and F on points
+   * and of A, B, BR, BRC and F on the mix. Sized so that each sink's measured job reads for about
+   * 20 s or more on a quiet 2-core machine (2026-12-03, warmed up: IcebergSink ~150,000 points/s,
+   * ours ~105,000, the mix ~9,000 rows/s), so that a job's start and end are noise in its ratios;
+   * the floor F reads the same N faster. A warm-up job reads the first 10 % only (a 20 s job runs
+   * compiled code after its first seconds). T = 1 MB, so that the files Iceberg's sink closes every
+   * C = 1 s in the live phase (~0.3 MB) do not reach T/2; the live rate 10,000 rec/s is what the
+   * job keeps up with on a busy machine. BRC runs on the mix only: on points at this T Iceberg's
+   * compaction never made its table query-ready (it stalls, every run since 2026-12-01), live or
+   * backlog, and its waits were ~45 % of a points round; on the mix it waits at most 30 s for
+   * query-ready after its ingest (it got there within ~7 s on 2026-12-02), and its warm-up as long
+   * for a first rewrite.
    */
   static final Map<String, List<String>> SUITES =
       Map.of(
@@ -113,12 +119,13 @@ record RoundSettings(
           List.of(
               "phases=live,throughput",
               "live-rounds=3",
-              "live-variants=A,BR,BRC",
+              "live-variants=A,BR",
               "live-workload=points",
               "rounds=5",
               "workloads=points,mix",
               "variants=A,B,BR,BRC,F",
-              "points-backlog=2000000",
+              "points-variants=A,B,BR,F",
+              "points-backlog=3000000",
               "backlog=200000",
               "warmup-share=0.1",
               "target=1MB",
@@ -166,8 +173,14 @@ record RoundSettings(
     if (v.isEmpty() || !KNOWN_VARIANTS.containsAll(v)) {
       throw new IllegalArgumentException("variants must be of " + KNOWN_VARIANTS + ": " + v);
     }
+    List<String> pv = list(knobs.get("points-variants"));
+    if (!KNOWN_VARIANTS.containsAll(pv)) {
+      throw new IllegalArgumentException(
+          "points-variants must be of " + KNOWN_VARIANTS + ": " + pv);
+    }
+    pv = pv.isEmpty() ? v : pv;
     List<Path> base = list(baseline).stream().map(b -> Path.of(b).toAbsolutePath()).toList();
-    for (String variant : v) {
+    for (String variant : java.util.stream.Stream.concat(v.stream(), pv.stream()).toList()) {
       if (variant.matches("A[0-9]")) {
         int i = variant.charAt(1) - '0';
         if (i >= base.size() || !Files.isDirectory(base.get(i))) {
@@ -226,6 +239,7 @@ record RoundSettings(
         n,
         w,
         v,
+        pv,
         base,
         Integer.parseInt(pointsBacklog),
         warmups,
@@ -282,6 +296,11 @@ record RoundSettings(
     return BenchSettings.parse(args);
   }
 
+  /** The variants of {@code workload}'s throughput rounds. */
+  List<String> variantsFor(String workload) {
+    return workload.equals("points") ? pointsVariants : variants;
+  }
+
   /** The main classes variant {@code v} runs, null for this build's. */
   Path classes(String v) {
     return v.matches("A[0-9]") ? baselines.get(v.charAt(1) - '0') : null;
@@ -289,7 +308,7 @@ record RoundSettings(
 
   String describe() {
     return String.format(
-        "phases %s, %d interleaved round(s) of %s per workload %s (order rotated per round), "
+        "phases %s, %d interleaved round(s) of %s per workload %s%s (order rotated per round), "
             + "%d warm-up job(s) per throughput child on %.0f %% of the backlog%s%s",
         (live
                 ? "live ("
@@ -304,6 +323,7 @@ record RoundSettings(
         rounds,
         variants,
         workloads,
+        pointsVariants.equals(variants) ? "" : " (points: " + pointsVariants + ")",
         warmups,
         warmupShare * 100,
         baselines.isEmpty() ? "" : ", A0, A1, ... from " + baselines,

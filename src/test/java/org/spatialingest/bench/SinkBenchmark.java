@@ -333,7 +333,7 @@ public final class SinkBenchmark {
     InputFeed.Produced backlog = feed.produceBacklog(topic);
     log("Backlog " + workload + " produced: " + backlog);
     QuerySet queries = feed.queries();
-    List<String> variants = rounds.variants();
+    List<String> variants = rounds.variantsFor(workload);
     for (int round = 1; round <= rounds.rounds(); round++) {
       List<String> order = new ArrayList<>(variants);
       Collections.rotate(order, -(round - 1));
