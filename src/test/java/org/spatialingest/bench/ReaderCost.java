@@ -36,8 +36,21 @@ final class ReaderCost {
       long rowsReturned,
       long wallMs) {}
 
-  /** A query set's figures on one table, with the medians the report keeps. */
-  record Result(List<QueryResult> queries) {
+  /**
+   * A query set's figures on one table, with the medians the report keeps; {@code rowsInSnapshot}
+   * is how many rows the snapshot queried held (its summary's {@code total-records}), so that
+   * tables that had committed different shares of the input can be compared per row.
+   */
+  record Result(List<QueryResult> queries, long rowsInSnapshot) {
+    Result(List<QueryResult> queries) {
+      this(queries, -1);
+    }
+
+    /** The median bbox query's bytes read per row the snapshot held; null if not known. */
+    Double bboxBytesReadPerRow() {
+      return rowsInSnapshot <= 0 ? null : bboxBytesReadMedian() / rowsInSnapshot;
+    }
+
     double bboxFilesPlannedMedian() {
       return median(queries, true, QueryResult::filesPlanned);
     }
@@ -141,7 +154,12 @@ final class ReaderCost {
               rows,
               (System.nanoTime() - start) / 1_000_000));
     }
-    return new Result(List.copyOf(results));
+    long rowsInSnapshot = 0;
+    if (snapshotId != null) {
+      String total = table.snapshot(snapshotId).summary().get("total-records");
+      rowsInSnapshot = total == null ? -1 : Long.parseLong(total);
+    }
+    return new Result(List.copyOf(results), rowsInSnapshot);
   }
 
   /** The current snapshot's id, null if the table has none yet. */
