@@ -204,77 +204,66 @@ public final class SinkBenchmark {
       QueryReadyReport queryReady)
       throws Exception {
     Duration timeout = settings.phaseTimeout();
-    {
-      String topic = "live-" + v + "-r" + round;
-      String name = "live r" + round + " " + v;
-      kafka.createTopic(topic, settings.partitions());
-      Map<String, String> keys = jobKeys(settings, kafka, topic, dir);
-      keys.putAll(harnessKeys(settings.liveRecords(), rounds));
-      int slot = round > 1 ? -1 : v.equals("A") ? 0 : v.equals("B") ? 1 : -1;
-      try (ChildJvm child =
-          ChildJvm.start(
-              dir,
-              "live-r" + round + "-" + v,
-              v,
-              "live",
-              settings,
-              keys,
-              stopWait,
-              false,
-              null,
-              0)) {
-        child.awaitReady(timeout);
-        log(name + ": job running; producing for " + settings.duration().toSeconds() + " s");
-        // the table as it is in the middle of the phase, when the job has read half the input (it
-        // may lag behind the production): its snapshot is taken then, the queries run on it after
-        // the phase, so that reading costs the measured job no core
-        CompletableFuture<Long> mid = new CompletableFuture<>();
-        long half = settings.liveRecords() / 2;
-        Thread midQueries =
-            new Thread(
-                () -> {
-                  try {
-                    while (child.consumed() < half) {
-                      Thread.sleep(50);
-                    }
-                    mid.complete(ReaderCost.currentSnapshot(table(keys)));
-                  } catch (Throwable t) {
-                    mid.completeExceptionally(t);
+    String topic = "live-" + v + "-r" + round;
+    String name = "live r" + round + " " + v;
+    kafka.createTopic(topic, settings.partitions());
+    Map<String, String> keys = jobKeys(settings, kafka, topic, dir);
+    keys.putAll(harnessKeys(settings.liveRecords(), rounds));
+    int slot = round > 1 ? -1 : v.equals("A") ? 0 : v.equals("B") ? 1 : -1;
+    try (ChildJvm child =
+        ChildJvm.start(
+            dir, "live-r" + round + "-" + v, v, "live", settings, keys, stopWait, false, null, 0)) {
+      child.awaitReady(timeout);
+      log(name + ": job running; producing for " + settings.duration().toSeconds() + " s");
+      // the table as it is in the middle of the phase, when the job has read half the input (it
+      // may lag behind the production): its snapshot is taken then, the queries run on it after
+      // the phase, so that reading costs the measured job no core
+      CompletableFuture<Long> mid = new CompletableFuture<>();
+      long half = settings.liveRecords() / 2;
+      Thread midQueries =
+          new Thread(
+              () -> {
+                try {
+                  while (child.consumed() < half) {
+                    Thread.sleep(50);
                   }
-                },
-                "mid-phase-snapshot");
-        midQueries.setDaemon(true);
-        midQueries.start();
-        InputFeed.Produced p = feed.replayLive(topic);
-        log(name + ": produced " + p + "; waiting until the job has consumed everything");
-        long catchUp = awaitConsumed(p.records(), child, timeout);
-        log(name + ": caught up " + catchUp + " ms after production ended; draining");
-        Long midSnapshot = mid.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        child.requestStop();
-        RunResult r = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
-        log(name + ": " + r);
-        if (r.rowsCommitted() != p.records()) {
-          throw new IllegalStateException(
-              name + " committed " + r.rowsCommitted() + " rows of " + p.records());
-        }
-        Table table = table(keys);
-        // mid-phase: files, row groups and bytes; its rows are not read (they differ from the other
-        // pipelines' by commit lag anyway, and reading is most of the set's cost)
-        ReaderCost.Result midResult = ReaderCost.run(table, queries, midSnapshot, false);
-        // rows are read and compared in the first round only, as in the throughput phase
-        ReaderCost.Result end =
-            ReaderCost.run(table, queries, ReaderCost.currentSnapshot(table), round == 1);
-        queryReady.add(
-            QueryReadyReport.Row.of(
-                "live", rounds.liveWorkload(), round, p.records(), r, midResult, end),
-            midResult,
-            end,
-            dir);
-        if (slot >= 0) {
-          produced[slot] = p;
-          catchUpMs[slot] = catchUp;
-          live[slot] = r;
-        }
+                  mid.complete(ReaderCost.currentSnapshot(table(keys)));
+                } catch (Throwable t) {
+                  mid.completeExceptionally(t);
+                }
+              },
+              "mid-phase-snapshot");
+      midQueries.setDaemon(true);
+      midQueries.start();
+      InputFeed.Produced p = feed.replayLive(topic);
+      log(name + ": produced " + p + "; waiting until the job has consumed everything");
+      long catchUp = awaitConsumed(p.records(), child, timeout);
+      log(name + ": caught up " + catchUp + " ms after production ended; draining");
+      Long midSnapshot = mid.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      child.requestStop();
+      RunResult r = child.awaitResult(timeout.multipliedBy(2).plusMinutes(1));
+      log(name + ": " + r);
+      if (r.rowsCommitted() != p.records()) {
+        throw new IllegalStateException(
+            name + " committed " + r.rowsCommitted() + " rows of " + p.records());
+      }
+      Table table = table(keys);
+      // mid-phase: files, row groups and bytes; its rows are not read (they differ from the other
+      // pipelines' by commit lag anyway, and reading is most of the set's cost)
+      ReaderCost.Result midResult = ReaderCost.run(table, queries, midSnapshot, false);
+      // rows are read and compared in the first round only, as in the throughput phase
+      ReaderCost.Result end =
+          ReaderCost.run(table, queries, ReaderCost.currentSnapshot(table), round == 1);
+      queryReady.add(
+          QueryReadyReport.Row.of(
+              "live", rounds.liveWorkload(), round, p.records(), r, midResult, end),
+          midResult,
+          end,
+          dir);
+      if (slot >= 0) {
+        produced[slot] = p;
+        catchUpMs[slot] = catchUp;
+        live[slot] = r;
       }
     }
   }
