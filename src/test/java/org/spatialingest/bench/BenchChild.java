@@ -48,6 +48,9 @@ import org.spatialingest.tools.SinkWrittenTables;
  *       chained to its transform subtask, every writer writing every partition;
  *   <li>{@code B}: Iceberg's {@code IcebergSink.forRowData(rows).tableLoader(..).append()} into a
  *       table created by the same {@link TableBootstrap#ensureTable};
+ *   <li>{@code BT}: as {@code B}, on a table with {@code write.target-file-size-bytes} = T, so that
+ *       it rolls its files at T as ours closes them (B alone closes one file per writer and
+ *       checkpoint, whatever T);
  *   <li>{@code B1}: as {@code B}, on a table with {@code parquet.enable.dictionary=false};
  *   <li>{@code F}: the floor, a {@code DiscardingSink} (same source and transform, nothing
  *       written);
@@ -159,7 +162,8 @@ public final class BenchChild {
           ChildCluster.start(
               2 * parallelism,
               resultFile.resolveSibling(
-                  "checkpoints-" + resultFile.getFileName().toString().replace(".json", "")))) {
+                  "checkpoints-" + resultFile.getFileName().toString().replace(".json", "")),
+              live ? JobMonitor.LIVE_PERIOD : JobMonitor.THROUGHPUT_PERIOD)) {
         for (int w = 1; !live && w <= warmups; w++) {
           Map<String, String> warmupKeys = new LinkedHashMap<>(keys);
           if (warmupTopic != null) {
@@ -179,7 +183,7 @@ public final class BenchChild {
         long submitted = System.nanoTime();
         JobClient job = submit(cluster, variant, phase, parallelism, config);
         JobRest rest = new JobRest(cluster.restAddress(), job.getJobID());
-        JobMonitor monitor = new JobMonitor(rest);
+        JobMonitor monitor = new JobMonitor(rest, cluster.monitorPeriod());
         PhaseGuard guard = new PhaseGuard(name, job, monitor);
         Table table = null;
         long drainMs = 0;
@@ -305,7 +309,9 @@ public final class BenchChild {
                 ready == null ? -1 : (ready[1] - ArrivalProbe.firstArrivalCpuNanos()) / 1_000_000,
                 ready == null
                     ? -1
-                    : (ready[2] - ArrivalProbe.firstArrivalJitCpuNanos()) / 1_000_000);
+                    : (ready[2] - ArrivalProbe.firstArrivalJitCpuNanos()) / 1_000_000,
+                s.partitions(),
+                s.metadata());
         new ObjectMapper().writerWithDefaultPrettyPrinter().writeValue(resultFile.toFile(), r);
       }
     }
@@ -417,12 +423,20 @@ public final class BenchChild {
         // a lock database per warehouse: a cancelled warm-up job may leave its lock held
         compaction(env, config, parallelism, "jdbc:sqlite:" + config.warehouse() + "-locks.db");
       }
+      case "BT" ->
+          icebergSink(
+              rows,
+              config,
+              parallelism,
+              Map.of(
+                  TableProperties.WRITE_TARGET_FILE_SIZE_BYTES,
+                  Long.toString(config.targetFileBytes())));
       case "B1" ->
           icebergSink(rows, config, parallelism, Map.of("parquet.enable.dictionary", "false"));
       case "F" -> discardingSink(rows, config, parallelism);
       default ->
           throw new IllegalArgumentException(
-              "variant must be A, AN, AC, A0-A9, B, B1, BR, BRC or F: " + variant);
+              "variant must be A, AN, AC, A0-A9, B, BT, B1, BR, BRC or F: " + variant);
     }
     return env.executeAsync("bench-" + variant + "-" + phase);
   }
@@ -449,7 +463,8 @@ public final class BenchChild {
     twin.put("kafka.group-id", keys.get("kafka.group-id") + suffix);
     JobConfig config = JobConfig.fromMap(twin);
     JobClient job = submit(cluster, variant, "throughput", parallelism, config);
-    JobMonitor monitor = new JobMonitor(new JobRest(cluster.restAddress(), job.getJobID()));
+    JobMonitor monitor =
+        new JobMonitor(new JobRest(cluster.restAddress(), job.getJobID()), cluster.monitorPeriod());
     PhaseGuard guard = new PhaseGuard(name, job, monitor);
     if (compacts(variant)) {
       // the compaction's code is warmed up too: until query-ready (or its time-out), then cancel

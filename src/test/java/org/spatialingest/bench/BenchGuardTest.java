@@ -38,7 +38,7 @@ class BenchGuardTest {
 
   @BeforeEach
   void start(@TempDir Path dir) throws Exception {
-    cluster = ChildCluster.start(2, dir.resolve("checkpoints"));
+    cluster = ChildCluster.start(2, dir.resolve("checkpoints"), JobMonitor.LIVE_PERIOD);
     ArrivalProbe.reset();
     FailOnceAfterCheckpoint.reset();
   }
@@ -89,7 +89,7 @@ class BenchGuardTest {
     records(env, records).map(new Stages()).name("stages").sinkTo(new DiscardingSink<>());
     JobClient job = env.executeAsync("checkpoints");
     JobRest rest = new JobRest(cluster.restAddress(), job.getJobID());
-    JobMonitor monitor = new JobMonitor(rest);
+    JobMonitor monitor = new JobMonitor(rest, cluster.monitorPeriod());
     new PhaseGuard("test phase", job, monitor)
         .await(job.getJobExecutionResult(), Duration.ofMinutes(2), "the end");
     monitor.close();
@@ -121,7 +121,8 @@ class BenchGuardTest {
   }
 
   private JobMonitor monitor(JobClient job) throws Exception {
-    return new JobMonitor(new JobRest(cluster.restAddress(), job.getJobID()));
+    return new JobMonitor(
+        new JobRest(cluster.restAddress(), job.getJobID()), cluster.monitorPeriod());
   }
 
   /**

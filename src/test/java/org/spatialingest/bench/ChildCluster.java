@@ -20,18 +20,25 @@ import org.apache.flink.streaming.util.TestStreamEnvironment;
  * <b>file-system checkpoint storage</b> in {@code checkpointDir} (a local environment otherwise
  * keeps checkpoints in JobManager memory and fails any task state over 5 MiB, then restarts), a
  * REST endpoint on a random loopback port, a checkpoint history long enough for a whole run, and
- * metrics fetched every 200 ms. {@link #environment()} submits to it.
+ * metrics fetched as often as its {@link JobMonitor} looks. {@link #environment()} submits to it.
  */
 final class ChildCluster implements AutoCloseable {
   private final MiniCluster cluster;
   private final Configuration configuration;
+  private final Duration monitorPeriod;
 
-  private ChildCluster(MiniCluster cluster, Configuration configuration) {
+  private ChildCluster(MiniCluster cluster, Configuration configuration, Duration monitorPeriod) {
     this.cluster = cluster;
     this.configuration = configuration;
+    this.monitorPeriod = monitorPeriod;
   }
 
-  static ChildCluster start(int slots, Path checkpointDir) throws Exception {
+  /**
+   * @param monitorPeriod how often its jobs' {@link JobMonitor}s look, and so how often the cluster
+   *     fetches metrics ({@link JobMonitor#LIVE_PERIOD} or {@link JobMonitor#THROUGHPUT_PERIOD})
+   */
+  static ChildCluster start(int slots, Path checkpointDir, Duration monitorPeriod)
+      throws Exception {
     Configuration conf = new Configuration();
     conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
     conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDir.toUri().toString());
@@ -39,7 +46,7 @@ final class ChildCluster implements AutoCloseable {
     conf.set(RestOptions.ADDRESS, "127.0.0.1");
     conf.set(RestOptions.BIND_PORT, "0");
     conf.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 100_000);
-    conf.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(JobMonitor.PERIOD_MS));
+    conf.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, monitorPeriod);
     MiniCluster cluster =
         new MiniCluster(
             new MiniClusterConfiguration.Builder()
@@ -49,7 +56,12 @@ final class ChildCluster implements AutoCloseable {
                 .build());
     cluster.start();
     TestStreamEnvironment.setAsContext(cluster, slots);
-    return new ChildCluster(cluster, conf);
+    return new ChildCluster(cluster, conf, monitorPeriod);
+  }
+
+  /** How often its jobs' monitors look: the period it fetches metrics at. */
+  Duration monitorPeriod() {
+    return monitorPeriod;
   }
 
   /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,7 @@ class QueryReadySuiteTest {
           "bboxFilesPlannedMedian",
           "bboxBytesReadMedian",
           "timeRangeFilesPlannedMedian",
+          "timeRangeBytesReadMedian",
           "rowsReturnedTotal",
           "round");
 
@@ -64,7 +66,24 @@ class QueryReadySuiteTest {
     assertThat(r.rounds()).isEqualTo(1);
     assertThat(BenchSettings.parse(r.rest()).duration().toSeconds()).isEqualTo(20);
     assertThatThrownBy(() -> RoundSettings.parse(new String[] {"suite=fast"}))
-        .hasMessageContaining("suite must be one of [query-ready]: fast");
+        .hasMessageContaining("suite must be one of [production, query-ready]: fast");
+  }
+
+  @Test
+  void theProductionSuiteIsADayOfPointsAtProductionsBounds() {
+    RoundSettings r = RoundSettings.parse(new String[] {"suite=production"});
+    BenchSettings s = BenchSettings.parse(r.rest());
+
+    assertThat(r.live()).isFalse();
+    assertThat(r.queries()).isTrue(); // bbox and time-range bytes read are what it reports
+    assertThat(r.variantsFor("points")).containsExactly("A", "B", "BR", "F");
+    // issue #36 item 5: >= 5 M points over 24 h of event time (the backlog's spacing is 1/rate s)
+    assertThat(r.pointsBacklog()).isGreaterThanOrEqualTo(5_000_000);
+    assertThat(Duration.ofMillis(r.pointsBacklog() * 1000L / s.rate()))
+        .isGreaterThanOrEqualTo(Duration.ofHours(24));
+    assertThat(Units.parseBytes(s.target())).isGreaterThanOrEqualTo(32_000_000L);
+    assertThat(s.latency()).isEqualTo(Duration.ofSeconds(60));
+    assertThat(s.checkpoint()).isEqualTo(Duration.ofSeconds(10));
   }
 
   @Test
@@ -98,6 +117,7 @@ class QueryReadySuiteTest {
     assertThat(brc.get("cpuSecondsPerMillionRowsNoJit").asDouble()).isEqualTo(2.0);
     assertThat(brc.get("bboxFilesPlannedMedian").asDouble()).isEqualTo(7);
     assertThat(brc.get("timeRangeFilesPlannedMedian").asDouble()).isEqualTo(3);
+    assertThat(brc.get("timeRangeBytesReadMedian").asDouble()).isEqualTo(2_000);
     // live: the query fields are the mid-phase ones
     assertThat(json.get(1).get("bboxFilesPlannedMedian").asDouble()).isEqualTo(2);
     assertThat(json.get(1).get("endBboxFilesPlannedMedian").asDouble()).isEqualTo(7);
@@ -227,6 +247,8 @@ class QueryReadySuiteTest {
         true,
         1_000,
         cpuMs,
-        jitMs);
+        jitMs,
+        1,
+        new TableStats.Metadata(1, 1));
   }
 }

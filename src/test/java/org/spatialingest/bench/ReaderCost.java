@@ -63,6 +63,10 @@ final class ReaderCost {
       return median(queries, false, QueryResult::filesPlanned);
     }
 
+    double timeRangeBytesReadMedian() {
+      return median(queries, false, QueryResult::bytesRead);
+    }
+
     /** The rows all queries returned; null when the rows were not read ({@code readRows}). */
     Long rowsReturnedTotal() {
       return rowsRead() ? queries.stream().mapToLong(QueryResult::rowsReturned).sum() : null;

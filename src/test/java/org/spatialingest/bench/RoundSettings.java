@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
@@ -21,10 +22,10 @@ import java.util.stream.Stream;
  *       2,000-vertex polygons);
  *   <li>{@code variants=A,B,F}: A = our sink, AN = ours with {@code sink.distribution=none} (no
  *       exchange: each writer chained to its transform), AC = ours without object reuse, B =
- *       Iceberg's {@code IcebergSink}, B1 = the same on a table with {@code
- *       parquet.enable.dictionary=false}, F = the floor (a discarding sink), A0, A1, ... = our sink
- *       from other builds' main classes ({@code baseline=<A0's target/classes>,<A1's>,...}, for
- *       before/after of changes in one run);
+ *       Iceberg's {@code IcebergSink}, BT = the same rolling its files at T, B1 = the same on a
+ *       table with {@code parquet.enable.dictionary=false}, F = the floor (a discarding sink), A0,
+ *       A1, ... = our sink from other builds' main classes ({@code baseline=<A0's
+ *       target/classes>,<A1's>,...}, for before/after of changes in one run);
  *   <li>{@code points-variants=}: the variants of the points workload's rounds, if not {@code
  *       variants};
  *   <li>{@code points-backlog=600000}: the points workload's N (the mix's is {@code backlog});
@@ -41,8 +42,8 @@ import java.util.stream.Stream;
  *       commit to make its table query-ready ({@link QueryReady}); not getting there is reported,
  *       and so is a compaction that stalls first ({@link CompactionProgress}: three rewrites that
  *       left neither fewer nor larger files end the wait); a warm-up waits for one rewrite only;
- *   <li>{@code suite=query-ready}: a preset of all the knobs above and of {@link BenchSettings}'
- *       (see {@link #SUITES}); arguments given with it override its values;
+ *   <li>{@code suite=query-ready} or {@code suite=production}: a preset of the knobs above and of
+ *       {@link BenchSettings}' (see {@link #SUITES}); arguments given with it override its values;
  *   <li>{@code jfr}: record every throughput run with Java Flight Recorder ({@code profile});
  *   <li>{@code no-queries}: no query set after the throughput runs (their query fields are null):
  *       for measuring CPU ratios only, where reading a round's tables back takes minutes.
@@ -74,8 +75,8 @@ record RoundSettings(
 
   static final List<String> KNOWN_VARIANTS =
       List.of(
-          "A", "AN", "AC", "B", "B1", "BR", "BRC", "F", "A0", "A1", "A2", "A3", "A4", "A5", "A6",
-          "A7", "A8", "A9");
+          "A", "AN", "AC", "B", "BT", "B1", "BR", "BRC", "F", "A0", "A1", "A2", "A3", "A4", "A5",
+          "A6", "A7", "A8", "A9");
   static final List<String> KNOWN_WORKLOADS = List.of("points", "mix");
 
   /**
@@ -112,26 +113,46 @@ record RoundSettings(
    * backlog, and its waits were ~45 % of a points round; on the mix it waits at most 30 s for
    * query-ready after its ingest (it got there within ~7 s on 2026-12-02), and its warm-up as long
    * for a first rewrite.
+   *
+   * <p>{@code production} (issue #36 item 5, not in CI): the scenario at production's shape, as a
+   * backfill: 5,000,000 points whose event times span 24.4 h (one every 1/57 s), read from a
+   * backlog by ours, IcebergSink, IcebergSink with its range shuffle, and the floor, once each
+   * (warm-up on the first 10 %), with T = 32 MB, L = 60 s, C = 10 s and the table's default daily
+   * partitions; then the query set on each table. It reports CPU per million rows, files per
+   * partition, bbox and time-range bytes read and the tables' metadata after the run.
    */
   static final Map<String, List<String>> SUITES =
-      Map.of(
-          "query-ready",
-          List.of(
-              "phases=live,throughput",
-              "live-rounds=3",
-              "live-variants=A,BR",
-              "live-workload=points",
-              "rounds=5",
-              "workloads=points,mix",
-              "variants=A,B,BR,BRC,F",
-              "points-variants=A,B,BR,F",
-              "points-backlog=3000000",
-              "backlog=200000",
-              "warmup-share=0.1",
-              "target=1MB",
-              "rate=10000",
-              "duration=20s",
-              "query-ready-timeout=30s"));
+      new TreeMap<>(
+          Map.of(
+              "production",
+              List.of(
+                  "phases=throughput",
+                  "rounds=1",
+                  "workloads=points",
+                  "variants=A,B,BR,F",
+                  "points-backlog=5000000",
+                  "rate=57",
+                  "warmup-share=0.1",
+                  "target=32MB",
+                  "latency=60s",
+                  "checkpoint=10s"),
+              "query-ready",
+              List.of(
+                  "phases=live,throughput",
+                  "live-rounds=3",
+                  "live-variants=A,BR",
+                  "live-workload=points",
+                  "rounds=5",
+                  "workloads=points,mix",
+                  "variants=A,B,BR,BRC,F",
+                  "points-variants=A,B,BR,F",
+                  "points-backlog=3000000",
+                  "backlog=200000",
+                  "warmup-share=0.1",
+                  "target=1MB",
+                  "rate=10000",
+                  "duration=20s",
+                  "query-ready-timeout=30s")));
 
   static RoundSettings parse(String[] args) {
     Map<String, String> knobs = new HashMap<>();

@@ -30,6 +30,8 @@ import java.util.Map;
  * @param queryReadyCpuMs the child JVM's CPU time over {@code queryReadyMs}, compaction included
  *     (it runs in the same JVM); -1 if never
  * @param queryReadyJitCpuMs the JIT compiler threads' part of it; -1 if never
+ * @param partitions the partitions the table's current data files lie in
+ * @param metadata the table's metadata directory after the run
  */
 record RunResult(
     String variant,
@@ -58,4 +60,17 @@ record RunResult(
     boolean queryReady,
     long queryReadyMs,
     long queryReadyCpuMs,
-    long queryReadyJitCpuMs) {}
+    long queryReadyJitCpuMs,
+    int partitions,
+    TableStats.Metadata metadata) {
+
+  /** {@code readToEndCpuMs} without the JIT compiler threads' part: what the rows cost. */
+  long readToEndCpuMsWithoutJit() {
+    return readToEndCpuMs - readToEndJitCpuMs;
+  }
+
+  /** {@code queryReadyCpuMs} without the JIT compiler threads' part; -1 if never query-ready. */
+  long queryReadyCpuMsWithoutJit() {
+    return queryReady ? queryReadyCpuMs - queryReadyJitCpuMs : -1;
+  }
+}

@@ -4,14 +4,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.io.CloseableIterable;
+import org.apache.iceberg.io.FileInfo;
+import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.apache.iceberg.types.Conversions;
 import org.apache.iceberg.types.Types;
 import org.spatialingest.table.SnapshotSummaryKeys;
@@ -33,7 +37,15 @@ final class TableStats {
       long p90,
       long max,
       long maxRowAgeAtCommitMs,
-      Map<String, Long> closeReasons) {}
+      Map<String, Long> closeReasons,
+      int partitions,
+      Metadata metadata) {}
+
+  /**
+   * The files under the table's {@code metadata/} directory: {@code metadata.json} versions,
+   * manifest lists and manifests, all that a reader and the next commit may have to read.
+   */
+  record Metadata(int files, long bytes) {}
 
   private TableStats() {}
 
@@ -66,11 +78,13 @@ final class TableStats {
               });
     }
     List<Long> sizes = new ArrayList<>();
+    Set<String> partitions = new HashSet<>();
     long rows = 0;
     long bytes = 0;
     if (table.currentSnapshot() != null) {
       try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
         for (FileScanTask t : tasks) {
+          partitions.add(t.spec().partitionToPath(t.file().partition()));
           sizes.add(t.file().fileSizeInBytes());
           rows += t.file().recordCount();
           bytes += t.file().fileSizeInBytes();
@@ -90,6 +104,20 @@ final class TableStats {
         Percentiles.of(sizes, 90),
         sizes.isEmpty() ? 0 : sizes.get(sizes.size() - 1),
         maxAge,
-        reasons);
+        reasons,
+        partitions.size(),
+        metadata(table));
+  }
+
+  /** What the table's metadata directory holds now (its file IO lists it). */
+  static Metadata metadata(Table table) {
+    int files = 0;
+    long bytes = 0;
+    for (FileInfo f :
+        ((SupportsPrefixOperations) table.io()).listPrefix(table.location() + "/metadata/")) {
+      files++;
+      bytes += f.size();
+    }
+    return new Metadata(files, bytes);
   }
 }

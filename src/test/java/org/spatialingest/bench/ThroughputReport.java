@@ -28,6 +28,9 @@ final class ThroughputReport {
   private final RoundSettings rounds;
 
   /** workload -> round (1-based) -> variant -> result. */
+  /** The sinks ours' overhead over the floor is set against: (A − F)/(den − F). */
+  static final List<String> OVERHEAD_DENOMINATORS = List.of("B", "BT", "BR");
+
   private final Map<String, Map<Integer, Map<String, RunResult>>> results = new LinkedHashMap<>();
 
   /** workload -> N. */
@@ -67,9 +70,7 @@ final class ThroughputReport {
    * a warmed-up JVM.
    */
   double recordsPerCpuSecondWithoutJit(String workload, RunResult r) {
-    return backlogs.get(workload)
-        * 1000.0
-        / Math.max(1, r.readToEndCpuMs() - r.readToEndJitCpuMs());
+    return backlogs.get(workload) * 1000.0 / Math.max(1, r.readToEndCpuMsWithoutJit());
   }
 
   /** {@code num/den} by CPU time ({@link #recordsPerCpuSecond}) in each round that ran both. */
@@ -92,14 +93,40 @@ final class ThroughputReport {
         .filter(m -> m.containsKey(num) && m.containsKey(den) && m.containsKey("F"))
         .mapToDouble(
             m -> {
-              double floor = cpuMsWithoutJit(m.get("F"));
-              return (cpuMsWithoutJit(m.get(num)) - floor) / (cpuMsWithoutJit(m.get(den)) - floor);
+              double floor = m.get("F").readToEndCpuMsWithoutJit();
+              return (m.get(num).readToEndCpuMsWithoutJit() - floor)
+                  / (m.get(den).readToEndCpuMsWithoutJit() - floor);
             })
         .toArray();
   }
 
-  private static double cpuMsWithoutJit(RunResult r) {
-    return r.readToEndCpuMs() - r.readToEndJitCpuMs();
+  /**
+   * The sink's own CPU, {@code num}'s over {@code den}'s, summed over the rounds that ran both and
+   * F: Σ(num − F) / Σ(den − F) by CPU time without JIT. Where den − F is small against F (the mix:
+   * the transform is most of every variant's CPU), one round's ratio is the quotient of two noisy
+   * differences; the sums weigh each round by its cost instead. NaN without such rounds.
+   */
+  double overheadOfSums(String workload, String num, String den) {
+    double sumNum = 0;
+    double sumDen = 0;
+    int rounds = 0;
+    for (Map<String, RunResult> m : results.getOrDefault(workload, Map.of()).values()) {
+      if (m.containsKey(num) && m.containsKey(den) && m.containsKey("F")) {
+        long floor = m.get("F").readToEndCpuMsWithoutJit();
+        sumNum += m.get(num).readToEndCpuMsWithoutJit() - floor;
+        sumDen += m.get(den).readToEndCpuMsWithoutJit() - floor;
+        rounds++;
+      }
+    }
+    return rounds == 0 ? Double.NaN : sumNum / sumDen;
+  }
+
+  /** Each round's CPU seconds without JIT per million rows of {@code variant}'s job. */
+  double[] cpuSecondsPerMillionRows(String workload, String variant) {
+    return results.getOrDefault(workload, Map.of()).values().stream()
+        .filter(m -> m.containsKey(variant))
+        .mapToDouble(m -> m.get(variant).readToEndCpuMsWithoutJit() * 1e3 / backlogs.get(workload))
+        .toArray();
   }
 
   /** Each round's seconds from the first record read to the end of {@code variant}'s job. */
@@ -284,15 +311,49 @@ final class ThroughputReport {
       }
       md.setLength(md.length() - 1);
       md.append('\n');
+      md.append("- CPU seconds per million rows without JIT:");
+      for (String v : vs) {
+        md.append(' ')
+            .append(v)
+            .append(' ')
+            .append(secondsSummary(cpuSecondsPerMillionRows(w, v)))
+            .append(';');
+      }
+      md.setLength(md.length() - 1);
+      md.append('\n');
+      md.append(
+          "- the tables after the last round's jobs: partitions, data files per partition, metadata"
+              + " files / bytes:");
+      Map<String, RunResult> last = results.get(w).values().stream().reduce((a, b) -> b).get();
+      for (String v : vs) {
+        RunResult r = last.get(v);
+        if (!v.equals("F") && r.metadata() != null) {
+          md.append(
+              String.format(
+                  Locale.ROOT,
+                  " %s %d, %.1f, %d / %,d;",
+                  v,
+                  r.partitions(),
+                  r.dataFiles() / (double) Math.max(1, r.partitions()),
+                  r.metadata().files(),
+                  r.metadata().bytes()));
+        }
+      }
+      md.setLength(md.length() - 1);
+      md.append('\n');
       if (vs.contains("F")) {
-        for (String[] p : new String[][] {{"A", "B"}, {"A", "BR"}}) {
-          if (vs.contains(p[0]) && vs.contains(p[1])) {
-            md.append("- sink overhead (")
-                .append(p[0])
-                .append("−F)/(")
-                .append(p[1])
+        for (String den : OVERHEAD_DENOMINATORS) {
+          if (vs.contains("A") && vs.contains(den)) {
+            md.append("- sink overhead (A−F)/(")
+                .append(den)
                 .append("−F), by CPU time without JIT: ")
-                .append(summary(overheadRatios(w, p[0], p[1])))
+                .append(summary(overheadRatios(w, "A", den)))
+                .append(
+                    String.format(
+                        Locale.ROOT,
+                        "; over the rounds' sums, Σ(A−F)/Σ(%s−F): %.2f",
+                        den,
+                        overheadOfSums(w, "A", den)))
                 .append('\n');
           }
         }
@@ -335,6 +396,9 @@ final class ThroughputReport {
     candidates.add(new String[] {"AN", "B"});
     candidates.add(new String[] {"AN", "A"});
     candidates.add(new String[] {"AN", "F"});
+    candidates.add(new String[] {"A", "BT"});
+    candidates.add(new String[] {"BT", "B"});
+    candidates.add(new String[] {"BT", "F"});
     candidates.add(new String[] {"A", "B1"});
     candidates.add(new String[] {"B1", "F"});
     candidates.add(new String[] {"A", "BR"});
@@ -376,11 +440,13 @@ final class ThroughputReport {
         s.put(p[0] + "/" + p[1], ratioSummary(r));
       }
       if (vs.contains("F")) {
-        for (String den : List.of("B", "BR")) {
+        for (String den : OVERHEAD_DENOMINATORS) {
           if (vs.contains("A") && vs.contains(den)) {
             s.put(
                 "(A-F)/(" + den + "-F) by CPU time without JIT",
                 ratioSummary(overheadRatios(w, "A", den)));
+            s.put(
+                "sum(A-F)/sum(" + den + "-F) by CPU time without JIT", overheadOfSums(w, "A", den));
           }
         }
       }
