@@ -140,7 +140,7 @@ public final class Distribution<T> {
      * Adds the next table of the sink (loaded once here, for its partition spec). {@code ranged}:
      * split its partitions by sort-key range (the telemetry table; rejects are few and go by
      * partition). The ranged table's commits tell the Parquet/buffered byte ratio the range count
-     * assumes (1 until it has one, as the writers assume).
+     * assumes (none until it has one: see {@link RangeCount#UNKNOWN_RATIO}).
      */
     public Builder<T> table(TableLoader loader, TableLayout layout, boolean ranged) {
       try (TableLoader opened = loader.clone()) {

@@ -15,10 +15,11 @@ import org.spatialingest.sizing.SizingBounds;
  *     is smaller (a writer flushes at M anyway)
  * @param maxRanges ranges the writers can hold: writers × buffers each can keep open for one
  *     partition (half its open-partition limit, so the next time partition fits too, at most {@link
- *     #MAX_RANGES_PER_WRITER}, and no more than M holds at {@code bytesPerRange} each)
+ *     #MAX_RANGES_PER_WRITER}, and no more than M holds at {@code bytesPerRange} each, or, while
+ *     the ratio is unknown, at what encodes to T at {@link #UNKNOWN_RATIO})
  * @param latencyMillis L
  * @param encodedPerBufferedByte the Parquet/buffered byte ratio it was computed with (0: unknown,
- *     taken as 1)
+ *     taken as 1, and as {@link #UNKNOWN_RATIO} for {@code maxRanges})
  */
 record RangeCount(
     long bytesPerRange,
@@ -35,11 +36,29 @@ record RangeCount(
    */
   static final int MAX_RANGES_PER_WRITER = 4;
 
+  /**
+   * The Parquet/buffered byte ratio the cap on ranges per writer assumes while the table has none
+   * (no commit of this sink yet): below the lowest the sink's files have shown (points, 0.24–0.30),
+   * so that a writer is never given more ranges than M holds at what encodes to T. A range's bytes
+   * per L ({@link #bytesPerRange}) keep ratio 1 as the writers do (a file never above T; they learn
+   * the real ratio from their first file near T). With 1 in the cap too, a backfill of points at T
+   * = 32 MB and M = 128 MB gave each writer four ranges of a quarter of M each: every buffer closed
+   * by memory at ~9 MB of Parquet, 28 files for 302 MB (benchmarks.md, "A production-shaped
+   * backfill"). Where M holds 16 T or more (T = 1 MB and M = 128 MB), the cap is {@link
+   * #MAX_RANGES_PER_WRITER} either way.
+   */
+  static final double UNKNOWN_RATIO = 0.25;
+
   static RangeCount of(
       SizingBounds bounds, double encodedPerBufferedByte, int writers, int maxOpenPartitions) {
     long perRange =
         Math.min(bounds.bufferedBytesForTargetFile(encodedPerBufferedByte), bounds.memoryBytes());
-    long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRange);
+    boolean known = encodedPerBufferedByte > 0 && Double.isFinite(encodedPerBufferedByte);
+    long perRangeAtMost =
+        known
+            ? perRange
+            : Math.min(bounds.bufferedBytesForTargetFile(UNKNOWN_RATIO), bounds.memoryBytes());
+    long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRangeAtMost);
     int perWriterByLimit = Math.min(MAX_RANGES_PER_WRITER, maxOpenPartitions / 2);
     int perWriter = (int) Math.max(1, Math.min(perWriterByLimit, perWriterByMemory));
     int w = Math.max(1, writers);

@@ -120,6 +120,30 @@ class KeyRangesTest {
   }
 
   @Test
+  void anUnknownRatioCapsTheRangesByWhatMHoldsAtTheLowestRatio() {
+    // T = 32 MB, M = 128 MB, a table without commits: points encode at ~0.28, so a range needs
+    // ~114 MB buffered for a file of T; four ranges per writer (M / T at ratio 1) closed every
+    // buffer by memory at a quarter of M
+    SizingBounds bounds =
+        new SizingBounds(128_000_000, 32_000_000, Duration.ofSeconds(60), Duration.ofSeconds(10));
+    RangeCount unknown = RangeCount.of(bounds, 0, 2, 8);
+    assertThat(unknown.maxRanges()).as("one range per writer: M / (T / 0.25)").isEqualTo(2);
+    assertThat(unknown.bytesPerRange())
+        .as("a range's bytes per L still at ratio 1, as the writers close")
+        .isEqualTo(32_000_000);
+    assertThat(unknown.ranges(0, 120_000)).as("a backlog: the finest split").isEqualTo(2);
+
+    RangeCount known = RangeCount.of(bounds, 0.5, 2, 8);
+    assertThat(known.maxRanges()).as("learned 0.5: 64 MB per range, two per writer").isEqualTo(4);
+
+    SizingBounds smallT =
+        new SizingBounds(128_000_000, 1_000_000, Duration.ofSeconds(12), Duration.ofSeconds(1));
+    assertThat(RangeCount.of(smallT, 0, 2, 8).maxRanges())
+        .as("M holds 16 T or more: the cap of 4 per writer, as at ratio 1")
+        .isEqualTo(8);
+  }
+
+  @Test
   void memoryCapsTheRangesAWriterHolds() {
     // T = M = 128 MB with an unknown ratio (1): a range fills M, so each writer holds one
     SizingBounds bounds =
