@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.function.ToDoubleBiFunction;
 
 /**
@@ -180,27 +181,22 @@ final class ThroughputReport {
 
   /** "1.23 (1.01–1.40), 3 rounds", or "n/a". */
   static String summary(double[] v) {
-    if (v.length == 0) {
-      return "n/a";
-    }
-    return String.format(
-        Locale.ROOT,
-        "%.2f (%.2f–%.2f), %d round%s",
-        median(v),
-        Arrays.stream(v).min().orElseThrow(),
-        Arrays.stream(v).max().orElseThrow(),
-        v.length,
-        v.length == 1 ? "" : "s");
+    return v.length == 0
+        ? "n/a"
+        : medianAndRange(v, "%.2f")
+            + String.format(Locale.ROOT, ", %d round%s", v.length, v.length == 1 ? "" : "s");
   }
 
   /** "21.3 (20.1–24.0)" seconds, or "n/a". */
   static String secondsSummary(double[] v) {
-    if (v.length == 0) {
-      return "n/a";
-    }
+    return v.length == 0 ? "n/a" : medianAndRange(v, "%.1f");
+  }
+
+  /** The median and, in brackets, the range of {@code v} (not empty), each in {@code format}. */
+  private static String medianAndRange(double[] v, String format) {
     return String.format(
         Locale.ROOT,
-        "%.1f (%.1f–%.1f)",
+        format + " (" + format + "–" + format + ")",
         median(v),
         Arrays.stream(v).min().orElseThrow(),
         Arrays.stream(v).max().orElseThrow());
@@ -301,26 +297,13 @@ final class ThroughputReport {
             .append(summary(cpuRatiosWithoutJit(w, p[0], p[1])))
             .append('\n');
       }
-      md.append("- ingest, s from the first record read to the job's end:");
-      for (String v : vs) {
-        md.append(' ')
-            .append(v)
-            .append(' ')
-            .append(secondsSummary(ingestSeconds(w, v)))
-            .append(';');
-      }
-      md.setLength(md.length() - 1);
-      md.append('\n');
-      md.append("- CPU seconds per million rows without JIT:");
-      for (String v : vs) {
-        md.append(' ')
-            .append(v)
-            .append(' ')
-            .append(secondsSummary(cpuSecondsPerMillionRows(w, v)))
-            .append(';');
-      }
-      md.setLength(md.length() - 1);
-      md.append('\n');
+      perVariantLine(
+          md,
+          "ingest, s from the first record read to the job's end",
+          vs,
+          v -> ingestSeconds(w, v));
+      perVariantLine(
+          md, "CPU seconds per million rows without JIT", vs, v -> cpuSecondsPerMillionRows(w, v));
       md.append(
           "- the tables after the last round's jobs: partitions, data files per partition, metadata"
               + " files / bytes:");
@@ -382,6 +365,17 @@ final class ThroughputReport {
             GOAL_A_OVER_B,
             GOAL_COST * 100));
     return md.toString();
+  }
+
+  /** One line of {@code label}: each variant's figure over the rounds, median (min–max). */
+  private static void perVariantLine(
+      StringBuilder md, String label, List<String> vs, Function<String, double[]> figure) {
+    md.append("- ").append(label).append(':');
+    for (String v : vs) {
+      md.append(' ').append(v).append(' ').append(secondsSummary(figure.apply(v))).append(';');
+    }
+    md.setLength(md.length() - 1);
+    md.append('\n');
   }
 
   /** The ratios reported: A/B, A/F, B/F, A/A0 among the variants that ran. */
