@@ -49,11 +49,13 @@ public record SizingBounds(
    * below 1).
    */
   public long bufferedBytesForTargetFile(double encodedPerBufferedByte) {
-    double ratio =
-        encodedPerBufferedByte > 0 && Double.isFinite(encodedPerBufferedByte)
-            ? encodedPerBufferedByte
-            : 1.0;
+    double ratio = isKnownRatio(encodedPerBufferedByte) ? encodedPerBufferedByte : 1.0;
     return Math.max(1L, (long) Math.ceil(targetFileBytes / ratio));
+  }
+
+  /** Whether {@code encodedPerBufferedByte} was measured: 0 (or not finite) means not yet. */
+  public static boolean isKnownRatio(double encodedPerBufferedByte) {
+    return encodedPerBufferedByte > 0 && Double.isFinite(encodedPerBufferedByte);
   }
 
   /**

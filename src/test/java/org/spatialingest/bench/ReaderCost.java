@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.iceberg.FileScanTask;
+import org.apache.iceberg.SnapshotSummary;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
@@ -158,9 +159,9 @@ final class ReaderCost {
               rows,
               (System.nanoTime() - start) / 1_000_000));
     }
-    long rowsInSnapshot = 0;
+    long rowsInSnapshot = -1;
     if (snapshotId != null) {
-      String total = table.snapshot(snapshotId).summary().get("total-records");
+      String total = table.snapshot(snapshotId).summary().get(SnapshotSummary.TOTAL_RECORDS_PROP);
       rowsInSnapshot = total == null ? -1 : Long.parseLong(total);
     }
     return new Result(List.copyOf(results), rowsInSnapshot);

@@ -201,7 +201,7 @@ record RoundSettings(
     }
     pv = pv.isEmpty() ? v : pv;
     List<Path> base = list(baseline).stream().map(b -> Path.of(b).toAbsolutePath()).toList();
-    for (String variant : java.util.stream.Stream.concat(v.stream(), pv.stream()).toList()) {
+    for (String variant : Stream.concat(v.stream(), pv.stream()).toList()) {
       if (variant.matches("A[0-9]")) {
         int i = variant.charAt(1) - '0';
         if (i >= base.size() || !Files.isDirectory(base.get(i))) {

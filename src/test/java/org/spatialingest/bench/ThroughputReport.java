@@ -90,8 +90,7 @@ final class ThroughputReport {
    * discarding sink (issue #36: ours ≤ 0.67× IcebergSink's).
    */
   double[] overheadRatios(String workload, String num, String den) {
-    return results.getOrDefault(workload, Map.of()).values().stream()
-        .filter(m -> m.containsKey(num) && m.containsKey(den) && m.containsKey("F"))
+    return roundsWith(workload, num, den, "F").stream()
         .mapToDouble(
             m -> {
               double floor = m.get("F").readToEndCpuMsWithoutJit();
@@ -110,30 +109,32 @@ final class ThroughputReport {
   double overheadOfSums(String workload, String num, String den) {
     double sumNum = 0;
     double sumDen = 0;
-    int rounds = 0;
-    for (Map<String, RunResult> m : results.getOrDefault(workload, Map.of()).values()) {
-      if (m.containsKey(num) && m.containsKey(den) && m.containsKey("F")) {
-        long floor = m.get("F").readToEndCpuMsWithoutJit();
-        sumNum += m.get(num).readToEndCpuMsWithoutJit() - floor;
-        sumDen += m.get(den).readToEndCpuMsWithoutJit() - floor;
-        rounds++;
-      }
+    List<Map<String, RunResult>> rounds = roundsWith(workload, num, den, "F");
+    for (Map<String, RunResult> m : rounds) {
+      long floor = m.get("F").readToEndCpuMsWithoutJit();
+      sumNum += m.get(num).readToEndCpuMsWithoutJit() - floor;
+      sumDen += m.get(den).readToEndCpuMsWithoutJit() - floor;
     }
-    return rounds == 0 ? Double.NaN : sumNum / sumDen;
+    return rounds.isEmpty() ? Double.NaN : sumNum / sumDen;
+  }
+
+  /** The rounds of {@code workload} (in order) that ran every one of {@code variants}. */
+  private List<Map<String, RunResult>> roundsWith(String workload, String... variants) {
+    return results.getOrDefault(workload, Map.of()).values().stream()
+        .filter(m -> m.keySet().containsAll(List.of(variants)))
+        .toList();
   }
 
   /** Each round's CPU seconds without JIT per million rows of {@code variant}'s job. */
   double[] cpuSecondsPerMillionRows(String workload, String variant) {
-    return results.getOrDefault(workload, Map.of()).values().stream()
-        .filter(m -> m.containsKey(variant))
+    return roundsWith(workload, variant).stream()
         .mapToDouble(m -> m.get(variant).readToEndCpuMsWithoutJit() * 1e3 / backlogs.get(workload))
         .toArray();
   }
 
   /** Each round's seconds from the first record read to the end of {@code variant}'s job. */
   double[] ingestSeconds(String workload, String variant) {
-    return results.getOrDefault(workload, Map.of()).values().stream()
-        .filter(m -> m.containsKey(variant))
+    return roundsWith(workload, variant).stream()
         .mapToDouble(m -> m.get(variant).readToEndMs() / 1000.0)
         .toArray();
   }
@@ -145,8 +146,7 @@ final class ThroughputReport {
 
   private double[] ratios(
       String workload, String num, String den, ToDoubleBiFunction<String, RunResult> rate) {
-    return results.getOrDefault(workload, Map.of()).values().stream()
-        .filter(m -> m.containsKey(num) && m.containsKey(den))
+    return roundsWith(workload, num, den).stream()
         .mapToDouble(
             m ->
                 rate.applyAsDouble(workload, m.get(num)) / rate.applyAsDouble(workload, m.get(den)))

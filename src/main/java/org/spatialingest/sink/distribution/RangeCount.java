@@ -53,12 +53,11 @@ record RangeCount(
       SizingBounds bounds, double encodedPerBufferedByte, int writers, int maxOpenPartitions) {
     long perRange =
         Math.min(bounds.bufferedBytesForTargetFile(encodedPerBufferedByte), bounds.memoryBytes());
-    boolean known = encodedPerBufferedByte > 0 && Double.isFinite(encodedPerBufferedByte);
-    long perRangeAtMost =
-        known
+    long mostPerRange =
+        SizingBounds.isKnownRatio(encodedPerBufferedByte)
             ? perRange
             : Math.min(bounds.bufferedBytesForTargetFile(UNKNOWN_RATIO), bounds.memoryBytes());
-    long perWriterByMemory = Math.max(1, bounds.memoryBytes() / perRangeAtMost);
+    long perWriterByMemory = Math.max(1, bounds.memoryBytes() / mostPerRange);
     int perWriterByLimit = Math.min(MAX_RANGES_PER_WRITER, maxOpenPartitions / 2);
     int perWriter = (int) Math.max(1, Math.min(perWriterByLimit, perWriterByMemory));
     int w = Math.max(1, writers);
