@@ -19,20 +19,29 @@ import org.junit.platform.launcher.TestIdentifier;
  * broker's and a MiniCluster's), and appends it to {@code target/class-cost.tsv}. A test JVM runs
  * one class at a time, so the CPU is the class's own (plus what a previous class left running), and
  * unlike wall time it holds on a loaded machine: it says which classes to make cheaper (tests.md,
- * "How the suite runs"). Registered through {@code META-INF/services}.
+ * "How the suite runs"). A fourth column holds the CPU of the child processes the class started and
+ * that ended before it did (a standalone cluster's JVMs, a {@code flink run} client, a demo): Linux
+ * adds an ended child's CPU to its parent's once the JDK's reaper has waited for it ({@code
+ * cutime}, {@code cstime} in {@code /proc/self/stat}); 0 where that file is absent. Registered
+ * through {@code META-INF/services}.
  */
 public final class ClassCost implements TestExecutionListener {
   private static final com.sun.management.OperatingSystemMXBean OS =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
-  private record Start(long wallNanos, long cpuNanos) {}
+  /** Linux's {@code USER_HZ}: the unit of {@code /proc/<pid>/stat}'s times, 100 on every ABI. */
+  private static final double TICKS_PER_SECOND = 100.0;
+
+  private record Start(long wallNanos, long cpuNanos, long childTicks) {}
 
   private final Map<String, Start> started = new ConcurrentHashMap<>();
 
   @Override
   public void executionStarted(TestIdentifier id) {
     if (id.getSource().orElse(null) instanceof ClassSource) {
-      started.put(id.getUniqueId(), new Start(System.nanoTime(), OS.getProcessCpuTime()));
+      started.put(
+          id.getUniqueId(),
+          new Start(System.nanoTime(), OS.getProcessCpuTime(), endedChildrenTicks()));
     }
   }
 
@@ -47,15 +56,20 @@ public final class ClassCost implements TestExecutionListener {
     }
     double wall = (System.nanoTime() - start.wallNanos()) / 1e9;
     double cpu = (OS.getProcessCpuTime() - start.cpuNanos()) / 1e9;
+    double children = (endedChildrenTicks() - start.childTicks()) / TICKS_PER_SECOND;
     String line =
         String.format(
             Locale.ROOT,
-            "%s\t%.1f\t%.1f\t%s",
+            "%s\t%.1f\t%.1f\t%.1f\t%s",
             source.getClassName(),
             wall,
             cpu,
+            children,
             result.getStatus());
-    System.out.println("[class-cost] " + line.replace('\t', ' ') + " (class, wall s, cpu s)");
+    System.out.println(
+        "[class-cost] "
+            + line.replace('\t', ' ')
+            + " (class, wall s, cpu s, ended child processes' cpu s)");
     String dir = System.getProperty("spatialingest.build.dir");
     if (dir != null) {
       try {
@@ -68,6 +82,19 @@ public final class ClassCost implements TestExecutionListener {
       } catch (IOException e) {
         System.out.println("[class-cost] not written: " + e);
       }
+    }
+  }
+
+  /** {@code cutime + cstime} of this JVM: the CPU of its ended and reaped children, in ticks. */
+  static long endedChildrenTicks() {
+    try {
+      String stat = Files.readString(Path.of("/proc/self/stat"), StandardCharsets.US_ASCII);
+      // the fields after the command name, which is in parentheses and may hold spaces: state is
+      // field 3 of proc(5), cutime 16 and cstime 17
+      String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+      return Long.parseLong(f[16 - 3]) + Long.parseLong(f[17 - 3]);
+    } catch (IOException | RuntimeException e) {
+      return 0;
     }
   }
 }
