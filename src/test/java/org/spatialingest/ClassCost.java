@@ -19,11 +19,11 @@ import org.junit.platform.launcher.TestIdentifier;
  * broker's and a MiniCluster's), and appends it to {@code target/class-cost.tsv}. A test JVM runs
  * one class at a time, so the CPU is the class's own (plus what a previous class left running), and
  * unlike wall time it holds on a loaded machine: it says which classes to make cheaper (tests.md,
- * "How the suite runs"). A fourth column holds the CPU of the child processes the class started and
- * that ended before it did (a standalone cluster's JVMs, a {@code flink run} client, a demo): Linux
- * adds an ended child's CPU to its parent's once the JDK's reaper has waited for it ({@code
- * cutime}, {@code cstime} in {@code /proc/self/stat}); 0 where that file is absent. Registered
- * through {@code META-INF/services}.
+ * "How the suite runs"). A fourth column holds the CPU of the child processes that ended while the
+ * class ran, usually its own (a standalone cluster's JVMs, a {@code flink run} client, a demo; one
+ * a class leaves running counts where it ends): Linux adds an ended child's CPU to its parent's
+ * once the JDK's reaper has waited for it ({@code cutime}, {@code cstime} in {@code
+ * /proc/self/stat}); 0 where that file is absent. Registered through {@code META-INF/services}.
  */
 public final class ClassCost implements TestExecutionListener {
   private static final com.sun.management.OperatingSystemMXBean OS =

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The chaos run (see src/site/markdown/chaos.md). In {@code mvn verify}: the short variant (48,000
+ * The chaos run (see src/site/markdown/chaos.md). In {@code mvn verify}: the short variant (33,600
  * records, one fault of each part); {@code mvn -Pchaos verify}: at least 1,000,000 records and
  * every fault kind twice. Writes {@code target/chaos/results.md} and {@code .json} and fails unless
  * nothing was lost, duplicated or left behind.
