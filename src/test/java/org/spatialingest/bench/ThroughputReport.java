@@ -86,17 +86,12 @@ final class ThroughputReport {
 
   /**
    * The sink's own CPU per row, {@code num}'s over {@code den}'s, in each round that ran both and
-   * F: (num − F) / (den − F) by CPU time without JIT, F being the same source and transform into a
-   * discarding sink (issue #36: ours ≤ 0.67× IcebergSink's).
+   * F: (num − F) / (den − F) by CPU time without JIT ({@link #aboveFloor}; issue #36: ours ≤ 0.67×
+   * IcebergSink's).
    */
   double[] overheadRatios(String workload, String num, String den) {
     return roundsWith(workload, num, den, "F").stream()
-        .mapToDouble(
-            m -> {
-              double floor = m.get("F").readToEndCpuMsWithoutJit();
-              return (m.get(num).readToEndCpuMsWithoutJit() - floor)
-                  / (m.get(den).readToEndCpuMsWithoutJit() - floor);
-            })
+        .mapToDouble(m -> (double) aboveFloor(m, num) / aboveFloor(m, den))
         .toArray();
   }
 
@@ -111,11 +106,19 @@ final class ThroughputReport {
     double sumDen = 0;
     List<Map<String, RunResult>> rounds = roundsWith(workload, num, den, "F");
     for (Map<String, RunResult> m : rounds) {
-      long floor = m.get("F").readToEndCpuMsWithoutJit();
-      sumNum += m.get(num).readToEndCpuMsWithoutJit() - floor;
-      sumDen += m.get(den).readToEndCpuMsWithoutJit() - floor;
+      sumNum += aboveFloor(m, num);
+      sumDen += aboveFloor(m, den);
     }
     return rounds.isEmpty() ? Double.NaN : sumNum / sumDen;
+  }
+
+  /**
+   * {@code variant}'s CPU ms without JIT above the floor F's in one round: the sink's own cost, F
+   * being the same source and transform into a discarding sink.
+   */
+  private static long aboveFloor(Map<String, RunResult> round, String variant) {
+    return round.get(variant).readToEndCpuMsWithoutJit()
+        - round.get("F").readToEndCpuMsWithoutJit();
   }
 
   /** The rounds of {@code workload} (in order) that ran every one of {@code variants}. */
