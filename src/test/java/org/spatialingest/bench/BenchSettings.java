@@ -2,6 +2,7 @@ package org.spatialingest.bench;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sizing.Units;
@@ -28,7 +29,8 @@ record BenchSettings(
     double hotspot,
     long seed,
     String xmx,
-    Duration phaseTimeout) {
+    Duration phaseTimeout,
+    String jit) {
 
   static final Map<String, String> DEFAULTS = new LinkedHashMap<>();
 
@@ -52,6 +54,9 @@ record BenchSettings(
     DEFAULTS.put(
         "phase-timeout",
         "10m"); // bound on every wait of a phase (start, catch-up, drain, bounded job)
+    // the child JVMs' JIT: tiered (the JVM's default, what a TaskManager runs) or c2 (no C1 tier:
+    // fewer methods to compile, so the compiler may be done before the measured job)
+    DEFAULTS.put("jit", "tiered");
   }
 
   static BenchSettings parse(String[] args) {
@@ -92,11 +97,22 @@ record BenchSettings(
             Double.parseDouble(v.get("hotspot")),
             Long.parseLong(v.get("seed")),
             v.get("xmx"),
-            Units.parseDuration(v.get("phase-timeout")));
+            Units.parseDuration(v.get("phase-timeout")),
+            v.get("jit"));
     s.generatorArea();
+    s.jitFlags();
     Units.parseBytes(s.target());
     Units.parseBytes(s.memory());
     return s;
+  }
+
+  /** The child JVMs' flags for {@link #jit}. */
+  List<String> jitFlags() {
+    return switch (jit) {
+      case "tiered" -> List.of();
+      case "c2" -> List.of("-XX:-TieredCompilation");
+      default -> throw new IllegalArgumentException("jit must be tiered or c2, was " + jit);
+    };
   }
 
   /** Where the generated vehicles start. */
@@ -133,7 +149,8 @@ record BenchSettings(
         hotspot,
         seed,
         xmx,
-        phaseTimeout);
+        phaseTimeout,
+        jit);
   }
 
   /** The same knobs with another hot-spot share. */
@@ -155,7 +172,8 @@ record BenchSettings(
         share,
         seed,
         xmx,
-        phaseTimeout);
+        phaseTimeout,
+        jit);
   }
 
   long liveRecords() {

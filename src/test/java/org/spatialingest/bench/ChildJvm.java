@@ -100,6 +100,7 @@ final class ChildJvm implements AutoCloseable {
     cmd.addAll(FLINK_ADD_OPENS);
     // compiler threads stay, so their CPU time can be read to the end (ArrivalProbe.jitCpuNanos)
     cmd.add("-XX:-UseDynamicNumberOfCompilerThreads");
+    cmd.addAll(settings.jitFlags());
     cmd.add("-Xlog:gc:file=" + dir.resolve(name + "-gc.log").toAbsolutePath());
     if (jfr) {
       // without it, samples in inlined frames are charged to the wrong method
