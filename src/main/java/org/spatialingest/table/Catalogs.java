@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.iceberg.CatalogProperties;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.flink.CatalogLoader;
@@ -19,6 +20,7 @@ public final class Catalogs {
     Map<String, String> props = new HashMap<>(config.catalogProperties());
     props.put(CatalogProperties.WAREHOUSE_LOCATION, warehouseUri(config.warehouse()));
     Configuration hadoop = new Configuration();
+    hadoop.setClass("fs.file.impl", NioLocalFileSystem.class, FileSystem.class);
     return switch (config.catalogType()) {
       case HADOOP -> CatalogLoader.hadoop(config.catalogName(), hadoop, props);
       case JDBC -> {
