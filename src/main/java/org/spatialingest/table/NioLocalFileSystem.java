@@ -11,10 +11,11 @@ import org.apache.hadoop.fs.permission.FsPermission;
 /**
  * Hadoop's local file system ({@code file:}, checksums included), except that a file's permissions
  * are set through {@code java.nio} instead of a child process. Without Hadoop's native library
- * (which no Maven artifact ships), {@link RawLocalFileSystem} runs {@code chmod 0644} as a process
- * for every file it creates and again for its {@code .crc}: 762 processes, each with a thread to
- * read its output, in one 35 s benchmark job of ours (benchmarks.md). Same permissions, no fork.
- * {@link Catalogs} sets it as {@code fs.file.impl}; other schemes are untouched.
+ * ({@code libhadoop}, which the job's jars do not carry), {@link RawLocalFileSystem} runs {@code
+ * chmod 0644} as a process for every file it creates and again for its {@code .crc}: 762 processes,
+ * each with a thread to read its output, in one 35 s benchmark job of ours (benchmarks.md). Same
+ * permissions, no fork. {@link Catalogs} sets it as {@code fs.file.impl}; other schemes are
+ * untouched.
  */
 public final class NioLocalFileSystem extends LocalFileSystem {
   public NioLocalFileSystem() {
