@@ -33,16 +33,22 @@ import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 
 /**
- * A start whose tasks take seconds to come up refuses at most Flink's first checkpoint trigger: one
- * source reader opens {@value #READER_DELAY_MS} ms late (its task is INITIALIZING meanwhile, as a
- * slow table load or a slow machine makes it), the checkpoint interval is 1 s, and the job's own
- * checkpoint configuration ({@link SpatialIngestJob#configureCheckpointing}) with {@link
- * StartingBacklogSource} holds the triggers back until every reader has registered. Asserted on the
- * REST API's counts: {@code failed} ≤ 1 once checkpoints complete. Without the backlog signal the
- * same start counts a refused trigger per interval of the delay (10 in one run).
+ * A start whose tasks take seconds to come up refuses only the triggers around its ends, not one
+ * per interval: one source reader opens {@value #READER_DELAY_MS} ms late (its task is INITIALIZING
+ * meanwhile, as a slow table load or a slow machine makes it), the checkpoint interval is 1 s, and
+ * the job's own checkpoint configuration ({@link SpatialIngestJob#configureCheckpointing}) with
+ * {@link StartingBacklogSource} holds the triggers back until every reader has registered. Asserted
+ * on the REST API's counts once checkpoints complete: {@code failed} ≤ {@value #REFUSALS_ALLOWED},
+ * what {@link StartingBacklogSource} promises (Flink's first trigger, which it cannot hold back,
+ * and one more when the JobManager sees a task RUNNING later than C after its reader registered,
+ * which a loaded CI machine showed at C = 500 ms and at 1 s). Without the backlog signal the same
+ * start counts a refused trigger per interval of the delay.
  */
 class StartingBacklogTest {
-  private static final long READER_DELAY_MS = 4_000;
+  /** Long against C: without the signal it costs a refusal per second of it. */
+  private static final long READER_DELAY_MS = 8_000;
+
+  private static final int REFUSALS_ALLOWED = 2;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(2);
@@ -58,11 +64,7 @@ class StartingBacklogTest {
                 "catalog.warehouse",
                 dir.resolve("warehouse").toString(),
                 "checkpoint.interval",
-                // the demo's C. At 500 ms a CI run (1 of 6 on 2026-12-04) saw a second refusal: its
-                // JobManager took ~3 s to initialise the job, and two triggers fired before the
-                // enumerator, started on its own thread, said "backlog". Without the signal a 4 s
-                // slow reader still gets >= 3 refusals at 1 s
-                "1s"));
+                "1s")); // the demo's C
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
@@ -89,7 +91,7 @@ class StartingBacklogTest {
           .as(
               "REST failed count (refused triggers included) after a start %s ms slow: %s",
               READER_DELAY_MS, counts)
-          .isLessThanOrEqualTo(1);
+          .isLessThanOrEqualTo(REFUSALS_ALLOWED);
     } finally {
       TestKit.cancelAndWait(job);
     }
