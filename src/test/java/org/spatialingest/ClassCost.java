@@ -8,11 +8,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.ClassSource;
 import org.junit.platform.launcher.TestExecutionListener;
 import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.TestPlan;
 
 /**
  * Prints what each test class cost its JVM: wall time and process CPU (all threads, including a
@@ -23,7 +26,9 @@ import org.junit.platform.launcher.TestIdentifier;
  * class ran, usually its own (a standalone cluster's JVMs, a {@code flink run} client, a demo; one
  * a class leaves running counts where it ends): Linux adds an ended child's CPU to its parent's
  * once the JDK's reaper has waited for it ({@code cutime}, {@code cstime} in {@code
- * /proc/self/stat}); 0 where that file is absent. Registered through {@code META-INF/services}.
+ * /proc/self/stat}); 0 where that file is absent. The last column is FAILED when a test of the
+ * class failed (JUnit reports the class itself as successful then). Registered through {@code
+ * META-INF/services}.
  */
 public final class ClassCost implements TestExecutionListener {
   private static final com.sun.management.OperatingSystemMXBean OS =
@@ -35,6 +40,16 @@ public final class ClassCost implements TestExecutionListener {
   private record Start(long wallNanos, long cpuNanos, long childTicks) {}
 
   private final Map<String, Start> started = new ConcurrentHashMap<>();
+
+  /** Classes (unique ids) with a test that did not succeed. */
+  private final Set<String> failed = ConcurrentHashMap.newKeySet();
+
+  private volatile TestPlan plan;
+
+  @Override
+  public void testPlanExecutionStarted(TestPlan testPlan) {
+    plan = testPlan;
+  }
 
   @Override
   public void executionStarted(TestIdentifier id) {
@@ -48,6 +63,16 @@ public final class ClassCost implements TestExecutionListener {
   @Override
   public void executionFinished(TestIdentifier id, TestExecutionResult result) {
     if (!(id.getSource().orElse(null) instanceof ClassSource source)) {
+      if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL && plan != null) {
+        for (Optional<TestIdentifier> p = plan.getParent(id);
+            p.isPresent();
+            p = plan.getParent(p.get())) {
+          if (started.containsKey(p.get().getUniqueId())) {
+            failed.add(p.get().getUniqueId());
+            break;
+          }
+        }
+      }
       return;
     }
     Start start = started.remove(id.getUniqueId());
@@ -65,7 +90,9 @@ public final class ClassCost implements TestExecutionListener {
             wall,
             cpu,
             children,
-            result.getStatus());
+            failed.remove(id.getUniqueId())
+                ? TestExecutionResult.Status.FAILED
+                : result.getStatus());
     System.out.println(
         "[class-cost] "
             + line.replace('\t', ' ')
