@@ -49,7 +49,8 @@ class QueryReadySuiteTest {
     assertThat(r.liveRounds()).isEqualTo(3); // issue #36: at least 3 live rounds
     assertThat(r.throughput()).isTrue();
     assertThat(r.rounds()).isEqualTo(5); // issue #36: at least 5 interleaved rounds
-    assertThat(r.warmupShare()).isEqualTo(0.1);
+    assertThat(r.warmupShareFor("mix")).isEqualTo(0.1);
+    assertThat(r.warmupShareFor("points")).isEqualTo(1.0); // a warm JIT: ratios that hold
     assertThat(r.workloads()).containsExactly("points", "mix");
     assertThat(r.variants()).containsExactly("A", "B", "BR", "BRC", "F");
     assertThat(r.variantsFor("mix")).containsExactly("A", "B", "BR", "BRC", "F");

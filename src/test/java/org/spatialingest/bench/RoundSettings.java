@@ -34,7 +34,8 @@ import java.util.stream.Stream;
  *       compiled code: cold, the JIT compiler threads were a third of a 1M-point run's CPU (perf),
  *       and any cost the sinks share dilutes their ratio; 0 measures cold JVMs;
  *   <li>{@code warmup-share=1}: the share of the backlog's records a warm-up job reads (the first
- *       ones, from a topic of their own): long measured jobs need a short warm-up only;
+ *       ones, from a topic of their own): long measured jobs need a short warm-up only; {@code
+ *       points-warmup-share=}: the same for the points workload, if not {@code warmup-share};
  *   <li>{@code live-variants=A,B}: the variants of the live phase, and {@code live-workload=mix}
  *       its input ({@code points} or {@code mix}, as above); {@code live-rounds=1}: how many times
  *       each runs, the order rotated by one per round as in the throughput phase;
@@ -69,6 +70,7 @@ record RoundSettings(
     int pointsBacklog,
     int warmups,
     double warmupShare,
+    double pointsWarmupShare,
     boolean jfr,
     boolean queries,
     String[] rest) {
@@ -93,6 +95,7 @@ record RoundSettings(
           Map.entry("points-backlog", "600000"),
           Map.entry("warmup", "1"),
           Map.entry("warmup-share", "1"),
+          Map.entry("points-warmup-share", ""),
           Map.entry("live-rounds", "1"),
           Map.entry("live-variants", "A,B"),
           Map.entry("live-workload", "mix"),
@@ -105,14 +108,16 @@ record RoundSettings(
    * and of A, B, BR, BRC and F on the mix. Sized so that each sink's measured job reads for about
    * 20 s or more on a quiet 2-core machine (2026-12-03, warmed up: IcebergSink ~150,000 points/s,
    * ours ~105,000, the mix ~9,000 rows/s), so that a job's start and end are noise in its ratios;
-   * the floor F reads the same N faster. A warm-up job reads the first 10 % only (a 20 s job runs
-   * compiled code after its first seconds). T = 1 MB, so that the files Iceberg's sink closes every
-   * C = 1 s in the live phase (~0.3 MB) do not reach T/2; the live rate 10,000 rec/s is what the
-   * job keeps up with on a busy machine. BRC runs on the mix only: on points at this T Iceberg's
-   * compaction never made its table query-ready (it stalls, every run since 2026-12-01), live or
-   * backlog, and its waits were ~45 % of a points round; on the mix it waits at most 30 s for
-   * query-ready after its ingest (it got there within ~7 s on 2026-12-02), and its warm-up as long
-   * for a first rewrite.
+   * the floor F reads the same N faster. A warm-up job reads the whole points backlog (with 10 %
+   * the JIT still compiled ~350 methods a second in the measured job, and two runs' CPU ratios on
+   * points moved by 7–27 %; with the whole, two runs agreed within 10 %, benchmarks.md 2026-12-04)
+   * and the first 10 % of the mix's (where the transform's cost dominates each variant's). T = 1
+   * MB, so that the files Iceberg's sink closes every C = 1 s in the live phase (~0.3 MB) do not
+   * reach T/2; the live rate 10,000 rec/s is what the job keeps up with on a busy machine. BRC runs
+   * on the mix only: on points at this T Iceberg's compaction never made its table query-ready (it
+   * stalls, every run since 2026-12-01), live or backlog, and its waits were ~45 % of a points
+   * round; on the mix it waits at most 30 s for query-ready after its ingest (it got there within
+   * ~7 s on 2026-12-02), and its warm-up as long for a first rewrite.
    *
    * <p>{@code production} (issue #36 item 5, not in CI): the scenario at production's shape, as a
    * backfill: 5,000,000 points whose event times span 24.4 h (one every 1/57 s), read from a
@@ -149,6 +154,7 @@ record RoundSettings(
                   "points-backlog=3000000",
                   "backlog=200000",
                   "warmup-share=0.1",
+                  "points-warmup-share=1",
                   "target=1MB",
                   "rate=10000",
                   "duration=20s",
@@ -237,11 +243,13 @@ record RoundSettings(
     if (liveRounds < 1) {
       throw new IllegalArgumentException("live-rounds must be at least 1: " + liveRounds);
     }
-    double warmupShare = Double.parseDouble(knobs.get("warmup-share"));
-    if (!(warmupShare > 0 && warmupShare <= 1)) {
-      throw new IllegalArgumentException(
-          "warmup-share must be in (0, 1] (of the backlog's records): " + warmupShare);
-    }
+    double warmupShare = share("warmup-share", knobs.get("warmup-share"));
+    double pointsWarmupShare =
+        share(
+            "points-warmup-share",
+            knobs.get("points-warmup-share").isEmpty()
+                ? knobs.get("warmup-share")
+                : knobs.get("points-warmup-share"));
     if (p.contains("live")
         && p.contains("throughput")
         && lv.contains("A")
@@ -265,9 +273,19 @@ record RoundSettings(
         Integer.parseInt(pointsBacklog),
         warmups,
         warmupShare,
+        pointsWarmupShare,
         jfr,
         queries,
         rest.toArray(String[]::new));
+  }
+
+  private static double share(String key, String value) {
+    double share = Double.parseDouble(value);
+    if (!(share > 0 && share <= 1)) {
+      throw new IllegalArgumentException(
+          key + " must be in (0, 1] (of the backlog's records): " + value);
+    }
+    return share;
   }
 
   /** The arguments with each {@code suite=<name>} replaced by its preset's, placed first. */
@@ -317,6 +335,11 @@ record RoundSettings(
     return BenchSettings.parse(args);
   }
 
+  /** The share of {@code workload}'s backlog a warm-up job reads. */
+  double warmupShareFor(String workload) {
+    return workload.equals("points") ? pointsWarmupShare : warmupShare;
+  }
+
   /** The variants of {@code workload}'s throughput rounds. */
   List<String> variantsFor(String workload) {
     return workload.equals("points") ? pointsVariants : variants;
@@ -330,7 +353,7 @@ record RoundSettings(
   String describe() {
     return String.format(
         "phases %s, %d interleaved round(s) of %s per workload %s%s (order rotated per round), "
-            + "%d warm-up job(s) per throughput child on %.0f %% of the backlog%s%s",
+            + "%d warm-up job(s) per throughput child on %.0f %% of the backlog%s%s%s",
         (live
                 ? "live ("
                     + liveRounds
@@ -347,6 +370,9 @@ record RoundSettings(
         pointsVariants.equals(variants) ? "" : " (points: " + pointsVariants + ")",
         warmups,
         warmupShare * 100,
+        pointsWarmupShare == warmupShare
+            ? ""
+            : String.format(" (points: %.0f %%)", pointsWarmupShare * 100),
         baselines.isEmpty() ? "" : ", A0, A1, ... from " + baselines,
         jfr ? ", JFR on every throughput run" : "");
   }

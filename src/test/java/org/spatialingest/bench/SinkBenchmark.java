@@ -309,7 +309,7 @@ public final class SinkBenchmark {
     InputFeed feed = new InputFeed(kafka.bootstrapServers(), settings);
     // a warm-up topic of the backlog's first records, produced first: the query set follows the
     // last topic produced
-    int warmupRows = (int) Math.ceil(settings.backlog() * rounds.warmupShare());
+    int warmupRows = (int) Math.ceil(settings.backlog() * rounds.warmupShareFor(workload));
     String warmupTopic = warmupRows < settings.backlog() ? topic + "-warmup" : null;
     if (warmupTopic != null && rounds.warmups() > 0) {
       kafka.createTopic(warmupTopic, settings.partitions());
