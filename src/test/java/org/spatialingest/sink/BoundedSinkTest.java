@@ -73,7 +73,10 @@ class BoundedSinkTest {
   void aFailureAtEachSinkStepLosesAndDuplicatesNothing(@TempDir Path dir) throws Exception {
     String topic = topic();
     // 3,000 records (60 of them 2,000-vertex polygons, ~2 MB of coordinates) fill M = 150 KB many
-    // times before and after the failures, each of which comes at its step's first run
+    // times before and after the failures, each of which comes at its step's first run. L = 1 h:
+    // with L = 1 s the backlog (produced before the job, so already older than L) closed every
+    // buffer at every barrier (C = 0.3 s), and on a slow machine no writer ever held 150 KB between
+    // two barriers, so the memory step never ran (CI of 3a2d191 on a fresh clone)
     Map<String, TelemetryGenerator.Record> sent =
         TestKit.produce(
             kafka.bootstrapServers(), topic, new TelemetryGenerator(3, 10, 50, 2_000), 3_000);
@@ -84,7 +87,7 @@ class BoundedSinkTest {
             dir,
             Map.of(
                 "sink.max-latency",
-                "1s",
+                "1h",
                 "sink.memory-budget",
                 "150KB",
                 "sink.target-file-size",
