@@ -109,6 +109,25 @@ final class JobMonitor implements AutoCloseable {
     }
   }
 
+  /**
+   * The first failure, waiting up to {@link #HISTORY_WAIT_MS} for the exception history (a preset
+   * run once saw {@code numRestarts} = 1 with an empty history), with the checkpoint counts, which
+   * say whether failed checkpoints came first.
+   */
+  private String firstFailure() throws Exception {
+    String first = rest.firstFailure();
+    for (long waited = 0;
+        waited < HISTORY_WAIT_MS && rest.failureCount() == 0;
+        waited += HISTORY_POLL_MS) {
+      Thread.sleep(HISTORY_POLL_MS);
+      first = rest.firstFailure();
+    }
+    return first + "; checkpoints " + rest.checkpoints().path("counts");
+  }
+
+  private static final long HISTORY_WAIT_MS = 3_000;
+  private static final long HISTORY_POLL_MS = 500;
+
   private void sample() {
     try {
       OptionalLong n = rest.jobMetric("numRestarts");
@@ -118,7 +137,7 @@ final class JobMonitor implements AutoCloseable {
             "the job restarted "
                 + restarts
                 + " time(s) inside the measured phase; first failure: "
-                + rest.firstFailure();
+                + firstFailure();
         LOG.error("BENCH PHASE INVALID: {}", failure);
       }
       OptionalLong checkpoint = rest.jobMetric("lastCompletedCheckpointId");
