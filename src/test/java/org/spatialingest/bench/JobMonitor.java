@@ -50,6 +50,11 @@ final class JobMonitor implements AutoCloseable {
   private volatile String failure;
   private volatile boolean running = true;
   private volatile long restarts;
+
+  /** How long a restart's message waits for the exception history, and how often it looks. */
+  private static final long HISTORY_WAIT_MS = 3_000;
+
+  private static final long HISTORY_POLL_MS = 500;
   private boolean stagedSeen;
   private long lastCheckpoint = -1;
 
@@ -115,18 +120,13 @@ final class JobMonitor implements AutoCloseable {
    * say whether failed checkpoints came first.
    */
   private String firstFailure() throws Exception {
-    String first = rest.firstFailure();
     for (long waited = 0;
         waited < HISTORY_WAIT_MS && rest.failureCount() == 0;
         waited += HISTORY_POLL_MS) {
       Thread.sleep(HISTORY_POLL_MS);
-      first = rest.firstFailure();
     }
-    return first + "; checkpoints " + rest.checkpoints().path("counts");
+    return rest.firstFailure() + "; checkpoints " + rest.checkpoints().path("counts");
   }
-
-  private static final long HISTORY_WAIT_MS = 3_000;
-  private static final long HISTORY_POLL_MS = 500;
 
   private void sample() {
     try {
