@@ -41,20 +41,19 @@ final class JobMonitor implements AutoCloseable {
    */
   static final Duration THROUGHPUT_PERIOD = Duration.ofSeconds(1);
 
-  private final long periodMs;
+  /** How long a restart's message waits for the exception history, and how often it looks. */
+  private static final long HISTORY_WAIT_MS = 3_000;
+
+  private static final long HISTORY_POLL_MS = 500;
   private static final Logger LOG = LoggerFactory.getLogger(JobMonitor.class);
 
+  private final long periodMs;
   private final JobRest rest;
   private final Thread thread;
   private final TreeMap<Long, Long> stagedByCheckpoint = new TreeMap<>();
   private volatile String failure;
   private volatile boolean running = true;
   private volatile long restarts;
-
-  /** How long a restart's message waits for the exception history, and how often it looks. */
-  private static final long HISTORY_WAIT_MS = 3_000;
-
-  private static final long HISTORY_POLL_MS = 500;
   private boolean stagedSeen;
   private long lastCheckpoint = -1;
 
