@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -33,6 +32,7 @@ import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.it.ChildJvm;
 import org.spatialingest.local.LocalFlink;
 import org.spatialingest.local.TelemetryGenerator;
 
@@ -49,7 +49,7 @@ import org.spatialingest.local.TelemetryGenerator;
 class DashboardMetricsTest {
   private static final Path K8S = Path.of("k8s");
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int PROMETHEUS_PORT = freePort();
+  private static final int PROMETHEUS_PORT = ChildJvm.freePort();
 
   @RegisterExtension
   static final MiniClusterExtension FLINK =
@@ -351,13 +351,5 @@ class DashboardMetricsTest {
             .send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
     assertThat(response.statusCode()).isEqualTo(200);
     return response.body();
-  }
-
-  private static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0)) {
-      return socket.getLocalPort();
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }

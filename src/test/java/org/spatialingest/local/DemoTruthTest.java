@@ -13,6 +13,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.it.ChildJvm;
 
 /**
  * Short demo runs on the real embedded stack: a healthy run's last line says every produced record
@@ -129,7 +130,7 @@ class DemoTruthTest {
         polygonEvery,
         polygonVertices,
         warehouse.resolve("warehouse"),
-        LocalFlinkTest.freePort(),
+        ChildJvm.freePort(),
         0,
         2,
         Map.of(),

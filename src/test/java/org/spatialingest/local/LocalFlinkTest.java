@@ -6,8 +6,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -22,6 +20,7 @@ import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.it.ChildJvm;
 
 /**
  * Local clusters checkpoint to a filesystem directory, so task state over 5 MiB checkpoints without
@@ -74,7 +73,7 @@ class LocalFlinkTest {
   @Test
   void stateOverFiveMiBCheckpointsToTheChosenDirectoryWithoutRestarts(@TempDir Path checkpoints)
       throws Exception {
-    int port = freePort();
+    int port = ChildJvm.freePort();
     Configuration conf =
         LocalFlink.configuration(
             "test",
@@ -107,7 +106,7 @@ class LocalFlinkTest {
   @Test
   void jobManagerStorageGivenByFlinkOptionFailsAndTheMonitorSaysSo(@TempDir Path unused)
       throws Exception {
-    int port = freePort();
+    int port = ChildJvm.freePort();
     Configuration conf =
         LocalFlink.configuration(
             "test",
@@ -156,14 +155,6 @@ class LocalFlinkTest {
   private static long size(Path p) {
     try {
       return Files.size(p);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  static int freePort() {
-    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return socket.getLocalPort();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
