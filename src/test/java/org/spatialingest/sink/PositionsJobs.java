@@ -144,11 +144,17 @@ final class PositionsJobs {
 
   /** The unbounded job of {@link #start}, built (its start decided) but not run yet. */
   static StreamExecutionEnvironment build(JobConfig config, String savepoint, Configuration conf) {
+    return build(config, savepoint, conf, 2);
+  }
+
+  /** The same at {@code parallelism}. */
+  static StreamExecutionEnvironment build(
+      JobConfig config, String savepoint, Configuration conf, int parallelism) {
     if (savepoint != null) {
       conf.set(StateRecoveryOptions.SAVEPOINT_PATH, savepoint);
     }
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-    env.setParallelism(2);
+    env.setParallelism(parallelism);
     SpatialIngestJob.build(env, config, false);
     return env;
   }

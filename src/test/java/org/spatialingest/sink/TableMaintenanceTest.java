@@ -204,13 +204,15 @@ class TableMaintenanceTest {
     // a restore to a state older than the retained history cannot find every batch committed since:
     // refused
     assertThatThrownBy(
-            () -> RestoreReconciler.reconcile(List.of(table), "lineage", Set.of(), beforeFirst))
+            () ->
+                RestoreReconciler.reconcile(
+                    List.of(table), "lineage", Set.of(), beforeFirst, null, null, Map.of()))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("expired");
     // to a state within it: the newer batches are reverted as always
     assertThat(
             RestoreReconciler.reconcile(
-                List.of(table), "lineage", Set.of("lineage-3"), times.get(3)))
+                List.of(table), "lineage", Set.of("lineage-3"), times.get(3), null, null, Map.of()))
         .containsExactly(2);
   }
 

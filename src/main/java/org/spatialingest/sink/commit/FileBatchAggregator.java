@@ -33,6 +33,7 @@ import org.spatialingest.sink.recovery.CleanupPasses;
 import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.SinkLease;
+import org.spatialingest.table.KafkaIds;
 import org.spatialingest.table.LibraryThreads;
 import org.spatialingest.table.SinkHistory;
 import org.spatialingest.table.StartPositions;
@@ -193,7 +194,13 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
         loaded.add(loader.loadTable());
       }
       RestoreReconciler.reconcile(
-          loaded, lineage.id(), new HashSet<>(lineage.emittedBatchIds()), stateTime);
+          loaded,
+          lineage.id(),
+          new HashSet<>(lineage.emittedBatchIds()),
+          stateTime,
+          scope.sinkId(),
+          start == null ? KafkaIds.unknown() : start.ids(),
+          restored.receivedEnds());
     } finally {
       for (TableLoader loader : loaders) {
         loader.close();

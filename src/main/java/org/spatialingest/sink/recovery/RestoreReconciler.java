@@ -71,15 +71,31 @@ public final class RestoreReconciler {
    * @param knownBatchIds batch ids the restored state had already produced (committed or pending)
    * @param stateTimeMillis when the restored state was taken; nothing committed before it can be
    *     newer than it
+   * @param sinkId the restoring sink's id: another lineage of it that committed after the state
+   *     refuses the restore ({@link AnotherLineageCommittedException})
+   * @param current the Kafka ids the job reads now: only positions of them are compared
+   * @param restoredEnds the restored state's received ends per source key
    * @return the number of batches reverted, per table
    * @throws RewrittenByMaintenanceException if a file to revert was rewritten by another writer
    *     (compaction)
+   * @throws AnotherLineageCommittedException if another lineage of this sink committed after the
+   *     state
    */
   public static List<Integer> reconcile(
-      List<Table> tables, String lineage, Set<String> knownBatchIds, long stateTimeMillis) {
+      List<Table> tables,
+      String lineage,
+      Set<String> knownBatchIds,
+      long stateTimeMillis,
+      String sinkId,
+      KafkaIds current,
+      Map<String, Long> restoredEnds) {
     List<Plan> plans = new ArrayList<>();
     for (int i = 0; i < tables.size(); i++) {
       plans.add(plan(tables.get(i), lineage, knownBatchIds, stateTimeMillis, i == 0));
+    }
+    if (!tables.isEmpty()) {
+      refuseIfAnotherLineageCommittedAfter(
+          tables.get(0), lineage, knownBatchIds, stateTimeMillis, sinkId, current, restoredEnds);
     }
     for (Plan p : plans) {
       if (!p.rewritten().isEmpty()) {
@@ -91,6 +107,72 @@ public final class RestoreReconciler {
       reverted.add(apply(p));
     }
     return reverted;
+  }
+
+  /**
+   * Refuses a restore that would replay what another lineage of the same sink committed since: a
+   * start without state (a new lineage) after the state was taken, then a restore of that older
+   * state. Its replay would commit again every record the newer lineage committed, and the
+   * reconciliation reverts only the restoring lineage's own batches. Ordered by the table's
+   * history, not by clocks: a commit of another lineage above the restoring lineage's newest commit
+   * came after it (the lease keeps two lineages of one sink from running at once); with no commit
+   * of its own in the history (a state taken before its first commit), one whose positions pass the
+   * state's received ends did. Cost: one walk of the primary table's history down to the state.
+   */
+  static void refuseIfAnotherLineageCommittedAfter(
+      Table primary,
+      String lineage,
+      Set<String> knownBatchIds,
+      long stateTimeMillis,
+      String sinkId,
+      KafkaIds current,
+      Map<String, Long> restoredEnds) {
+    if (sinkId == null) {
+      return;
+    }
+    List<Snapshot> others = new ArrayList<>();
+    boolean reachedOwn = false;
+    for (Snapshot s : SinkHistory.whole(primary)) {
+      String batchId = s.summary().get(SnapshotSummaryKeys.BATCH_ID);
+      if (batchId == null) {
+        continue;
+      }
+      if (lineage.equals(s.summary().get(SnapshotSummaryKeys.LINEAGE))) {
+        if (knownBatchIds.contains(batchId) || s.timestampMillis() < stateTimeMillis) {
+          reachedOwn = true;
+          break;
+        }
+        continue;
+      }
+      SinkPositions positions = TablePositions.fromSummary(s.summary(), s.snapshotId());
+      if (positions != null && sinkId.equals(positions.sinkId())) {
+        others.add(s);
+      }
+    }
+    for (Snapshot s : others) {
+      SinkPositions positions = TablePositions.fromSummary(s.summary(), s.snapshotId());
+      String past = reachedOwn ? "" : firstPast(positions.applicableTo(current), restoredEnds);
+      if (reachedOwn || past != null) {
+        throw new AnotherLineageCommittedException(
+            primary.name(), sinkId, lineage, s, past == null ? "" : past);
+      }
+    }
+  }
+
+  /** The first source key whose position passes the state's received end, or null. */
+  private static String firstPast(Map<String, Long> offsets, Map<String, Long> restoredEnds) {
+    for (Map.Entry<String, Long> e : offsets.entrySet()) {
+      Long end = restoredEnds.get(e.getKey());
+      if (e.getValue() > (end == null ? 0 : end)) {
+        return e.getKey()
+            + " at "
+            + e.getValue()
+            + " (the state's: "
+            + (end == null ? "none" : end)
+            + ")";
+      }
+    }
+    return null;
   }
 
   /**
@@ -229,6 +311,40 @@ public final class RestoreReconciler {
         files[0],
         table.name());
     return plan.newer().size();
+  }
+
+  /**
+   * Another lineage of this sink committed after the restored state: the replay would commit its
+   * records again. Suppresses restarts: restoring the same state again cannot succeed.
+   */
+  public static final class AnotherLineageCommittedException extends SuppressRestartsException {
+    AnotherLineageCommittedException(
+        String table, String sinkId, String lineage, Snapshot newer, String past) {
+      super(
+          new IllegalStateException(
+              "Refusing to restore: this state is of lineage "
+                  + lineage
+                  + " of sink id '"
+                  + sinkId
+                  + "', but lineage "
+                  + newer.summary().get(SnapshotSummaryKeys.LINEAGE)
+                  + " of the same sink committed to "
+                  + table
+                  + " after it (snapshot "
+                  + newer.snapshotId()
+                  + ", Flink job "
+                  + newer.summary().get(SnapshotSummaryKeys.FLINK_JOB_ID)
+                  + ", checkpoint "
+                  + newer.summary().get(SnapshotSummaryKeys.CHECKPOINT_ID)
+                  + (past.isEmpty() ? "" : "; its positions pass the state's: " + past)
+                  + "), so replaying from this state would commit those records twice. Nothing was"
+                  + " changed. Way out: start the job without state (no -s: it resumes from the"
+                  + " positions the table records), restore a savepoint of lineage "
+                  + newer.summary().get(SnapshotSummaryKeys.LINEAGE)
+                  + ", or roll the table back to before snapshot "
+                  + newer.snapshotId()
+                  + ". See operations.md, Savepoint and upgrade."));
+    }
   }
 
   /**

@@ -1,0 +1,639 @@
+package org.spatialingest.sink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.test.junit5.InjectMiniCluster;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.iceberg.Snapshot;
+import org.apache.iceberg.Table;
+import org.apache.iceberg.data.Record;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.RecordsToDelete;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.KafkaBroker;
+import org.spatialingest.SpatialIngestJob;
+import org.spatialingest.TestKit;
+import org.spatialingest.config.JobConfig;
+import org.spatialingest.table.Catalogs;
+
+/**
+ * Operator actions played at random against a real broker, a real MiniCluster and a real Hadoop
+ * table, checked after every step against a model of what the tables must hold (issue #55): produce
+ * (plain and in transactions, some aborted; some partitions left empty), start without state in
+ * every starting mode and at another parallelism, stop with a savepoint or cancel, restore the
+ * latest or an older savepoint, a second live job from the running job's savepoint, re-create the
+ * topic, add partitions, delete committed records, roll the table back, expire snapshots. The
+ * topic, the table and the sink id are the same for the whole sequence: reuse is the point.
+ *
+ * <p>A step either leaves exactly the model's rows and rejects in the tables, or is refused with a
+ * non-recoverable failure and leaves both tables' snapshots as they were; a restore of the latest
+ * savepoint right after the stop that took it, a start without state, and the live job beside a
+ * refused second one must never be refused. A failing sequence names its seed and every step, so
+ * {@code -Doperator.seed=S -Doperator.sequences=1} replays it.
+ *
+ * <p>{@code mvn -B verify} plays one fixed sequence; {@code mvn -B -Poperator-actions verify
+ * -Doperator.sequences=N -Doperator.seed=S [-Doperator.actions=A]} plays N from seed S.
+ */
+class OperatorActionsTest {
+  @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
+  @RegisterExtension static final KafkaBroker kafka = new KafkaBroker();
+  static final PositionsJobs jobs = new PositionsJobs(kafka, "ops-");
+
+  private static final long JOB_TIMEOUT_MS = 120_000;
+  private static final int MAX_PARTITIONS = 4;
+  private static final int SETTLE_CHECKPOINTS = 6;
+
+  @Test
+  void everyStepLeavesTheModelsRowsOrIsRefusedWithTheTableUnchanged(
+      @TempDir Path dir, @InjectMiniCluster MiniCluster flink) throws Exception {
+    long seed = Long.getLong("operator.seed", 20261207L);
+    int sequences = Integer.getInteger("operator.sequences", 1);
+    int actions = Integer.getInteger("operator.actions", 12);
+    List<String> failed = new ArrayList<>();
+    for (int i = 0; i < sequences; i++) {
+      Sequence sequence = new Sequence(seed + i, dir.resolve("s" + i), flink);
+      try {
+        sequence.play(actions);
+        System.out.println("operator sequence " + (seed + i) + " clean:\n" + sequence.log);
+      } catch (Throwable t) {
+        failed.add(
+            "seed " + (seed + i) + ": " + t + "\nsteps:\n" + sequence.log + PositionsJobs.trace(t));
+        sequence.stopAll();
+      }
+    }
+    assertThat(failed).as("operator sequences that failed (replay with -Doperator.seed)").isEmpty();
+  }
+
+  /**
+   * The sequence the model found first by reading: lineage X stops with a savepoint, a start
+   * without state (lineage Y) commits more, then X's savepoint is restored. Its replay would commit
+   * Y's records again: it is refused naming both lineages, the tables as they were; a start without
+   * state then commits every record once.
+   */
+  @Test
+  void anOlderLineagesSavepointIsRefusedOnceANewerLineageCommitted(@TempDir Path dir)
+      throws Exception {
+    String topic = jobs.topic(2);
+    JobConfig config = jobs.config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 200, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    JobClient x = PositionsJobs.start(config, null, new Configuration());
+    Table table = TestKit.table(config);
+    PositionsJobs.awaitRows(table, a.rows().size());
+    String savepoint =
+        x.stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(120, TimeUnit.SECONDS);
+
+    MixedInput b = MixedInput.of("b", 150, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
+    PositionsJobs.runToEnd(config); // lineage Y commits b
+    a.plus(b).assertExactlyOnceIn(config);
+    table.refresh();
+    long current = table.currentSnapshot().snapshotId();
+
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    var restored = PositionsJobs.start(config, savepoint, conf).getJobExecutionResult();
+    assertThatThrownBy(() -> restored.get(120, TimeUnit.SECONDS))
+        .satisfies(
+            e ->
+                assertThat(PositionsJobs.trace(e))
+                    .contains("Refusing to restore: this state is of lineage")
+                    .contains("committed to " + table.name() + " after it")
+                    .contains("start the job without state"));
+    table.refresh();
+    assertThat(table.currentSnapshot().snapshotId()).as("the table as it was").isEqualTo(current);
+
+    MixedInput c = MixedInput.of("c", 50, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, c.values());
+    PositionsJobs.runToEnd(config);
+    a.plus(b).plus(c).assertExactlyOnceIn(config);
+  }
+
+  /** What was produced, what the tables must hold, and the jobs and savepoints of one sequence. */
+  private static final class Sequence {
+    final long seed;
+    final Random random;
+    final Path dir;
+    final StringBuilder log = new StringBuilder();
+    final String topic;
+    final JobConfig config;
+    int partitions = 2;
+    int produced;
+
+    /** Committed to Kafka (plain, or in a committed transaction): what the tables must hold. */
+    MixedInput expected = MixedInput.of("none", 0, 0, 0);
+
+    /** Per partition, the end offset the last exact check saw: all below it is committed. */
+    final Map<Integer, Long> committedEnds = new HashMap<>();
+
+    final List<String> savepoints = new ArrayList<>();
+
+    /** The latest savepoint, while nothing but producing happened since the stop that took it. */
+    String untouchedSavepoint;
+
+    boolean ranOnce;
+
+    /** After a refusal or a rollback only a start without state is the operator's way on. */
+    boolean freshNext;
+
+    final List<JobClient> running = new ArrayList<>();
+    int steps;
+
+    final MiniCluster flink;
+
+    Sequence(long seed, Path dir, MiniCluster flink) throws Exception {
+      this.flink = flink;
+      this.seed = seed;
+      this.random = new Random(seed);
+      this.dir = dir;
+      this.topic = jobs.topic(partitions);
+      this.config = jobs.config(topic, dir, Map.of());
+      SpatialIngestJob.ensureTables(config);
+    }
+
+    void play(int actions) throws Exception {
+      step("produce", this::produce);
+      for (int i = 1; i < actions - 1; i++) {
+        int pick = random.nextInt(100);
+        if (pick < 22) {
+          step("produce", this::produce);
+        } else if (pick < 34) {
+          step("produce-transaction", this::produceTransaction);
+        } else if (pick < 50 || freshNext || savepoints.isEmpty()) {
+          step("start-without-state", () -> run(null));
+        } else if (pick < 60) {
+          step("restore-latest", () -> run(savepoints.get(savepoints.size() - 1)));
+        } else if (pick < 66) {
+          step("restore-older", () -> run(savepoints.get(random.nextInt(savepoints.size()))));
+        } else if (pick < 72) {
+          step("second-live-job", this::secondLiveJob);
+        } else if (pick < 78) {
+          step("re-create-topic", this::recreateTopic);
+        } else if (pick < 84) {
+          step("add-partition", this::addPartition);
+        } else if (pick < 90) {
+          step("delete-committed-records", this::deleteCommitted);
+        } else if (pick < 95) {
+          step("roll-back-table", this::rollBack);
+        } else {
+          step("expire-snapshots", this::expireSnapshots);
+        }
+      }
+      step("start-without-state", () -> run(null));
+    }
+
+    interface Action {
+      void run() throws Exception;
+    }
+
+    void step(String name, Action action) throws Exception {
+      log.append(String.format("  %2d %s", ++steps, name));
+      action.run();
+      log.append('\n');
+    }
+
+    void note(String text) {
+      log.append(' ').append(text);
+    }
+
+    // ---- Kafka
+
+    MixedInput next(int count) {
+      String prefix = "q" + seed + "-" + produced++ + "-";
+      return MixedInput.of(prefix, count, 7, random.nextBoolean() ? 0 : 19);
+    }
+
+    /** Plain records, all to one partition (the others stay empty) or spread by key. */
+    void produce() throws Exception {
+      MixedInput input = next(20 + random.nextInt(150));
+      Integer partition = random.nextBoolean() ? random.nextInt(partitions) : null;
+      send(input, partition, null);
+      expected = expected.plus(input);
+      note(input.values().size() + (partition == null ? " spread" : " to partition " + partition));
+    }
+
+    /** Records in one transaction, committed or aborted, between plain records. */
+    void produceTransaction() throws Exception {
+      boolean commit = random.nextInt(3) > 0;
+      MixedInput input = next(10 + random.nextInt(80));
+      send(input, null, commit);
+      MixedInput after = next(5 + random.nextInt(20));
+      send(after, null, null);
+      if (commit) {
+        expected = expected.plus(input);
+      }
+      expected = expected.plus(after);
+      note(
+          input.values().size()
+              + (commit ? " committed" : " aborted")
+              + " + "
+              + after.values().size());
+    }
+
+    /** {@code transaction}: null plain, else in one transaction committed (true) or aborted. */
+    void send(MixedInput input, Integer partition, Boolean transaction) throws Exception {
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+      p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+      p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+      if (transaction != null) {
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ops-" + seed);
+      }
+      try (KafkaProducer<byte[], byte[]> producer =
+          new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+        if (transaction != null) {
+          producer.initTransactions();
+          producer.beginTransaction();
+        }
+        int i = 0;
+        for (byte[] value : input.values()) {
+          producer.send(
+              new ProducerRecord<>(
+                  topic, partition, Integer.toString(i++).getBytes(StandardCharsets.UTF_8), value));
+        }
+        if (transaction == null) {
+          producer.flush();
+        } else if (transaction) {
+          producer.commitTransaction();
+        } else {
+          producer.flush();
+          producer.abortTransaction();
+        }
+      }
+    }
+
+    void recreateTopic() throws Exception {
+      jobs.recreate(topic, partitions);
+      committedEnds.clear();
+      untouchedSavepoint = null;
+    }
+
+    void addPartition() throws Exception {
+      if (partitions >= MAX_PARTITIONS) {
+        note("(at most " + MAX_PARTITIONS + ")");
+        return;
+      }
+      try (Admin admin = Admin.create(kafka.adminProperties())) {
+        admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(partitions + 1))).all().get();
+      }
+      partitions++;
+      note("to " + partitions);
+    }
+
+    /** Retention of records already committed: no gap, no refusal. */
+    void deleteCommitted() throws Exception {
+      List<Integer> candidates =
+          committedEnds.entrySet().stream()
+              .filter(e -> e.getValue() > 0)
+              .map(Map.Entry::getKey)
+              .toList();
+      if (candidates.isEmpty()) {
+        note("(nothing committed)");
+        return;
+      }
+      int partition = candidates.get(random.nextInt(candidates.size()));
+      long before = 1 + (long) random.nextInt((int) (long) committedEnds.get(partition));
+      try (Admin admin = Admin.create(kafka.adminProperties())) {
+        admin
+            .deleteRecords(
+                Map.of(new TopicPartition(topic, partition), RecordsToDelete.beforeOffset(before)))
+            .all()
+            .get();
+      }
+      note("partition " + partition + " before " + before);
+    }
+
+    Map<Integer, Long> endOffsets() throws Exception {
+      try (Admin admin = Admin.create(kafka.adminProperties())) {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int p = 0; p < partitions; p++) {
+          request.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        Map<Integer, Long> ends = new HashMap<>();
+        admin
+            .listOffsets(request)
+            .all()
+            .get()
+            .forEach((tp, info) -> ends.put(tp.partition(), info.offset()));
+        return ends;
+      }
+    }
+
+    // ---- the tables
+
+    Table table() {
+      return TestKit.table(config);
+    }
+
+    Table rejectsTable() {
+      return Catalogs.catalogLoader(config)
+          .loadCatalog()
+          .loadTable(Catalogs.rejectsTableIdentifier(config));
+    }
+
+    /** Both tables' current snapshot ids: what a refused step must leave as it was. */
+    List<Long> snapshotIds() {
+      List<Long> ids = new ArrayList<>();
+      for (Table t : List.of(table(), rejectsTable())) {
+        Snapshot s = t.currentSnapshot();
+        ids.add(s == null ? -1 : s.snapshotId());
+      }
+      return ids;
+    }
+
+    /** Rows and rejects in the tables now; fails on a duplicate. */
+    MixedInput held() throws Exception {
+      List<Record> rows = TestKit.rows(table());
+      Set<String> ids = TestKit.distinctIds(rows);
+      Set<String> raw = new HashSet<>();
+      for (Record r : TestKit.rows(rejectsTable())) {
+        String value = new String(TestKit.bytes(r.getField("raw")), StandardCharsets.UTF_8);
+        if (!raw.add(value)) {
+          throw new AssertionError("duplicate reject " + value);
+        }
+      }
+      return new MixedInput(List.of(), ids, raw);
+    }
+
+    void rollBack() throws Exception {
+      Table table = table();
+      List<Snapshot> history = new ArrayList<>();
+      table.snapshots().forEach(history::add);
+      if (history.size() < 2) {
+        note("(one snapshot)");
+        return;
+      }
+      Snapshot target = history.get(random.nextInt(history.size() - 1));
+      try {
+        table.manageSnapshots().rollbackTo(target.snapshotId()).commit();
+        note("to " + target.snapshotId());
+      } catch (RuntimeException e) {
+        note("(not an ancestor: " + e.getMessage() + ")");
+        return;
+      }
+      freshNext = true;
+      untouchedSavepoint = null;
+      committedEnds.clear(); // rolled-away rows are read from Kafka again
+    }
+
+    void expireSnapshots() {
+      for (Table t : List.of(table(), rejectsTable())) {
+        t.expireSnapshots().expireOlderThan(System.currentTimeMillis()).retainLast(1).commit();
+      }
+      untouchedSavepoint = null;
+    }
+
+    // ---- jobs
+
+    Configuration flinkConf() {
+      Configuration conf = new Configuration();
+      conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+      return conf;
+    }
+
+    JobConfig runConfig() {
+      List<String> modes =
+          ranOnce
+              ? List.of("table", "earliest", "latest", "committed")
+              : List.of("table", "earliest");
+      String mode = modes.get(random.nextInt(modes.size()));
+      note("mode " + mode);
+      return config.with(Map.of("kafka.starting-offsets", mode));
+    }
+
+    /**
+     * Starts a job (from {@code savepoint} if not null) at parallelism 1 or 2, waits until the
+     * tables hold the model's records, and stops it with a savepoint or cancels it. A refused start
+     * must leave the tables as they were, and only a restore other than of the untouched latest
+     * savepoint may be refused.
+     */
+    void run(String savepoint) throws Exception {
+      boolean mustPass = savepoint == null || savepoint.equals(untouchedSavepoint);
+      untouchedSavepoint = null;
+      List<Long> before = snapshotIds();
+      MixedInput heldBefore = held();
+      JobClient job;
+      try {
+        job = start(runConfig(), savepoint);
+      } catch (RuntimeException e) {
+        refused(e, mustPass, before, heldBefore);
+        return;
+      }
+      Optional<Throwable> failure = awaitModel(job);
+      if (failure.isPresent()) {
+        refused(failure.get(), mustPass, before, heldBefore);
+        return;
+      }
+      ranOnce = true;
+      freshNext = false;
+      stop(job);
+    }
+
+    JobClient start(JobConfig jobConfig, String savepoint) throws Exception {
+      int parallelism = 1 + random.nextInt(2);
+      note(
+          "p="
+              + parallelism
+              + (savepoint == null ? "" : " from " + Path.of(savepoint).getFileName()));
+      var env = PositionsJobs.build(jobConfig, savepoint, flinkConf(), parallelism);
+      JobClient job = env.executeAsync("ops-" + seed);
+      running.add(job);
+      return job;
+    }
+
+    /** Stops {@code job} with a savepoint (kept) or cancels it. */
+    void stop(JobClient job) throws Exception {
+      if (random.nextBoolean()) {
+        String savepoint =
+            job.stopWithSavepoint(
+                    false,
+                    dir.resolve("savepoints").toUri().toString(),
+                    SavepointFormatType.CANONICAL)
+                .get(120, TimeUnit.SECONDS);
+        savepoints.add(savepoint);
+        untouchedSavepoint = savepoint;
+        note("-> stopped with savepoint " + Path.of(savepoint).getFileName());
+      } else {
+        TestKit.cancelAndWait(job);
+        note("-> cancelled");
+      }
+      running.remove(job);
+    }
+
+    /**
+     * Waits until the tables hold exactly the model's records and then for {@link
+     * #SETTLE_CHECKPOINTS} more completed checkpoints (a late duplicate would be committed within
+     * them: L = 1 s, C = 300 ms), and checks again; returns the job's failure if it ended first.
+     * Fails on a duplicate or a record the model does not have.
+     */
+    Optional<Throwable> awaitModel(JobClient job) throws Exception {
+      CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
+      long deadline = System.currentTimeMillis() + JOB_TIMEOUT_MS;
+      long settledAt = -1;
+      while (true) {
+        if (result.isDone()) {
+          try {
+            result.get();
+            throw new AssertionError("the unbounded job finished");
+          } catch (java.util.concurrent.ExecutionException e) {
+            running.remove(job);
+            return Optional.of(e);
+          }
+        }
+        MixedInput held = held();
+        assertThat(expected.rows()).as("rows the model has").containsAll(held.rows());
+        assertThat(expected.rejects()).as("rejects the model has").containsAll(held.rejects());
+        boolean exact =
+            held.rows().equals(expected.rows()) && held.rejects().equals(expected.rejects());
+        long completed = checkpoints(job);
+        if (exact && settledAt < 0 && completed > 0) {
+          settledAt = completed + SETTLE_CHECKPOINTS;
+        }
+        if (exact && settledAt >= 0 && completed >= settledAt) {
+          committedEnds.clear();
+          committedEnds.putAll(endOffsets());
+          note("= " + held.rows().size() + " rows + " + held.rejects().size() + " rejects");
+          return Optional.empty();
+        }
+        if (System.currentTimeMillis() > deadline) {
+          Set<String> missing = new HashSet<>(expected.rows());
+          missing.removeAll(held.rows());
+          throw new AssertionError(
+              missing.size()
+                  + " rows of the model missing after "
+                  + JOB_TIMEOUT_MS / 1000
+                  + " s, e.g. "
+                  + missing.stream().limit(5).toList());
+        }
+        Thread.sleep(300);
+      }
+    }
+
+    long checkpoints(JobClient job) throws Exception {
+      try {
+        return JobCheckpoints.completed(flink, job.getJobID());
+      } catch (java.util.concurrent.ExecutionException e) {
+        return 0; // not scheduled yet, or just ended: the next look sees which
+      }
+    }
+
+    void refused(Throwable failure, boolean mustPass, List<Long> before, MixedInput heldBefore)
+        throws Exception {
+      String message = PositionsJobs.trace(failure);
+      String first = message.lines().findFirst().orElse("");
+      note("-> refused: " + first.substring(0, Math.min(200, first.length())));
+      if (mustPass) {
+        throw new AssertionError("a start that must pass was refused", failure);
+      }
+      assertThat(message)
+          .as("a refusal is non-recoverable and names its way out")
+          .containsAnyOf("SuppressRestartsException", "PositionsRefusedException", "Refusing");
+      assertThat(snapshotIds())
+          .as("a refused start leaves the tables as they were")
+          .isEqualTo(before);
+      MixedInput held = held();
+      assertThat(held.rows()).isEqualTo(heldBefore.rows());
+      assertThat(held.rejects()).isEqualTo(heldBefore.rejects());
+      freshNext = true;
+    }
+
+    /**
+     * Job A runs; a savepoint of it (A keeps running) starts job B, which must be refused while A
+     * commits on, every record once.
+     */
+    void secondLiveJob() throws Exception {
+      JobClient a;
+      try {
+        a = start(runConfig(), null);
+      } catch (RuntimeException e) {
+        throw new AssertionError("a start without state was refused", e);
+      }
+      Optional<Throwable> failure = awaitModel(a);
+      if (failure.isPresent()) {
+        throw new AssertionError("the live job failed", failure.get());
+      }
+      String savepoint =
+          a.triggerSavepoint(
+                  dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+              .get(120, TimeUnit.SECONDS);
+      note("A's savepoint " + Path.of(savepoint).getFileName());
+      JobClient b;
+      try {
+        b = start(config, savepoint);
+      } catch (RuntimeException e) {
+        note("B refused where it was built");
+        b = null;
+      }
+      if (b != null) {
+        try {
+          b.getJobExecutionResult().get(JOB_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+          throw new AssertionError("the second live job finished instead of being refused");
+        } catch (TimeoutException e) {
+          throw new AssertionError(
+              "the second live job was not refused within " + JOB_TIMEOUT_MS / 1000 + " s");
+        } catch (java.util.concurrent.ExecutionException e) {
+          running.remove(b);
+          String trace = PositionsJobs.trace(e);
+          assertThat(trace).as("B refused by the lease").contains("SuppressRestartsException");
+          note("B refused");
+        }
+      }
+      MixedInput more = next(30 + random.nextInt(60));
+      send(more, null, null);
+      expected = expected.plus(more);
+      failure = awaitModel(a);
+      if (failure.isPresent()) {
+        throw new AssertionError("the live job failed after the second was refused", failure.get());
+      }
+      assertThat(a.getJobStatus().get().isGloballyTerminalState()).as("A still runs").isFalse();
+      ranOnce = true;
+      freshNext = false;
+      stop(a);
+    }
+
+    void stopAll() {
+      for (JobClient job : List.copyOf(running)) {
+        try {
+          TestKit.cancelAndWait(job);
+        } catch (Exception e) {
+          // the sequence already failed
+        }
+      }
+      running.clear();
+    }
+  }
+}
