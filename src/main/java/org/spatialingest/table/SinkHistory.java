@@ -61,12 +61,19 @@ public final class SinkHistory {
     return new Window(table, snapshot, Long.MIN_VALUE);
   }
 
-  /** When a commit of this sink (any lineage) is the newest in the table's snapshots; 0 if none. */
-  public static long lastSinkCommitMillis(Table table) {
+  /**
+   * When the newest commit of sink {@code sinkId} (any lineage) in the table's snapshots was made;
+   * 0 if none. A sink commit whose summary names no sink (no positions, or formats 1 and 2) counts
+   * as this sink's: a later horizon only keeps more files.
+   */
+  public static long lastSinkCommitMillis(Table table, String sinkId) {
     long last = 0;
     for (Snapshot s : table.snapshots()) {
       if (s.summary().containsKey(SnapshotSummaryKeys.BATCH_ID)) {
-        last = Math.max(last, s.timestampMillis());
+        SinkPositions positions = TablePositions.fromSummary(s.summary(), s.snapshotId());
+        if (positions == null || positions.ofSink(sinkId)) {
+          last = Math.max(last, s.timestampMillis());
+        }
       }
     }
     return last;

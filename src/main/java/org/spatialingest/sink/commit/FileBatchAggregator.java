@@ -168,7 +168,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
       assembler.continueFrom(start == null ? TablePositions.read(table) : start.positions());
       cleanup =
           FailureCleanup.afterStart(
-              passes, SinkHistory.horizon(SinkHistory.lastSinkCommitMillis(table)));
+              passes, SinkHistory.horizon(SinkHistory.lastSinkCommitMillis(table, scope.sinkId())));
     }
     LOG.info(
         "New sink lineage {}; positions continue from the table's {} sources",

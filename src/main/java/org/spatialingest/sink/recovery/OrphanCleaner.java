@@ -8,14 +8,13 @@ import java.util.List;
 import java.util.Set;
 import org.apache.flink.annotation.Internal;
 import org.apache.iceberg.DataFile;
-import org.apache.iceberg.FileScanTask;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.ManifestFile;
+import org.apache.iceberg.ManifestFiles;
+import org.apache.iceberg.ManifestReader;
 import org.apache.iceberg.Snapshot;
-import org.apache.iceberg.SnapshotChanges;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.io.CloseableIterable;
 import org.apache.iceberg.io.FileInfo;
 import org.apache.iceberg.io.SupportsPrefixOperations;
 import org.slf4j.Logger;
@@ -23,7 +22,6 @@ import org.slf4j.LoggerFactory;
 import org.spatialingest.sink.core.FileDeletes;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
-import org.spatialingest.table.SinkHistory;
 
 /**
  * Removes what a failure left behind in a table's location: data files and staging runs this sink
@@ -44,8 +42,9 @@ import org.spatialingest.table.SinkHistory;
  *       if an aggregator instance that is not current stored its batch, that batch is not among the
  *       pending files, and no snapshot of the table lists the manifest;
  *   <li>a data file is an orphan if it carries this sink's scope and a writer token that is not
- *       current, was created after {@code horizon}, and no snapshot since {@code horizon} added it
- *       and no batch the restored state may still commit holds it.
+ *       current, was created after {@code horizon}, no snapshot since {@code horizon} and no ref's
+ *       snapshot (branch or tag) references it ({@link #referencedSince}), and no batch the
+ *       restored state may still commit holds it.
  * </ul>
  *
  * Only this sink's scope is considered ({@link SinkScope}: its staging directory and the data files
@@ -122,7 +121,7 @@ public final class OrphanCleaner {
         continue;
       }
       if (referenced == null) {
-        referenced = addedSince(table, horizonMillis);
+        referenced = referencedSince(table, horizonMillis);
       }
       if (!referenced.contains(sameForm(f.location()))) {
         orphans.add(f.location());
@@ -192,25 +191,39 @@ public final class OrphanCleaner {
   }
 
   /**
-   * The data files the snapshots since {@code horizon} added; if snapshots of that window have been
-   * expired (table maintenance), every data file of the current snapshot instead, since a file
-   * committed in an expired snapshot is still live and must not be taken for an orphan.
+   * The data files that any snapshot committed since {@code horizon}, and the snapshot of any ref
+   * (branches, tags: the sink's own tag, a rolled-away branch head), still reference: a file
+   * created after the horizon can be referenced only by such snapshots or by a ref, whether or not
+   * the snapshot that added it is an ancestor of the current one (a rollback) or is still in the
+   * metadata (expired). Cost: each distinct data manifest of those snapshots read once.
    */
-  private static Set<String> addedSince(Table table, long horizonMillis) {
-    Set<String> added = new HashSet<>();
-    SinkHistory.Window window = SinkHistory.downTo(table, horizonMillis);
-    for (Snapshot s : window) {
-      for (DataFile f : SnapshotChanges.builderFor(table).snapshot(s).build().addedDataFiles()) {
-        added.add(sameForm(f.location()));
+  static Set<String> referencedSince(Table table, long horizonMillis) {
+    Set<String> referenced = new HashSet<>();
+    Set<String> manifests = new HashSet<>();
+    Set<Long> snapshots = new HashSet<>();
+    for (Snapshot s : table.snapshots()) {
+      if (s.timestampMillis() >= horizonMillis) {
+        snapshots.add(s.snapshotId());
       }
     }
-    if (window.cutByExpiry()) { // the window's history is partly expired
-      try (CloseableIterable<FileScanTask> tasks = table.newScan().planFiles()) {
-        tasks.forEach(t -> added.add(sameForm(t.file().location())));
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
+    table.refs().values().forEach(ref -> snapshots.add(ref.snapshotId()));
+    for (long id : snapshots) {
+      Snapshot s = table.snapshot(id);
+      if (s == null) {
+        continue;
+      }
+      for (ManifestFile manifest : s.dataManifests(table.io())) {
+        if (!manifests.add(manifest.path())) {
+          continue;
+        }
+        try (ManifestReader<DataFile> reader =
+            ManifestFiles.read(manifest, table.io(), table.specs())) {
+          reader.forEach(f -> referenced.add(sameForm(f.location())));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
       }
     }
-    return added;
+    return referenced;
   }
 }
