@@ -141,6 +141,45 @@ class OperatorActionsTest {
     a.plus(b).plus(c).assertExactlyOnceIn(config);
   }
 
+  /**
+   * A savepoint, the tables dropped and created again under their names (new UUIDs), a restore: its
+   * offsets would leave out every record before them, so it is refused naming both tables' UUIDs,
+   * nothing committed; a start without state then commits every record once.
+   */
+  @Test
+  void aSavepointRestoredOntoATableCreatedAgainIsRefused(@TempDir Path dir) throws Exception {
+    String topic = jobs.topic(2);
+    JobConfig config = jobs.config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 200, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    JobClient x = PositionsJobs.start(config, null, new Configuration());
+    PositionsJobs.awaitRows(TestKit.table(config), a.rows().size());
+    String savepoint =
+        x.stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(120, TimeUnit.SECONDS);
+    var catalog = Catalogs.catalogLoader(config).loadCatalog();
+    catalog.dropTable(Catalogs.tableIdentifier(config), true);
+    catalog.dropTable(Catalogs.rejectsTableIdentifier(config), true);
+    SpatialIngestJob.ensureTables(config);
+
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    var restored = PositionsJobs.start(config, savepoint, conf).getJobExecutionResult();
+    assertThatThrownBy(() -> restored.get(120, TimeUnit.SECONDS))
+        .satisfies(
+            e ->
+                assertThat(PositionsJobs.trace(e))
+                    .contains("Refusing to restore: this state was taken writing")
+                    .contains("dropped and created again")
+                    .contains("start the job")
+                    .contains("without state"));
+    assertThat(TestKit.table(config).currentSnapshot()).as("nothing committed").isNull();
+
+    PositionsJobs.runToEnd(config);
+    a.assertExactlyOnceIn(config);
+  }
+
   /** What was produced, what the tables must hold, and the jobs and savepoints of one sequence. */
   private static final class Sequence {
     final long seed;

@@ -9,6 +9,7 @@ import java.util.concurrent.ScheduledFuture;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.api.common.typeutils.base.array.BytePrimitiveArraySerializer;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.runtime.state.StateInitializationContext;
@@ -33,6 +34,7 @@ import org.spatialingest.sink.recovery.CleanupPasses;
 import org.spatialingest.sink.recovery.OrphanCleaner;
 import org.spatialingest.sink.recovery.RestoreReconciler;
 import org.spatialingest.sink.recovery.SinkLease;
+import org.spatialingest.sink.recovery.TableIdentity;
 import org.spatialingest.table.KafkaIds;
 import org.spatialingest.table.LibraryThreads;
 import org.spatialingest.table.SinkHistory;
@@ -98,6 +100,11 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private transient Table primary;
 
   private transient SinkLease lease;
+
+  /** the tables' names and UUIDs ({@link TableIdentity}), kept in state to refuse another table */
+  private transient ListState<String> tableIds;
+
+  private transient List<String> currentTableIds;
   private transient ScheduledFuture<?> leaseRenewal;
 
   /** An aggregator whose start without state continues from the table's newest positions. */
@@ -149,6 +156,12 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     lineage = restored == null ? SinkLineage.start() : SinkLineage.restored(restored);
     // before anything touches the tables: one live job per sink id and table
     acquireLease();
+    tableIds =
+        store.getListState(new ListStateDescriptor<>("table-ids", StringSerializer.INSTANCE));
+    List<String> restoredTableIds = new ArrayList<>();
+    tableIds.get().forEach(restoredTableIds::add);
+    currentTableIds = TableIdentity.of(loadTables());
+    TableIdentity.refuseAnother(restoredTableIds, currentTableIds);
     if (restored == null) {
       startWithoutState(passes);
     } else {
@@ -264,9 +277,22 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
     }
   }
 
+  /** Each table of the sink, loaded once. */
+  private List<Table> loadTables() throws IOException {
+    List<Table> loaded = new ArrayList<>();
+    for (SinkTable t : tables) {
+      try (TableLoader loader = t.loader().clone()) {
+        loader.open();
+        loaded.add(loader.loadTable());
+      }
+    }
+    return loaded;
+  }
+
   @Override
   public void snapshotState(StateSnapshotContext context) throws Exception {
     super.snapshotState(context);
+    tableIds.update(currentTableIds);
     state.update(
         List.of(
             new AggregatorState(
