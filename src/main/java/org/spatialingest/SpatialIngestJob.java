@@ -47,6 +47,7 @@ import org.spatialingest.source.TelemetrySources;
 import org.spatialingest.table.Catalogs;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.RejectsTable;
+import org.spatialingest.table.ResumeTags;
 import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TableLayout;
@@ -199,7 +200,8 @@ public final class SpatialIngestJob {
                 Catalogs.rejectsTableLoader(config),
                 config.sinkId(),
                 startPositions(env, config).ids(),
-                ResumeFilter.aliasesOf(startPositions(env, config).files()))
+                ResumeFilter.aliasesOf(startPositions(env, config).files()),
+                resumeSnapshots(env, config))
             : ResumeFilter.sourceIdsOnly(startPositions(env, config).ids());
     SingleOutputStreamOperator<SourceRecord> resumed =
         stream
@@ -208,6 +210,26 @@ public final class SpatialIngestJob {
             .name("resume-filter")
             .uid(RESUME_FILTER_UID);
     return withParallelism(resumed, config.sourceParallelism());
+  }
+
+  /**
+   * A start without state: the telemetry and rejects tables' current snapshots, tagged for this
+   * sink ({@link ResumeTags}) so the skip the resume filter computes from them can be recomputed by
+   * any restore of this start's checkpoints; a restore: none (its state names them).
+   */
+  private static long[] resumeSnapshots(StreamExecutionEnvironment env, JobConfig config) {
+    if (env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent()) {
+      return new long[] {-1, -1};
+    }
+    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
+    try {
+      return new long[] {
+        ResumeTags.pin(catalog.loadTable(Catalogs.tableIdentifier(config)), config.sinkId()),
+        ResumeTags.pin(catalog.loadTable(Catalogs.rejectsTableIdentifier(config)), config.sinkId())
+      };
+    } finally {
+      closeQuietly(catalog);
+    }
   }
 
   /**

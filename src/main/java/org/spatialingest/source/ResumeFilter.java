@@ -67,6 +67,9 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   /** per file source key, the keys of earlier paths of that file ({@link FileStartCheck}) */
   private final Map<String, List<String>> fileAliases;
 
+  /** a start without state's telemetry and rejects snapshots (-1: none) */
+  private final long[] resumeAt;
+
   private transient CommittedRecords committed;
 
   /** the telemetry table's snapshot the skip was fixed at, or -1 for none */
@@ -91,26 +94,25 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
    * @param sinkId whose positions count ({@code sink.id})
    * @param ids the Kafka the job reads: positions of another cluster, or of a topic since created
    *     again, skip nothing ({@link CommittedRecords#read})
-   */
-  public ResumeFilter(TableLoader telemetry, TableLoader rejects, String sinkId, KafkaIds ids) {
-    this(telemetry, rejects, sinkId, ids, Map.of());
-  }
-
-  /**
    * @param fileAliases per file source key, the source keys of the paths the file had before (it
    *     moved): their committed lines are its committed lines
+   * @param resumeAt on a start without state, the telemetry and rejects tables' snapshots the skip
+   *     is fixed at ({@link org.spatialingest.table.ResumeTags#pin}, where the job is built; -1:
+   *     none); a restore reads them from its state
    */
   public ResumeFilter(
       TableLoader telemetry,
       TableLoader rejects,
       String sinkId,
       KafkaIds ids,
-      Map<String, List<String>> fileAliases) {
+      Map<String, List<String>> fileAliases,
+      long[] resumeAt) {
     this.telemetry = telemetry;
     this.rejects = rejects;
     this.sinkId = sinkId;
     this.ids = ids;
     this.fileAliases = Map.copyOf(fileAliases);
+    this.resumeAt = resumeAt.clone();
   }
 
   /**
@@ -118,7 +120,7 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
    * offsets are of and refuses a restore onto another topic or cluster, as with skipping.
    */
   public static ResumeFilter sourceIdsOnly(KafkaIds ids) {
-    return new ResumeFilter(null, null, null, ids, Map.of());
+    return new ResumeFilter(null, null, null, ids, Map.of(), new long[] {-1, -1});
   }
 
   /** The file aliases of a file source's start: per file key, its earlier paths' keys. */
@@ -169,12 +171,8 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
           rejectsSnapshot = Long.parseLong(ids.substring(ids.indexOf('/') + 1));
         }
       } else {
-        resumeSnapshot =
-            table.currentSnapshot() == null ? -1 : table.currentSnapshot().snapshotId();
-        rejectsSnapshot =
-            rejectsTable.currentSnapshot() == null
-                ? -1
-                : rejectsTable.currentSnapshot().snapshotId();
+        resumeSnapshot = resumeAt[0];
+        rejectsSnapshot = resumeAt[1];
       }
       if (resumeSnapshot < 0 && rejectsSnapshot < 0) {
         return;

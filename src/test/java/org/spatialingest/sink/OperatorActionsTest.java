@@ -180,6 +180,48 @@ class OperatorActionsTest {
     a.assertExactlyOnceIn(config);
   }
 
+  /**
+   * The snapshots a start without state fixes its skip at are tagged for its sink where the job is
+   * built ({@link org.spatialingest.table.ResumeTags}): another writer's commit and an expiry to
+   * the last snapshot, while the job still buffers, keep them, so a restore of that start's
+   * savepoint recomputes the same skip; it then commits every record once.
+   */
+  @Test
+  void theSnapshotsAStartResumesFromOutliveExpiry(@TempDir Path dir) throws Exception {
+    String topic = jobs.topic(2);
+    JobConfig config = jobs.config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 200, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    PositionsJobs.runToEnd(config);
+    MixedInput b = MixedInput.of("b", 100, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
+    Table table = TestKit.table(config);
+    long resumeAt = table.currentSnapshot().snapshotId();
+
+    JobConfig buffering = config.with(Map.of("sink.max-latency", "1h"));
+    JobClient job = PositionsJobs.start(buffering, null, new Configuration());
+    TestKit.awaitStagedRows(table, b.rows().size());
+    table.refresh();
+    assertThat(table.refs().get(org.spatialingest.table.ResumeTags.tagName(config.sinkId())))
+        .as("the resume tag")
+        .isNotNull()
+        .extracting(org.apache.iceberg.SnapshotRef::snapshotId)
+        .isEqualTo(resumeAt);
+    table.newAppend().commit(); // another writer
+    table.expireSnapshots().expireOlderThan(System.currentTimeMillis()).retainLast(1).commit();
+    table.refresh();
+    assertThat(table.snapshot(resumeAt)).as("the snapshot the start resumes from").isNotNull();
+    String savepoint =
+        job.stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(120, TimeUnit.SECONDS);
+
+    JobClient restored = PositionsJobs.start(config, savepoint, new Configuration());
+    PositionsJobs.awaitRows(table, a.rows().size() + b.rows().size());
+    TestKit.cancelAndWait(restored);
+    assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(a.plus(b).rows());
+  }
+
   /** What was produced, what the tables must hold, and the jobs and savepoints of one sequence. */
   private static final class Sequence {
     final long seed;
