@@ -1,9 +1,6 @@
 package org.spatialingest;
 
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.WeakHashMap;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -96,7 +93,8 @@ public final class SpatialIngestJob {
     env.getConfig().setGlobalJobParameters(Configuration.fromMap(config.redactedMap()));
     configureCheckpointing(env, config);
     reuseObjectsUnlessConfigured(env);
-    sink(transformWithRejects(source(env, config, boundedSource), config), config);
+    JobStart start = decideStart(env, config);
+    sink(transformWithRejects(source(env, config, boundedSource, start), config), config, start);
     maintenance(env, config, boundedSource);
   }
 
@@ -168,14 +166,13 @@ public final class SpatialIngestJob {
    * Kafka source still gets the filter's restore check of the topic ids).
    */
   public static DataStream<SourceRecord> source(
-      StreamExecutionEnvironment env, JobConfig config, boolean bounded) {
+      StreamExecutionEnvironment env, JobConfig config, boolean bounded, JobStart start) {
     SingleOutputStreamOperator<SourceRecord> stream;
     if (config.input().fileSource()) {
       stream =
           env.fromSource(
                   StartingBacklogSource.of(
-                      TelemetrySources.file(
-                          config.input().filePath(), startPositions(env, config).files())),
+                      TelemetrySources.file(config.input().filePath(), start.positions().files())),
                   WatermarkStrategy.noWatermarks(),
                   "file-source")
               .uid(FILE_SOURCE_UID);
@@ -183,7 +180,7 @@ public final class SpatialIngestJob {
       stream =
           env.fromSource(
                   StartingBacklogSource.of(
-                      TelemetrySources.source(config, bounded, startPositions(env, config))),
+                      TelemetrySources.source(config, bounded, start.positions())),
                   WatermarkStrategy.noWatermarks(),
                   "kafka-source")
               .uid(SOURCE_UID);
@@ -199,10 +196,10 @@ public final class SpatialIngestJob {
                 Catalogs.tableLoader(config),
                 Catalogs.rejectsTableLoader(config),
                 config.sinkId(),
-                startPositions(env, config).ids(),
-                ResumeFilter.aliasesOf(startPositions(env, config).files()),
-                resumeSnapshots(env, config))
-            : ResumeFilter.sourceIdsOnly(startPositions(env, config).ids());
+                start.positions().ids(),
+                ResumeFilter.aliasesOf(start.positions().files()),
+                start.resumeAt())
+            : ResumeFilter.sourceIdsOnly(start.positions().ids());
     SingleOutputStreamOperator<SourceRecord> resumed =
         stream
             .process(filter)
@@ -210,26 +207,6 @@ public final class SpatialIngestJob {
             .name("resume-filter")
             .uid(RESUME_FILTER_UID);
     return withParallelism(resumed, config.sourceParallelism());
-  }
-
-  /**
-   * A start without state: the telemetry and rejects tables' current snapshots, tagged for this
-   * sink ({@link ResumeTags}) so the skip the resume filter computes from them can be recomputed by
-   * any restore of this start's checkpoints; a restore: none (its state names them).
-   */
-  private static long[] resumeSnapshots(StreamExecutionEnvironment env, JobConfig config) {
-    if (env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent()) {
-      return new long[] {-1, -1};
-    }
-    Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    try {
-      return new long[] {
-        ResumeTags.pin(catalog.loadTable(Catalogs.tableIdentifier(config)), config.sinkId()),
-        ResumeTags.pin(catalog.loadTable(Catalogs.rejectsTableIdentifier(config)), config.sinkId())
-      };
-    } finally {
-      closeQuietly(catalog);
-    }
   }
 
   /**
@@ -276,8 +253,7 @@ public final class SpatialIngestJob {
    * went to), publishing the positions as the consumer group's offsets; with {@code
    * rejects.dead-letter-topic} the rejects also go to that Kafka topic (at-least-once).
    */
-  public static void sink(Transformed t, JobConfig config) {
-    StartPositions start = startPositions(t.rows().getExecutionEnvironment(), config);
+  public static void sink(Transformed t, JobConfig config, JobStart start) {
     TableLayout layout = TelemetryTable.layout(config);
     EitherTypeInfo<RowData, RowData> type =
         new EitherTypeInfo<>(
@@ -301,7 +277,7 @@ public final class SpatialIngestJob {
             new SinkTarget(Catalogs.tableLoader(config), layout, true),
             new SinkTarget(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, false)),
         config,
-        start);
+        start.positions());
     if (!config.deadLetterTopic().isEmpty()) {
       KafkaSink<RowData> deadLetters =
           KafkaSink.<RowData>builder()
@@ -370,40 +346,37 @@ public final class SpatialIngestJob {
     sink.append(inputs);
   }
 
-  /** The start decided for one environment and config: source and sink must agree on it. */
-  private record DecidedStart(JobConfig config, StartPositions start) {}
-
-  private static final Map<StreamExecutionEnvironment, DecidedStart> STARTS =
-      Collections.synchronizedMap(new WeakHashMap<>());
-
   /**
-   * What the job starts from ({@link StartCheck#decide}: the table's positions of this {@code
-   * sink.id} that apply to the Kafka cluster and topic it reads now), decided once per environment
-   * where the job is built; refused ({@link org.spatialingest.table.PositionsRefusedException})
-   * when they cannot apply. A file source has no positions: its start is {@link FileStartCheck}'s
-   * (which prefix of each input file this run reads, and which files moved or changed).
+   * What the job starts from, decided once, before the job graph is built, and passed to the
+   * source, the resume filter and the sink ({@link JobStart}): the table's positions of this {@code
+   * sink.id} that apply to the Kafka cluster and topic it reads now ({@link StartCheck#decide});
+   * refused ({@link org.spatialingest.table.PositionsRefusedException}) when they cannot apply. A
+   * file source has no positions: its start is {@link FileStartCheck}'s (which prefix of each input
+   * file this run reads, and which files moved or changed). A start without state that skips what
+   * the tables hold also tags the snapshots the skip is fixed at ({@link ResumeTags}).
    */
-  public static StartPositions startPositions(StreamExecutionEnvironment env, JobConfig config) {
-    DecidedStart decided = STARTS.get(env);
-    if (decided != null && decided.config().equals(config)) {
-      return decided.start();
-    }
+  public static JobStart decideStart(StreamExecutionEnvironment env, JobConfig config) {
     ensureTables(config);
     Catalog catalog = Catalogs.catalogLoader(config).loadCatalog();
-    StartPositions start;
     try {
       boolean restore =
           env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
       Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
-      start =
+      StartPositions positions =
           config.input().fileSource()
               ? FileStartCheck.decide(config, table, config.skipCommitted())
               : StartCheck.decide(config, table, restore);
+      if (restore || !config.skipCommitted()) {
+        return new JobStart(positions, -1, -1);
+      }
+      return new JobStart(
+          positions,
+          ResumeTags.pin(table, config.sinkId()),
+          ResumeTags.pin(
+              catalog.loadTable(Catalogs.rejectsTableIdentifier(config)), config.sinkId()));
     } finally {
       closeQuietly(catalog);
     }
-    STARTS.put(env, new DecidedStart(config, start));
-    return start;
   }
 
   /**

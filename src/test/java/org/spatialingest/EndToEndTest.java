@@ -59,7 +59,7 @@ class EndToEndTest {
     SpatialIngestJob.configureCheckpointing(env, config);
     FailOnceAfterCheckpoint.reset();
     DataStream<SourceRecord> records =
-        SpatialIngestJob.source(env, config, true)
+        SpatialIngestJob.source(env, config, true, SpatialIngestJob.decideStart(env, config))
             .map(new FailOnceAfterCheckpoint(150_000, 200))
             .name("fail-once");
     SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);

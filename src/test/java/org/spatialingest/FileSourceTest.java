@@ -109,12 +109,13 @@ class FileSourceTest {
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
     FailOnceAfterCheckpoint.reset();
+    JobStart start = SpatialIngestJob.decideStart(env, config);
     DataStream<SourceRecord> records =
-        SpatialIngestJob.source(env, config, true)
+        SpatialIngestJob.source(env, config, true, start)
             .map(new FailOnceAfterCheckpoint(1_000_000, 100))
             .name("fail-once");
     SpatialIngestJob.Transformed t = SpatialIngestJob.transformWithRejects(records, config);
-    SpatialIngestJob.sink(t, config);
+    SpatialIngestJob.sink(t, config, start);
     JobClient client = env.executeAsync("file-backfill");
     JobID id = client.getJobID();
     client.getJobExecutionResult().get();

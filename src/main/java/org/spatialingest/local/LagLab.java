@@ -36,6 +36,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.spatialingest.JobStart;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.source.SourceRecord;
@@ -187,13 +188,14 @@ public final class LagLab {
     StreamExecutionEnvironment env =
         StreamExecutionEnvironment.createLocalEnvironment(1, flinkConf);
     SpatialIngestJob.configureCheckpointing(env, config);
+    JobStart jobStart = SpatialIngestJob.decideStart(env, config);
     DataStream<SourceRecord> records =
-        SpatialIngestJob.source(env, config, false)
+        SpatialIngestJob.source(env, config, false, jobStart)
             .map(new Probe(topic, s.injectedDelayMicros()))
             .name("lab-probe");
     SpatialIngestJob.Transformed transformed =
         SpatialIngestJob.transformWithRejects(records, config);
-    SpatialIngestJob.sink(transformed, config);
+    SpatialIngestJob.sink(transformed, config, jobStart);
     JobClient job = env.executeAsync("lab " + s.name());
     JobHealthMonitor monitor =
         JobHealthMonitor.start(flinkConf.get(RestOptions.PORT), job.getJobID(), log, "  ");

@@ -403,7 +403,8 @@ public final class BenchChild {
     if (!variant.equals("AC")) { // as the job does (SpatialIngestJob.build), for every sink alike
       SpatialIngestJob.reuseObjectsUnlessConfigured(env);
     }
-    DataStream<SourceRecord> source = SpatialIngestJob.source(env, config, !live);
+    DataStream<SourceRecord> source =
+        SpatialIngestJob.source(env, config, !live, SpatialIngestJob.decideStart(env, config));
     DataStream<SourceRecord> probed =
         source
             .map(new ArrivalProbe())

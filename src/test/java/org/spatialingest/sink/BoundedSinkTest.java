@@ -331,7 +331,8 @@ class BoundedSinkTest {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
-    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true);
+    DataStream<SourceRecord> records =
+        SpatialIngestJob.source(env, config, true, SpatialIngestJob.decideStart(env, config));
     if (parkNanos > 0) {
       records = records.map(new Slow(parkNanos)).name("slow");
     }

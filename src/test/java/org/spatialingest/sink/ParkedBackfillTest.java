@@ -176,7 +176,8 @@ class ParkedBackfillTest {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.configureCheckpointing(env, config);
-    DataStream<SourceRecord> records = SpatialIngestJob.source(env, config, true);
+    DataStream<SourceRecord> records =
+        SpatialIngestJob.source(env, config, true, SpatialIngestJob.decideStart(env, config));
     if (!perRecord.isZero() || !beforeFirstCommit.isZero()) {
       long nanos = perRecord.toNanos();
       long firstNanos = beforeFirstCommit.toNanos();

@@ -56,7 +56,7 @@ class AdmissionCapTest {
     SpatialIngestJob.configureCheckpointing(env, config);
     SEEN.set(0);
     DataStream<org.spatialingest.source.SourceRecord> records =
-        SpatialIngestJob.source(env, config, false)
+        SpatialIngestJob.source(env, config, false, SpatialIngestJob.decideStart(env, config))
             .map(
                 (MapFunction<SourceRecord, SourceRecord>)
                     r -> {

@@ -48,7 +48,11 @@ class BoundedKafkaFailoverTest {
       throws Exception {
     JobConfig config = produce("failover-wrapped", dir);
     StreamExecutionEnvironment env = environment(dir);
-    JobClient job = submit(env, config, SpatialIngestJob.source(env, config, true));
+    JobClient job =
+        submit(
+            env,
+            config,
+            SpatialIngestJob.source(env, config, true, SpatialIngestJob.decideStart(env, config)));
     try {
       job.getJobExecutionResult().get(FINISH_WITHIN.toSeconds(), TimeUnit.SECONDS);
     } catch (TimeoutException e) {

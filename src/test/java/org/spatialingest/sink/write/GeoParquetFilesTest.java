@@ -48,6 +48,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.locationtech.jts.geom.Envelope;
 import org.locationtech.jts.io.WKBReader;
+import org.spatialingest.JobStart;
 import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
@@ -318,9 +319,12 @@ class GeoParquetFilesTest {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(1);
     SpatialIngestJob.configureCheckpointing(env, config);
+    JobStart start = SpatialIngestJob.decideStart(env, config);
     SpatialIngestJob.sink(
-        SpatialIngestJob.transformWithRejects(SpatialIngestJob.source(env, config, true), config),
-        config);
+        SpatialIngestJob.transformWithRejects(
+            SpatialIngestJob.source(env, config, true, start), config),
+        config,
+        start);
     env.execute("geoparquet");
   }
 
