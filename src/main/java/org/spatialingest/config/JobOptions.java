@@ -95,7 +95,9 @@ public final class JobOptions {
           JobConfig::kafkaProperties,
           "any Kafka client property, for every client of the job and its tools (source, group offsets, dead "
               + "letters, `plan --topic`), e.g. `kafka.properties.security.protocol: SASL_SSL`; credentials show as "
-              + "`******` ([operations](src/site/markdown/operations.md#secured-kafka-credentials-acls-failing-fast))");
+              + "`******` ([operations](src/site/markdown/operations.md#secured-kafka-credentials-acls-failing-fast)). "
+              + "Consumers read with `isolation.level: read_committed` unless it is set here ("
+              + "[operations](src/site/markdown/operations.md#operator-actions-and-what-the-job-does))");
   public static final JobOption<JobConfig.CatalogType> CATALOG_TYPE =
       option(
           "catalog.type",

@@ -4,6 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.spatialingest.config.JobConfig;
 
 /**
@@ -26,6 +27,22 @@ public final class KafkaClients {
   /** {@link #connection} as {@link Properties}, for the client constructors. */
   public static Properties properties(JobConfig config) {
     return toProperties(connection(config));
+  }
+
+  /**
+   * {@link #properties} with the defaults of every consumer that reads records for the table:
+   * {@code isolation.level: read_committed} unless {@code kafka.properties.isolation.level} says
+   * otherwise, so records of an upstream producer's aborted transactions (another Flink job writing
+   * exactly-once) are never committed, and records of open ones wait until they commit.
+   */
+  public static Properties consumerProperties(JobConfig config) {
+    return withConsumerDefaults(properties(config));
+  }
+
+  /** Adds the consumer defaults of {@link #consumerProperties} where {@code props} sets none. */
+  public static Properties withConsumerDefaults(Properties props) {
+    props.putIfAbsent(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    return props;
   }
 
   static Properties toProperties(Map<String, String> map) {

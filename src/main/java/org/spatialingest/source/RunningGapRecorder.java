@@ -21,16 +21,17 @@ import org.spatialingest.table.SourceKeys;
  * Records a gap the Kafka consumer went past while running ({@code kafka.on-gap: continue}: its
  * {@code auto.offset.reset} is {@code earliest}, so a fetch offset that retention or {@code
  * kafka-delete-records} removed jumps to the first available one without a word). One reader
- * subtask's view: per partition the next offset it expects; a record further on than one past it (a
- * single skipped offset is a transaction marker) asks Kafka for the partition's first available
- * offset, and the offsets below it that the reader never saw are a gap.
+ * subtask's view: per partition the next offset it expects; a record further on (one offset or
+ * many: transaction markers and aborted batches skip offsets too) asks Kafka for the partition's
+ * first available offset, and only the offsets below it that the reader never saw are a gap.
  *
  * <p>The gap is recorded before the record that follows it is emitted, so before any commit can
  * claim positions past it: an empty snapshot of the telemetry table whose summary has {@link
  * SnapshotSummaryKeys#GAPS} and {@link SnapshotSummaryKeys#GAP_RECORDS} (what {@code inspect}
  * shows), unless the history since the sink's last commits already has the same gap (a restart that
  * met it again), a WARN, and the reader's metric {@code kafkaGapRecords}. Cost: nothing per record
- * but a map lookup; one {@code listOffsets} per jump, one Iceberg commit per gap.
+ * but a map lookup; one {@code listOffsets} per jump (with a transactional upstream, about one per
+ * transaction and partition), one Iceberg commit per gap.
  */
 final class RunningGapRecorder implements Serializable {
   private static final Logger LOG = LoggerFactory.getLogger(RunningGapRecorder.class);
@@ -77,9 +78,11 @@ final class RunningGapRecorder implements Serializable {
     String key =
         record.source != null ? record.source : SourceKeys.kafka(record.topic, record.partition);
     Long next = expected.put(key, record.offset + 1);
-    if (next == null || record.offset <= next + 1) {
+    if (next == null || record.offset <= next) {
       return;
     }
+    // a jump: transaction markers and aborted batches (read_committed) skip offsets as retention
+    // does, so only the partition's first available offset tells them apart
     long first = firstAvailable(record.topic, record.partition);
     long end = Math.min(record.offset, first);
     if (end > next) {

@@ -65,7 +65,7 @@ public final class TelemetrySources {
    */
   public static KafkaSource<SourceRecord> kafka(
       JobConfig config, boolean bounded, StartPositions start) {
-    Properties props = KafkaClients.properties(config);
+    Properties props = KafkaClients.consumerProperties(config);
     // the group's offsets are the table's positions, published after each commit
     // (KafkaGroupOffsets); the source's own
     // commits would run ahead of the table by up to the freshness bound

@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.spatialingest.source.KafkaClients;
 
 /**
  * Reads the newest records of a topic with a plain {@link KafkaConsumer} that never commits: no
@@ -82,6 +83,7 @@ public final class KafkaSampler {
     p.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "spatial-ingest-plan-sampler");
     p.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+    KafkaClients.withConsumerDefaults(p); // what the job reads
     long deadline = System.nanoTime() + timeout.toNanos();
     try (KafkaConsumer<byte[], byte[]> consumer =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -222,6 +222,84 @@ class OperatorActionsTest {
     assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(a.plus(b).rows());
   }
 
+  /**
+   * Produces {@code input} to {@code topic} ({@code partition} null: by key); {@code transaction}
+   * null: plain, else in one transaction of {@code transactionalId}, committed (true) or aborted.
+   */
+  static void send(
+      String topic,
+      MixedInput input,
+      Integer partition,
+      Boolean transaction,
+      String transactionalId)
+      throws Exception {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+    p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
+    p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
+    if (transaction != null) {
+      p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+    }
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      if (transaction != null) {
+        producer.initTransactions();
+        producer.beginTransaction();
+      }
+      int i = 0;
+      for (byte[] value : input.values()) {
+        producer.send(
+            new ProducerRecord<>(
+                topic, partition, Integer.toString(i++).getBytes(StandardCharsets.UTF_8), value));
+      }
+      if (transaction == null) {
+        producer.flush();
+      } else if (transaction) {
+        producer.commitTransaction();
+      } else {
+        producer.flush();
+        producer.abortTransaction();
+      }
+    }
+  }
+
+  /**
+   * An upstream producer writing in transactions (another job writing Kafka exactly-once), some
+   * aborted, between plain records: a bounded run and an unbounded one commit exactly the records
+   * of committed transactions and the plain ones (read_committed), and no gap is reported.
+   */
+  @Test
+  void anAbortedTransactionsRecordsAreNeverCommitted(@TempDir Path dir) throws Exception {
+    String topic = jobs.topic(2);
+    JobConfig config = jobs.config(topic, dir, Map.of());
+    MixedInput plain = MixedInput.of("p", 50, 7, 0);
+    MixedInput committed = MixedInput.of("c", 60, 7, 13);
+    MixedInput aborted = MixedInput.of("x", 70, 7, 13);
+    MixedInput after = MixedInput.of("q", 40, 7, 0);
+    send(topic, plain, null, null, null);
+    send(topic, committed, null, true, "upstream");
+    send(topic, aborted, null, false, "upstream");
+    send(topic, after, 0, null, null);
+    PositionsJobs.runToEnd(config);
+    MixedInput expected = plain.plus(committed).plus(after);
+    expected.assertExactlyOnceIn(config);
+
+    MixedInput more = MixedInput.of("m", 30, 7, 0);
+    MixedInput abortedLast = MixedInput.of("y", 20, 7, 0);
+    JobClient job = PositionsJobs.start(config, null, new Configuration());
+    send(topic, more, 1, true, "upstream");
+    send(topic, abortedLast, 1, false, "upstream");
+    Table table = TestKit.table(config);
+    PositionsJobs.awaitRows(table, expected.plus(more).rows().size());
+    TestKit.cancelAndWait(job);
+    expected.plus(more).assertExactlyOnceIn(config);
+    assertThat(PositionsJobs.summaries(table, org.spatialingest.table.SnapshotSummaryKeys.GAPS))
+        .as("no gap")
+        .isEmpty();
+  }
+
   /** What was produced, what the tables must hold, and the jobs and savepoints of one sequence. */
   private static final class Sequence {
     final long seed;
@@ -343,38 +421,8 @@ class OperatorActionsTest {
               + after.values().size());
     }
 
-    /** {@code transaction}: null plain, else in one transaction committed (true) or aborted. */
     void send(MixedInput input, Integer partition, Boolean transaction) throws Exception {
-      Properties p = new Properties();
-      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-      p.put(ProducerConfig.ACKS_CONFIG, "all");
-      p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-      p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "120000");
-      p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000");
-      if (transaction != null) {
-        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "ops-" + seed);
-      }
-      try (KafkaProducer<byte[], byte[]> producer =
-          new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
-        if (transaction != null) {
-          producer.initTransactions();
-          producer.beginTransaction();
-        }
-        int i = 0;
-        for (byte[] value : input.values()) {
-          producer.send(
-              new ProducerRecord<>(
-                  topic, partition, Integer.toString(i++).getBytes(StandardCharsets.UTF_8), value));
-        }
-        if (transaction == null) {
-          producer.flush();
-        } else if (transaction) {
-          producer.commitTransaction();
-        } else {
-          producer.flush();
-          producer.abortTransaction();
-        }
-      }
+      OperatorActionsTest.send(topic, input, partition, transaction, "ops-" + seed);
     }
 
     void recreateTopic() throws Exception {
