@@ -300,6 +300,66 @@ class OperatorActionsTest {
         .isEmpty();
   }
 
+  /**
+   * A blue/green switch gone wrong: job B is started from a savepoint of job A while A runs on. B
+   * is refused by the lease within one renewal of A's (10 s at C = 300 ms), before it touches any
+   * table: every staging run and stored batch A had is still there, and A then commits every record
+   * once.
+   */
+  @Test
+  void aSecondLiveJobFromTheRunningJobsSavepointIsRefused(@TempDir Path dir) throws Exception {
+    String topic = jobs.topic(2);
+    JobConfig config = jobs.config(topic, dir, Map.of("sink.max-latency", "1h"));
+    MixedInput a = MixedInput.of("a", 200, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    JobClient first = PositionsJobs.start(config, null, new Configuration());
+    Table table = TestKit.table(config);
+    TestKit.awaitStagedRows(table, a.rows().size());
+    String savepoint =
+        first
+            .triggerSavepoint(
+                dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(120, TimeUnit.SECONDS);
+    List<Path> staged = stagingFiles(table);
+    assertThat(staged).as("A's staging runs and stored batches").isNotEmpty();
+
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    long started = System.nanoTime();
+    var second = PositionsJobs.start(config, savepoint, conf).getJobExecutionResult();
+    assertThatThrownBy(() -> second.get(120, TimeUnit.SECONDS))
+        .satisfies(
+            e ->
+                assertThat(PositionsJobs.trace(e))
+                    .contains("This job cannot start: another job writes table")
+                    .contains("job " + first.getJobID().toHexString())
+                    .contains("that job is running"));
+    long refusedAfterMs = (System.nanoTime() - started) / 1_000_000;
+    assertThat(stagingFiles(table)).as("A's files after B's refusal").containsAll(staged);
+    assertThat(first.getJobStatus().get().isGloballyTerminalState()).as("A runs").isFalse();
+    System.out.println("second live job refused after " + refusedAfterMs + " ms");
+
+    MixedInput b = MixedInput.of("b", 100, 7, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
+    TestKit.awaitStagedRows(table, a.rows().size() + b.rows().size());
+    first
+        .stopWithSavepoint(
+            true, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+        .get(120, TimeUnit.SECONDS); // drained: end of input commits what A buffers
+    assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(a.plus(b).rows());
+  }
+
+  private static List<Path> stagingFiles(Table table) throws Exception {
+    Path staging = Path.of(java.net.URI.create(table.location() + "/_staging"));
+    try (var files = java.nio.file.Files.walk(staging)) {
+      return files
+          .filter(java.nio.file.Files::isRegularFile)
+          .filter(f -> !f.getFileName().toString().startsWith("."))
+          .filter(f -> !org.spatialingest.sink.core.SinkFileNames.isLease(f.toString()))
+          .toList();
+    }
+  }
+
   /** What was produced, what the tables must hold, and the jobs and savepoints of one sequence. */
   private static final class Sequence {
     final long seed;

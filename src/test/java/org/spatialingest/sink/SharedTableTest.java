@@ -32,7 +32,6 @@ import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkScope;
 import org.spatialingest.sink.recovery.OrphanCleaner;
-import org.spatialingest.sink.recovery.SinkLease;
 import org.spatialingest.sink.recovery.StagingReferences;
 import org.spatialingest.sink.write.SinkFiles;
 
@@ -213,79 +212,6 @@ class SharedTableTest {
         .as("claimed by the default sink id")
         .isFalse();
     assertThat(table.io().newInputFile(other).exists()).as("A's file").isTrue();
-  }
-
-  /**
-   * The lease: a restore of the same lineage under a new job id takes it over; another lineage is
-   * refused while its holder renews it, waits out a lease nobody renews (a killed job's) and takes
-   * it, and takes an expired one at once; a release leaves another job's lease.
-   */
-  @Test
-  void theLeaseRefusesOnlyAnotherLiveLineage(@TempDir Path dir) throws Exception {
-    JobConfig config = TestKit.config("localhost:1", "unused", dir, Map.of());
-    SpatialIngestJob.ensureTables(config);
-    Table table = TestKit.table(config);
-    java.time.Duration c = java.time.Duration.ofSeconds(10);
-    SinkScope scope = scope("x");
-    new SinkLease(table.io(), table.location(), "t", scope, "job-1", "lineage-1", c).acquire();
-
-    SinkLease live =
-        new SinkLease(table.io(), table.location(), "t", scope, "job-2", "lineage-1", c);
-    live.acquire();
-    SinkLease other =
-        new SinkLease(table.io(), table.location(), "t", scope, "job-3", "lineage-2", c);
-    // job-2 is running: it renews (here every 200 ms); a start of another lineage waits for a
-    // renewal and is refused
-    var renewer = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
-    try {
-      renewer.scheduleWithFixedDelay(
-          live::renew, 200, 200, java.util.concurrent.TimeUnit.MILLISECONDS);
-      assertThatThrownBy(other::acquire)
-          .isInstanceOf(SinkLease.Refused.class)
-          .hasMessageContaining("job job-2")
-          .hasMessageContaining("live for 45 s")
-          .hasMessageContaining("while this job waited for it: that job is running");
-      new SinkLease(table.io(), table.location(), "t", scope, "job-1", "lineage-1", c).release();
-      assertThatThrownBy(other::acquire)
-          .as("job-1 released only its own")
-          .isInstanceOf(SinkLease.Refused.class);
-    } finally {
-      renewer.shutdownNow();
-      renewer.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
-    }
-
-    String lease = SinkFileNames.leaseFile(table.location(), scope);
-    // a job killed without a clean stop: its lease, still live for 2 s, is never renewed again; a
-    // start waits it out and takes it instead of being refused
-    writeLease(table, lease, "job-2", System.currentTimeMillis(), 2_000);
-    other.acquire();
-    assertThat(readLease(table, lease)).contains("job-id=job-3");
-    writeLease(table, lease, "job-2", System.currentTimeMillis() - 46_000, 45_000);
-    other.acquire(); // expired: a killed job's lease
-    other.release();
-    assertThat(table.io().newInputFile(lease).exists()).isFalse();
-  }
-
-  private static void writeLease(
-      Table table, String lease, String jobId, long heartbeatMillis, long validForMillis)
-      throws Exception {
-    try (var out = table.io().newOutputFile(lease).createOrOverwrite()) {
-      out.write(
-          ("version=1\njob-id="
-                  + jobId
-                  + "\nlineage=lineage-1\nheartbeat-ms="
-                  + heartbeatMillis
-                  + "\nvalid-for-ms="
-                  + validForMillis
-                  + "\n")
-              .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    }
-  }
-
-  private static String readLease(Table table, String lease) throws Exception {
-    try (var in = table.io().newInputFile(lease).newStream()) {
-      return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    }
   }
 
   private static String dataFile(Table table, String operationId) throws Exception {

@@ -244,7 +244,7 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   @Override
   public void open() throws Exception {
     super.open();
-    long period = SinkLease.renewMillis(checkpointInterval);
+    long period = lease.renewMillis();
     leaseRenewal =
         getProcessingTimeService().scheduleWithFixedDelay(now -> renewLease(), period, period);
   }
