@@ -10,6 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import org.apache.iceberg.MetadataColumns;
+import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
@@ -121,12 +123,18 @@ public record CommittedRecords(
     boolean otherCluster = recorded != null && recorded.otherCluster(current);
     Map<String, LongList> found = new HashMap<>();
     Map<String, PositionRanges> files = new HashMap<>();
+    Incarnations incarnations = Incarnations.of(telemetry, snapshot, current, positions.keySet());
     if (snapshot != null) {
-      scan(
-          IcebergGenerics.read(telemetry).useSnapshot(snapshotId),
+      Expression filter =
           Expressions.or(
               kafkaFilter(positions, "source", "source_offset"),
-              Expressions.startsWith("source", FILE_KEY_PREFIX)),
+              Expressions.startsWith("source", FILE_KEY_PREFIX));
+      scan(
+          telemetry,
+          snapshotId,
+          filter,
+          incarnations.fileSequences(telemetry, snapshotId, filter),
+          incarnations,
           positions,
           found,
           files);
@@ -143,6 +151,7 @@ public record CommittedRecords(
           IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId),
           positions,
           horizon,
+          incarnations.rejectsSince(),
           found,
           files);
       found.keySet().removeIf(key -> otherCluster || notApplied.contains(SourceKeys.topic(key)));
@@ -203,14 +212,32 @@ public record CommittedRecords(
     }
   }
 
+  /**
+   * Rows matching {@code filter} at {@code snapshotId}; a Kafka row counts only if the file that
+   * holds it was committed by its topic's current incarnation ({@link Incarnations}).
+   *
+   * @param fileSequences each matching data file's data sequence number, by location
+   */
   private static void scan(
-      IcebergGenerics.ScanBuilder scan,
+      Table table,
+      long snapshotId,
       Expression filter,
+      Map<String, Long> fileSequences,
+      Incarnations incarnations,
       Map<String, Long> positions,
       Map<String, LongList> found,
       Map<String, PositionRanges> files) {
+    Schema projection =
+        new Schema(
+            table.schema().findField("source"),
+            table.schema().findField("source_offset"),
+            MetadataColumns.FILE_PATH);
     try (CloseableIterable<Record> rows =
-        scan.select("source", "source_offset").where(filter).build()) {
+        IcebergGenerics.read(table)
+            .useSnapshot(snapshotId)
+            .project(projection)
+            .where(filter)
+            .build()) {
       for (Record r : rows) {
         Object key = r.getField("source");
         Object pos = r.getField("source_offset");
@@ -220,7 +247,8 @@ public record CommittedRecords(
         String source = key.toString();
         if (SourceKeys.isFile(source)) {
           files.computeIfAbsent(source, k -> new PositionRanges()).add((Long) pos);
-        } else {
+        } else if (incarnations.current(
+            source, fileSequences.get(r.getField(MetadataColumns.FILE_PATH.name()).toString()))) {
           add(source, (Long) pos, positions, found);
         }
       }
@@ -237,6 +265,7 @@ public record CommittedRecords(
       IcebergGenerics.ScanBuilder scan,
       Map<String, Long> positions,
       long horizonMicros,
+      Map<String, Long> incarnationSinceMicros,
       Map<String, LongList> found,
       Map<String, PositionRanges> files) {
     List<Expression> terms = new ArrayList<>();
@@ -252,12 +281,18 @@ public record CommittedRecords(
         "offset",
         terms);
     try (CloseableIterable<Record> rows =
-        scan.select("topic", "partition", "offset", "file", "line").where(anyOf(terms)).build()) {
+        scan.select("topic", "partition", "offset", "file", "line", "rejected_at")
+            .where(anyOf(terms))
+            .build()) {
       for (Record r : rows) {
         if (r.getField("topic") != null) {
           String key =
               SourceKeys.kafka(r.getField("topic").toString(), (Integer) r.getField("partition"));
           long pos = (Long) r.getField("offset");
+          Long since = incarnationSinceMicros.get(SourceKeys.topic(key));
+          if (since != null && micros(r.getField("rejected_at")) <= since) {
+            continue; // rejected from an earlier incarnation of the topic
+          }
           if (positions.containsKey(key)) {
             add(key, pos, positions, found);
           } else {
@@ -273,6 +308,12 @@ public record CommittedRecords(
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  /** A {@code timestamptz} value as the generic reader returns it, in micros since the epoch. */
+  private static long micros(Object value) {
+    return java.time.temporal.ChronoUnit.MICROS.between(
+        java.time.Instant.EPOCH, ((java.time.OffsetDateTime) value).toInstant());
   }
 
   private static void add(
