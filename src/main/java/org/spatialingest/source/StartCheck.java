@@ -4,17 +4,21 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.apache.flink.connector.kafka.source.enumerator.KafkaSourceEnumerator;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.IcebergGenerics;
 import org.apache.iceberg.data.Record;
 import org.apache.iceberg.expressions.Expressions;
 import org.apache.iceberg.io.CloseableIterable;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClient;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.TopicPartition;
@@ -82,6 +86,61 @@ public final class StartCheck {
    * @param restore the job restores a savepoint or checkpoint (the source's offsets come from it)
    */
   public static StartPositions decide(JobConfig config, Table table, boolean restore) {
+    StartPositions recorded = decideRecorded(config, table, restore);
+    return restore ? recorded : everyPartition(config, table, recorded);
+  }
+
+  /**
+   * {@code start} with a position for every partition of the job's topic, resolved now by {@link
+   * TableStartingOffsets#resolve}: the recorded ones, an added partition (or a topic created again)
+   * from its start, the rest by the starting mode. The source starts there and the sink's first
+   * commit records them all, so a partition that delivers nothing still has a position the next
+   * start honours, in every mode.
+   */
+  private static StartPositions everyPartition(
+      JobConfig config, Table table, StartPositions start) {
+    Set<String> readBefore = new HashSet<>();
+    TablePositions.readSink(table, config.sinkId())
+        .ifPresent(p -> p.offsets().keySet().forEach(k -> readBefore.add(SourceKeys.topic(k))));
+    Map<String, Long> positions = new HashMap<>();
+    try (AdminClient admin = AdminClient.create(KafkaClients.properties(config))) {
+      List<TopicPartition> partitions = new ArrayList<>();
+      admin
+          .describeTopics(List.of(config.topic()))
+          .allTopicNames()
+          .get(TIMEOUT_S, TimeUnit.SECONDS)
+          .get(config.topic())
+          .partitions()
+          .forEach(p -> partitions.add(new TopicPartition(config.topic(), p.partition())));
+      TableStartingOffsets.resolve(
+              start,
+              config,
+              readBefore,
+              partitions,
+              new KafkaSourceEnumerator.PartitionOffsetsRetrieverImpl(admin, config.groupId()))
+          .forEach(
+              (tp, offset) -> positions.put(SourceKeys.kafka(tp.topic(), tp.partition()), offset));
+    } catch (PositionsRefusedException e) {
+      throw e;
+    } catch (Exception e) {
+      if (e instanceof InterruptedException) {
+        Thread.currentThread().interrupt();
+      }
+      throw new IllegalStateException(
+          "cannot resolve the starting offsets of topic " + config.topic(), e);
+    }
+    start.positions().forEach(positions::putIfAbsent); // other topics' positions stay
+    return new StartPositions(
+        start.sinkId(),
+        start.ids(),
+        positions,
+        start.reset(),
+        start.notes(),
+        start.files(),
+        start.filesRecord());
+  }
+
+  private static StartPositions decideRecorded(JobConfig config, Table table, boolean restore) {
     KafkaIds ids = kafkaIds(config);
     String sinkId = config.sinkId();
     String reset = config.resetPositions();

@@ -4,8 +4,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.common.TopicPartition;
@@ -19,12 +21,15 @@ import org.spatialingest.table.StartPositions;
 /**
  * Where a Kafka source without restored state starts, in every {@code kafka.starting-offsets} mode:
  * each partition the table has a position for ({@link StartPositions}, decided where the job was
- * built) starts exactly there; only a partition without one starts by the mode's own rule ({@code
- * table}, {@code earliest}: the first offset; {@code committed}: the group's offset, the first
- * offset if none; {@code latest}: the end). A {@code kafka.reset-positions} that applies starts
- * every partition by it. Every offset is resolved here, so the consumer never needs its own {@code
- * auto.offset.reset}: with {@code kafka.on-gap: fail} it is {@code none}, and an offset Kafka no
- * longer has fails the reader ({@link KafkaGapGuard}) instead of jumping.
+ * built) starts exactly there; a partition without one, of a topic the table has positions of
+ * (added since, or the topic created again), from its start; any other by the mode's own rule
+ * ({@code table}, {@code earliest}: the first offset; {@code committed}: the group's offset, the
+ * first offset if none; {@code latest}: the end). Where the job is built every partition is
+ * resolved so ({@link StartCheck#decide}), so the sink's first commit records a position even for
+ * one that delivers nothing. A {@code kafka.reset-positions} that applies starts every partition by
+ * it. Every offset is resolved here, so the consumer never needs its own {@code auto.offset.reset}:
+ * with {@code kafka.on-gap: fail} it is {@code none}, and an offset Kafka no longer has fails the
+ * reader ({@link KafkaGapGuard}) instead of jumping.
  *
  * <p>A position below the first offset Kafka keeps (deleted after the job was built) is refused
  * with {@code fail} and starts at the first offset with {@code continue}; one past the end (a topic
@@ -49,20 +54,57 @@ final class TableStartingOffsets implements OffsetsInitializer {
   @Override
   public Map<TopicPartition, Long> getPartitionOffsets(
       Collection<TopicPartition> partitions, PartitionOffsetsRetriever retriever) {
+    Set<String> readBefore = new HashSet<>();
+    start.positions().keySet().forEach(k -> readBefore.add(SourceKeys.topic(k)));
+    return resolve(readBefore, partitions, retriever);
+  }
+
+  /**
+   * The starting offset of each of {@code partitions}: its position in {@code start}; without one,
+   * from its start if its topic is in {@code readBefore} (the sink read the topic before: a
+   * partition added since, or the topic created again), else by the mode's own rule (or the
+   * reset's). Used where the job is built, for every partition ({@link StartCheck#decide}), and by
+   * the enumerator for partitions that appeared since.
+   */
+  static Map<TopicPartition, Long> resolve(
+      StartPositions start,
+      JobConfig config,
+      Set<String> readBefore,
+      Collection<TopicPartition> partitions,
+      PartitionOffsetsRetriever retriever) {
+    return new TableStartingOffsets(start, config).resolve(readBefore, partitions, retriever);
+  }
+
+  private Map<TopicPartition, Long> resolve(
+      Set<String> readBefore,
+      Collection<TopicPartition> partitions,
+      PartitionOffsetsRetriever retriever) {
     Map<TopicPartition, Long> offsets = new HashMap<>();
     List<TopicPartition> rest = new ArrayList<>();
+    List<TopicPartition> added = new ArrayList<>();
     for (TopicPartition tp : partitions) {
       Long position = start.positions().get(SourceKeys.kafka(tp.topic(), tp.partition()));
-      if (position == null) {
-        rest.add(tp);
-      } else {
+      if (position != null) {
         offsets.put(tp, position);
+      } else if (start.reset().isEmpty() && readBefore.contains(tp.topic())) {
+        added.add(tp);
+      } else {
+        rest.add(tp);
       }
     }
-    if (!offsets.isEmpty()) {
+    if (!added.isEmpty()) {
+      Map<TopicPartition, Long> first = retriever.beginningOffsets(added);
+      LOG.info(
+          "Starting {} partitions of topics the table has positions of, but not of them (added since,"
+              + " or the topic created again), from their start: {}",
+          first.size(),
+          first);
+      offsets.putAll(first);
+    }
+    if (offsets.size() > added.size()) {
       clamp(offsets, retriever);
       LOG.info(
-          "Starting {} partitions at the positions recorded in the table: {}",
+          "Starting {} partitions at the positions decided at the start (the table's, or resolved where the job was built): {}",
           offsets.size(),
           offsets);
     }
