@@ -19,10 +19,18 @@ import org.spatialingest.sink.core.ClosedFileManifests;
  * org.spatialingest.sink.compat.AggregatorListStates} reads those.
  */
 final class AggregatorStateSerializer implements SimpleVersionedSerializer<AggregatorState> {
-  static final int VERSION = 2;
+  /** Pending batches as a stored batch's location or their data files. */
+  static final int V2_STORED_BATCHES = 2;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V2_STORED_BATCHES;
 
   /** Pending batches as lists of data files; read only. */
   private static final int DATA_FILE_LISTS_V1 = 1;
+
+  /** Every version this build reads. */
+  static final java.util.Set<Integer> READS =
+      java.util.Set.of(DATA_FILE_LISTS_V1, V2_STORED_BATCHES);
 
   @Override
   public int getVersion() {
@@ -57,15 +65,9 @@ final class AggregatorStateSerializer implements SimpleVersionedSerializer<Aggre
 
   @Override
   public AggregatorState deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION && version != DATA_FILE_LISTS_V1) {
+    if (!READS.contains(version)) {
       throw new IOException(
-          "unknown aggregator state version "
-              + version
-              + " (this build reads "
-              + DATA_FILE_LISTS_V1
-              + " and "
-              + VERSION
-              + ")");
+          "unknown aggregator state version " + version + " (this build reads " + READS + ")");
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     String lineage = in.readUTF();
@@ -77,7 +79,7 @@ final class AggregatorStateSerializer implements SimpleVersionedSerializer<Aggre
     int batches = in.readInt();
     List<PendingBatch> pending = new ArrayList<>(batches);
     for (int b = 0; b < batches; b++) {
-      boolean stored = version == VERSION && in.readBoolean();
+      boolean stored = version == V2_STORED_BATCHES && in.readBoolean();
       pending.add(
           stored ? PendingBatch.stored(in.readUTF()) : PendingBatch.ofDataFiles(readList(in)));
     }

@@ -27,7 +27,11 @@ import org.spatialingest.sink.core.ClosedFiles;
  */
 @Internal
 public final class FileBatchSerializer implements SimpleVersionedSerializer<FileBatch> {
-  static final int VERSION = 5;
+  /** Closed files inline or as a reference to a stored batch ({@link StoredBatch}). */
+  static final int V5_STORED_BATCH = 5;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V5_STORED_BATCH;
 
   /** The version whose closed files are always inline; read only. */
   private static final int INLINE_V4 = 4;
@@ -37,6 +41,10 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
 
   /** The version whose data files are Java-serialized; read only. */
   private static final int JAVA_SERIALIZED_FILES = 2;
+
+  /** Every version this build reads. */
+  static final java.util.Set<Integer> READS =
+      java.util.Set.of(JAVA_SERIALIZED_FILES, MANIFEST_LAYOUT_V3, INLINE_V4, V5_STORED_BATCH);
 
   private final TableSpecs specs;
 
@@ -80,28 +88,27 @@ public final class FileBatchSerializer implements SimpleVersionedSerializer<File
 
   @Override
   public FileBatch deserialize(int version, byte[] serialized) throws IOException {
-    if (version < JAVA_SERIALIZED_FILES || version > VERSION) {
+    if (!READS.contains(version)) {
       throw new IOException(
           "FileBatch serializer version "
               + version
               + " is not readable by this build (it reads "
-              + JAVA_SERIALIZED_FILES
-              + " to "
-              + VERSION
+              + READS
               + "); restore with the build that wrote it, or start without state");
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     long checkpointId = in.readLong();
     String lineage = in.readUTF();
-    if (version == VERSION && in.readBoolean()) {
+    if (version == V5_STORED_BATCH && in.readBoolean()) {
       StoredBatch stored = StoredBatch.readReference(in);
       return new FileBatch(checkpointId, lineage, stored, ClosedFileManifests.readPositions(in));
     }
     ClosedFiles files =
         switch (version) {
-          case VERSION, INLINE_V4 -> ClosedFiles.read(in);
+          case V5_STORED_BATCH, INLINE_V4 -> ClosedFiles.read(in);
           case MANIFEST_LAYOUT_V3 -> ClosedFiles.of(ManifestLayoutFiles.read(in));
-          default -> ClosedFiles.of(JavaSerializedFiles.read(in, specs));
+          case JAVA_SERIALIZED_FILES -> ClosedFiles.of(JavaSerializedFiles.read(in, specs));
+          default -> throw new IllegalStateException("version " + version + " has no read branch");
         };
     return new FileBatch(checkpointId, lineage, files, ClosedFileManifests.readPositions(in));
   }

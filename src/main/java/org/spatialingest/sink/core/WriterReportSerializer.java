@@ -18,8 +18,16 @@ import org.apache.flink.core.memory.DataOutputSerializer;
  */
 @Internal
 public final class WriterReportSerializer implements SimpleVersionedSerializer<WriterReport> {
-  static final int VERSION = 4;
+  /** Buffered positions with a completeness flag and the keys no longer buffered. */
+  static final int V4_BUFFERED_CHANGES = 4;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V4_BUFFERED_CHANGES;
+
   private static final int COMPLETE_POSITIONS = 3;
+
+  /** Every version this build reads. */
+  static final Set<Integer> READS = Set.of(COMPLETE_POSITIONS, V4_BUFFERED_CHANGES);
 
   @Override
   public int getVersion() {
@@ -45,8 +53,13 @@ public final class WriterReportSerializer implements SimpleVersionedSerializer<W
 
   @Override
   public WriterReport deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION && version != COMPLETE_POSITIONS) {
-      throw new IOException("unknown WriterReport serializer version " + version);
+    if (!READS.contains(version)) {
+      throw new IOException(
+          "unknown WriterReport serializer version "
+              + version
+              + " (this build reads "
+              + READS
+              + ")");
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
     String token = in.readUTF();

@@ -11,7 +11,11 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /** Versioned binary form of {@link GlobalRanges} (coordinator → subtasks). Version 1. */
 final class GlobalRangesSerializer implements SimpleVersionedSerializer<GlobalRanges> {
-  static final int VERSION = 1;
+  /** The first and only version. */
+  static final int V1_BOUNDARIES = 1;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V1_BOUNDARIES;
 
   @Override
   public int getVersion() {
@@ -38,7 +42,7 @@ final class GlobalRangesSerializer implements SimpleVersionedSerializer<GlobalRa
 
   @Override
   public GlobalRanges deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION) {
+    if (version != V1_BOUNDARIES) {
       throw new IOException("unknown GlobalRanges serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);

@@ -17,7 +17,14 @@ import org.spatialingest.sizing.SizingBounds;
  * the same quantiles for the new writers.
  */
 final class RangeStatisticsSerializer implements SimpleVersionedSerializer<RangeStatistics> {
-  static final int VERSION = 2;
+  /** Without a partition's bound on ranges; read only. */
+  private static final int V1_NO_MAX_RANGES = 1;
+
+  /** With a bounded input's bound on ranges per partition. */
+  static final int V2_MAX_RANGES = 2;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V2_MAX_RANGES;
 
   private final SizingBounds bounds;
   private final int writers;
@@ -61,7 +68,7 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
 
   @Override
   public RangeStatistics deserialize(int version, byte[] serialized) throws IOException {
-    if (version != 1 && version != VERSION) {
+    if (version != V1_NO_MAX_RANGES && version != V2_MAX_RANGES) {
       throw new IOException("unknown RangeStatistics serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);
@@ -79,7 +86,7 @@ final class RangeStatisticsSerializer implements SimpleVersionedSerializer<Range
         RangeStatistics.PartitionStatistics p =
             new RangeStatistics.PartitionStatistics(
                 load, readKeys(in), in.readDouble(), readKeys(in));
-        p.maxRanges = version >= 2 ? in.readInt() : 0;
+        p.maxRanges = version == V2_MAX_RANGES ? in.readInt() : 0;
         table.partitions.put(path, p);
       }
       statistics.tables().add(table);

@@ -9,7 +9,11 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 /** Versioned binary form of a {@link SubtaskReport} (subtask → coordinator). Version 1. */
 final class SubtaskReportSerializer implements SimpleVersionedSerializer<SubtaskReport> {
-  static final int VERSION = 1;
+  /** The first and only version. */
+  static final int V1_SAMPLES = 1;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V1_SAMPLES;
 
   @Override
   public int getVersion() {
@@ -38,7 +42,7 @@ final class SubtaskReportSerializer implements SimpleVersionedSerializer<Subtask
 
   @Override
   public SubtaskReport deserialize(int version, byte[] serialized) throws IOException {
-    if (version != VERSION) {
+    if (version != V1_SAMPLES) {
       throw new IOException("unknown SubtaskReport serializer version " + version);
     }
     DataInputDeserializer in = new DataInputDeserializer(serialized);

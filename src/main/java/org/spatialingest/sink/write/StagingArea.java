@@ -30,13 +30,17 @@ import org.spatialingest.sink.core.SinkScope;
  * written with another schema is read by field id: columns of the current schema are taken from the
  * field with the same id, columns it lacks are null (they must be optional). Version 2 (releases up
  * to 99d1af5) is the same without the schema; its rows have the current layout. A change of this
- * format bumps {@link #VERSION} and keeps reading the previous one.
+ * format adds a named version constant, points {@link #VERSION} at it and keeps a read branch for
+ * each earlier one.
  */
 final class StagingArea {
   private static final int MAGIC = 0x53495257; // "SIRW"
 
   /** 3: the run records the schema it was written with. */
-  static final int VERSION = 3;
+  static final int V3_SCHEMA = 3;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V3_SCHEMA;
 
   /**
    * 2: no schema, rows in the current layout. Version 1 (rows with the bbox as four doubles, before
@@ -114,7 +118,7 @@ final class StagingArea {
     }
     try (in) {
       int version = in.readInt() == MAGIC ? in.readInt() : -1;
-      if (version != VERSION && version != VERSION_WITHOUT_SCHEMA) {
+      if (version != V3_SCHEMA && version != VERSION_WITHOUT_SCHEMA) {
         throw new IOException(
             "not a staging run this build reads: "
                 + path
@@ -122,7 +126,7 @@ final class StagingArea {
                 + "struct column cannot be restored: start the job without state, it resumes from the table's positions)");
       }
       RowProjection projection = null;
-      if (version == VERSION) {
+      if (version == V3_SCHEMA) {
         byte[] json = new byte[in.readInt()];
         in.readFully(json);
         Schema written = SchemaParser.fromJson(new String(json, StandardCharsets.UTF_8));
@@ -151,7 +155,7 @@ final class StagingArea {
     if (in.readInt() != MAGIC) {
       throw new IOException("not a staging run");
     }
-    if (in.readInt() == VERSION) {
+    if (in.readInt() == V3_SCHEMA) {
       in.skipNBytes(in.readInt());
     }
     return in.readInt();

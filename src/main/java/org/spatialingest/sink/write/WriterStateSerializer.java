@@ -18,10 +18,24 @@ import org.spatialingest.sink.compat.InlineWriterRows;
  */
 @Internal
 public final class WriterStateSerializer implements SimpleVersionedSerializer<WriterState> {
-  static final int VERSION = 4;
+  /** Staging runs with their buffer id and parked flag. */
+  static final int V4_PARKED = 4;
+
+  /** What this build writes; every read branch names the version it reads, never this one. */
+  static final int VERSION = V4_PARKED;
+
+  /** Staging runs with their buffer id, nothing parked; read only. */
+  private static final int V3_BUFFER_IDS = 3;
+
+  /** Staging runs without a buffer id (id 0); read only. */
+  private static final int V2_RUNS = 2;
 
   /** The version whose rows are inline (builds before staging runs); read only. */
   private static final int INLINE_ROWS_V1 = 1;
+
+  /** Every version this build reads. */
+  static final java.util.Set<Integer> READS =
+      java.util.Set.of(INLINE_ROWS_V1, V2_RUNS, V3_BUFFER_IDS, V4_PARKED);
 
   @Override
   public int getVersion() {
@@ -53,21 +67,21 @@ public final class WriterStateSerializer implements SimpleVersionedSerializer<Wr
     if (version == INLINE_ROWS_V1) {
       return new WriterState(List.of(), List.of(InlineWriterRows.read(in, count)));
     }
-    if (version != 2 && version != 3 && version != VERSION) {
+    if (!READS.contains(version)) {
       throw new IOException(
           "unknown WriterState serializer version "
               + version
-              + " (this build reads 1 to "
-              + VERSION
+              + " (this build reads "
+              + READS
               + ")");
     }
     List<WriterState.StagedRun> runs = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       int table = in.readInt();
-      int bufferId = version == 2 ? 0 : in.readInt();
+      int bufferId = version == V2_RUNS ? 0 : in.readInt();
       String path = in.readUTF();
       long rows = in.readLong();
-      boolean parked = version >= 4 && in.readBoolean();
+      boolean parked = version == V4_PARKED && in.readBoolean();
       runs.add(new WriterState.StagedRun(table, bufferId, path, rows, parked));
     }
     return new WriterState(runs);

@@ -20,6 +20,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.data.Record;
 import org.apache.kafka.clients.admin.Admin;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -50,6 +51,46 @@ class SavepointRestoreTest {
           .sorted()
           .toList()
           .stream();
+    }
+  }
+
+  /**
+   * The state formats a savepoint holds, by the token a fixture's name gives each, and the class
+   * whose {@code VERSION} (what this build writes) it is: a version bumped without a new fixture
+   * fails here, so every format version in use is restored by the test above.
+   */
+  private static final Map<String, String> FORMATS =
+      Map.of(
+          "filebatch", "org.spatialingest.sink.commit.FileBatchSerializer",
+          "writerstate", "org.spatialingest.sink.write.WriterStateSerializer",
+          "staging", "org.spatialingest.sink.write.StagingArea",
+          "aggregator", "org.spatialingest.sink.commit.AggregatorStateSerializer");
+
+  /**
+   * Versions in use without a fixture, and why. Writer state 4 (the parked flag): a savepoint of
+   * this build also holds the resume filter's Kafka cluster and topic ids, and a fresh broker has
+   * other ids, so its restore is refused as another cluster's; its fixture needs the broker's own
+   * data directory kept with it (sink-formats.md).
+   */
+  private static final java.util.Set<String> KNOWN_MISSING = java.util.Set.of("writerstate4");
+
+  @Test
+  void everyStateFormatVersionThisBuildWritesHasAFixture() throws Exception {
+    List<String> names = fixtures().toList();
+    for (Map.Entry<String, String> format : FORMATS.entrySet()) {
+      java.lang.reflect.Field version =
+          Class.forName(format.getValue()).getDeclaredField("VERSION");
+      version.setAccessible(true);
+      String token = format.getKey() + version.getInt(null);
+      if (KNOWN_MISSING.contains(token)) {
+        continue;
+      }
+      assertThat(names)
+          .as(
+              "a savepoint fixture holding %s (write it: mvn -B test -Dtest=SavepointFixtureGenerator"
+                  + " -Dsavepoint.fixture=<name listing every format version>)",
+              token)
+          .anySatisfy(n -> assertThat(List.of(n.split("-"))).contains(token));
     }
   }
 
