@@ -369,10 +369,12 @@ public final class BoundedIcebergSink<T>
     }
 
     /**
-     * The sink alone, without the distribution: its writers get the input as it comes (what {@code
-     * sink.distribution: none} does). {@link #append} puts the whole contract into a job.
+     * The sink alone, without the distribution and the checkpoint rules: for this package and its
+     * tests' operator harnesses only. A job gets the sink through {@link #append}, which puts the
+     * whole contract in (exchange, writer count, aligned checkpoints), so it cannot be bypassed by
+     * accident with {@code sinkTo(builder.build())}.
      */
-    public BoundedIcebergSink<T> build() {
+    BoundedIcebergSink<T> build() {
       return sinkOf(router);
     }
 

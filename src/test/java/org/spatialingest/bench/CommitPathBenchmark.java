@@ -55,6 +55,7 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.sink.BoundedIcebergSink;
+import org.spatialingest.sink.SinkHarnesses;
 import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchAggregator;
 import org.spatialingest.sink.commit.FileBatchSerializer;
@@ -394,13 +395,13 @@ public final class CommitPathBenchmark {
                   new SinkTable(Catalogs.tableLoader(config), TelemetryTable.layout(config)),
                   new SinkTable(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT)));
       BoundedIcebergSink<RowBatch> sink =
-          BoundedIcebergSink.forRows(TableRouter.batched())
-              .table(tables.get(0).loader(), tables.get(0).layout())
-              .table(tables.get(1).loader(), tables.get(1).layout())
-              .closePolicy(config.closePolicy(), config.sizingBounds())
-              .uidPrefix(UID)
-              .sinkId(SCOPE.sinkId(), SCOPE.claimsUnscoped())
-              .build();
+          SinkHarnesses.sinkOf(
+              BoundedIcebergSink.forRows(TableRouter.batched())
+                  .table(tables.get(0).loader(), tables.get(0).layout())
+                  .table(tables.get(1).loader(), tables.get(1).layout())
+                  .closePolicy(config.closePolicy(), config.sizingBounds())
+                  .uidPrefix(UID)
+                  .sinkId(SCOPE.sinkId(), SCOPE.claimsUnscoped()));
       aggregator =
           new OneInputStreamOperatorTestHarness<>(
               new FileBatchAggregator(tables, SCOPE, config.sizingBounds().checkpointInterval()));

@@ -61,6 +61,11 @@ import org.spatialingest.tools.SinkWrittenTables;
  * barriers, snapshots, completions and restores by hand.
  */
 public final class SinkHarnesses {
+  /** The sink of {@code builder} without its exchange, for operator harnesses in other packages. */
+  public static <T> BoundedIcebergSink<T> sinkOf(BoundedIcebergSink.Builder<T> builder) {
+    return builder.build();
+  }
+
   public static final String TOPIC = "telemetry";
   static final String UID = "spatial-sink";
 
