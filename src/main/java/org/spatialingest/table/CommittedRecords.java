@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import org.apache.iceberg.MetadataColumns;
 import org.apache.iceberg.Schema;
 import org.apache.iceberg.Snapshot;
@@ -29,12 +30,15 @@ import org.apache.iceberg.io.CloseableIterable;
  * telemetry table's {@code source}/{@code source_offset} columns and the rejects table's origin
  * columns; their number is bounded by what the sink buffered (≈ L of data).
  *
- * <p>Files: every committed line, read from the same columns (rows whose {@code source} starts with
- * {@code file:}, rejects with a {@code file}), kept per file as line ranges ({@link
- * PositionRanges}): a file read to its end is one range. Exact whether or not the file was
- * finished, which the sink cannot tell. Cost at such a start: one pass over those two columns of
- * the committed file rows (less than reading the input files again, which the re-run does anyway),
- * and in memory about 16 bytes per line range plus the file's key.
+ * <p>Files: every committed line of a file this sink fingerprinted ({@link FileInputs}: its paths
+ * and the earlier paths of files that moved), read from the same columns (rows whose {@code source}
+ * starts with {@code file:}, rejects with a {@code file}), kept per file as line ranges ({@link
+ * PositionRanges}): a file read to its end is one range. Lines of files only another sink read into
+ * the table are not this sink's: a new {@code sink.id} reads every file again. A sink whose commits
+ * name no fingerprints (written before they existed) counts every committed line, as it did then.
+ * Exact whether or not the file was finished, which the sink cannot tell. Cost at such a start: one
+ * pass over those two columns of the committed file rows (less than reading the input files again,
+ * which the re-run does anyway), and in memory about 16 bytes per line range plus the file's key.
  *
  * <p>Read once per subtask at such a start; deterministic for the two snapshot ids.
  *
@@ -121,6 +125,7 @@ public record CommittedRecords(
           .forEach(notApplied::add);
     }
     boolean otherCluster = recorded != null && recorded.otherCluster(current);
+    Predicate<String> ownFile = ownFiles(telemetry, recorded);
     Map<String, LongList> found = new HashMap<>();
     Map<String, PositionRanges> files = new HashMap<>();
     Incarnations incarnations = Incarnations.of(telemetry, snapshot, current, positions.keySet());
@@ -136,6 +141,7 @@ public record CommittedRecords(
           incarnations.fileSequences(telemetry, snapshotId, filter),
           incarnations,
           positions,
+          ownFile,
           found,
           files);
     }
@@ -152,6 +158,7 @@ public record CommittedRecords(
           positions,
           horizon,
           incarnations.rejectsSince(),
+          ownFile,
           found,
           files);
       found.keySet().removeIf(key -> otherCluster || notApplied.contains(SourceKeys.topic(key)));
@@ -166,6 +173,27 @@ public record CommittedRecords(
     found.keySet().forEach(key -> positions.putIfAbsent(key, 0L));
     files.values().forEach(PositionRanges::done);
     return new CommittedRecords(Map.copyOf(positions), above, Map.copyOf(files));
+  }
+
+  /**
+   * Which file source keys are this sink's: those its latest commit's fingerprints name, with the
+   * earlier paths of files that moved; none without a commit; every key when its commits name no
+   * fingerprints (a table written before them, matched as it was then).
+   */
+  private static Predicate<String> ownFiles(Table telemetry, SinkPositions recorded) {
+    if (recorded == null) {
+      return key -> false;
+    }
+    Snapshot at = telemetry.snapshot(recorded.snapshotId());
+    if (at == null || at.summary().get(SnapshotSummaryKeys.FILE_INPUTS) == null) {
+      return key -> true;
+    }
+    Set<String> keys = new HashSet<>();
+    for (FileInputs.Fingerprint f : FileInputs.read(telemetry, at).files().values()) {
+      keys.add(SourceKeys.file(f.path()));
+      keys.addAll(f.aliases());
+    }
+    return keys::contains;
   }
 
   /**
@@ -225,6 +253,7 @@ public record CommittedRecords(
       Map<String, Long> fileSequences,
       Incarnations incarnations,
       Map<String, Long> positions,
+      Predicate<String> ownFile,
       Map<String, LongList> found,
       Map<String, PositionRanges> files) {
     Schema projection =
@@ -246,7 +275,9 @@ public record CommittedRecords(
         }
         String source = key.toString();
         if (SourceKeys.isFile(source)) {
-          files.computeIfAbsent(source, k -> new PositionRanges()).add((Long) pos);
+          if (ownFile.test(source)) {
+            files.computeIfAbsent(source, k -> new PositionRanges()).add((Long) pos);
+          }
         } else if (incarnations.current(
             source, fileSequences.get(r.getField(MetadataColumns.FILE_PATH.name()).toString()))) {
           add(source, (Long) pos, positions, found);
@@ -266,6 +297,7 @@ public record CommittedRecords(
       Map<String, Long> positions,
       long horizonMicros,
       Map<String, Long> incarnationSinceMicros,
+      Predicate<String> ownFile,
       Map<String, LongList> found,
       Map<String, PositionRanges> files) {
     List<Expression> terms = new ArrayList<>();
@@ -299,10 +331,10 @@ public record CommittedRecords(
             found.computeIfAbsent(key, k -> new LongList()).add(pos);
           }
         } else if (r.getField("file") != null) {
-          files
-              .computeIfAbsent(
-                  SourceKeys.file(r.getField("file").toString()), k -> new PositionRanges())
-              .add((Long) r.getField("line"));
+          String key = SourceKeys.file(r.getField("file").toString());
+          if (ownFile.test(key)) {
+            files.computeIfAbsent(key, k -> new PositionRanges()).add((Long) r.getField("line"));
+          }
         }
       }
     } catch (IOException e) {

@@ -107,7 +107,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
       return;
     }
     String batchId = batch.batchId();
-    long start = System.currentTimeMillis();
+    long startedMillis = System.currentTimeMillis();
     boolean committedAny = false;
     ClosedFiles closed = null;
     Map<Integer, TableFiles> files = Map.of();
@@ -151,13 +151,13 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     }
     runs.forEach((t, paths) -> deletes.deleteLater(tables.get(t).io(), paths));
     if (committedAny) {
-      metrics.batchCommitted(all, start, end);
+      metrics.batchCommitted(all, startedMillis, end);
       LOG.info(
           "Committed checkpoint {}: {} files, {} rows in {} ms (batch {})",
           batch.checkpointId(),
           all.files(),
           files.getOrDefault(SinkTables.PRIMARY, TableFiles.none(SinkTables.PRIMARY)).rows(),
-          end - start,
+          end - startedMillis,
           batchId);
     }
     try {

@@ -28,15 +28,17 @@ final class EncodedRatioReader implements AutoCloseable {
 
   private volatile double ratio;
   private final ScheduledExecutorService thread;
+  private final TableLoader loader;
 
-  private EncodedRatioReader(double seed, ScheduledExecutorService thread) {
+  private EncodedRatioReader(double seed, ScheduledExecutorService thread, TableLoader loader) {
     this.ratio = seed;
     this.thread = thread;
+    this.loader = loader;
   }
 
   /** A ratio that stays {@code seed} (no table to read, or no ranged placement). */
   static EncodedRatioReader fixed(double seed) {
-    return new EncodedRatioReader(seed, null);
+    return new EncodedRatioReader(seed, null, null);
   }
 
   /**
@@ -51,8 +53,8 @@ final class EncodedRatioReader implements AutoCloseable {
               t.setDaemon(true);
               return t;
             });
-    EncodedRatioReader reader = new EncodedRatioReader(seed, thread);
     TableLoader loader = table.clone();
+    EncodedRatioReader reader = new EncodedRatioReader(seed, thread, loader);
     thread.scheduleWithFixedDelay(
         () -> reader.read(loader), REFRESH_SECONDS, REFRESH_SECONDS, TimeUnit.SECONDS);
     return reader;
@@ -80,11 +82,19 @@ final class EncodedRatioReader implements AutoCloseable {
     }
   }
 
-  /** Stops the thread (interrupting a read in progress). */
+  /** Stops the thread (interrupting a read in progress) and closes the table loader it read. */
   @Override
   public void close() {
     if (thread != null) {
       thread.shutdownNow();
+    }
+    if (loader != null) {
+      try {
+        thread.awaitTermination(1, TimeUnit.SECONDS); // a read in progress ends before its loader
+        loader.close();
+      } catch (Exception e) {
+        LOG.debug("closing the ranged table's loader", e);
+      }
     }
   }
 }
