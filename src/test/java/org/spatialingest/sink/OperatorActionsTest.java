@@ -52,8 +52,9 @@ import org.spatialingest.table.Catalogs;
  * (plain and in transactions, some aborted; some partitions left empty), start without state in
  * every starting mode and at another parallelism, stop with a savepoint or cancel, restore the
  * latest or an older savepoint, a second live job from the running job's savepoint, re-create the
- * topic, add partitions, delete committed records, roll the table back, expire snapshots. The
- * topic, the table and the sink id are the same for the whole sequence: reuse is the point.
+ * topic, add partitions, delete committed records, roll the table back, expire snapshots, another
+ * sink id writing another topic into the same tables. The topic, the table and the sink id are the
+ * same for the whole sequence: reuse is the point.
  *
  * <p>A step either leaves exactly the model's rows and rejects in the tables, or is refused with a
  * non-recoverable failure and leaves both tables' snapshots as they were; a restore of the latest
@@ -435,6 +436,15 @@ class OperatorActionsTest {
     final StringBuilder log = new StringBuilder();
     final String topic;
     final JobConfig config;
+
+    /** Another sink ({@code sink.id} of its own) writing another topic into the same tables. */
+    final JobConfig otherConfig;
+
+    final String otherPrefix;
+
+    /** What the other sink's runs must have left in the tables. */
+    MixedInput otherExpected = MixedInput.of("none", 0, 0, 0);
+
     int partitions = 2;
     int produced;
 
@@ -466,6 +476,8 @@ class OperatorActionsTest {
       this.dir = dir;
       this.topic = jobs.topic(partitions);
       this.config = jobs.config(topic, dir, Map.of());
+      this.otherPrefix = "w" + seed + "-";
+      this.otherConfig = jobs.config(jobs.topic(1), dir, Map.of("sink.id", "other-" + seed));
       SpatialIngestJob.ensureTables(config);
     }
 
@@ -473,25 +485,27 @@ class OperatorActionsTest {
       step("produce", this::produce);
       for (int i = 1; i < actions - 1; i++) {
         int pick = random.nextInt(100);
-        if (pick < 22) {
+        if (pick < 20) {
           step("produce", this::produce);
-        } else if (pick < 34) {
+        } else if (pick < 31) {
           step("produce-transaction", this::produceTransaction);
-        } else if (pick < 50 || freshNext || savepoints.isEmpty()) {
+        } else if (pick < 46 || freshNext || savepoints.isEmpty()) {
           step("start-without-state", () -> run(null));
-        } else if (pick < 60) {
+        } else if (pick < 55) {
           step("restore-latest", () -> run(savepoints.get(savepoints.size() - 1)));
-        } else if (pick < 66) {
+        } else if (pick < 61) {
           step("restore-older", () -> run(savepoints.get(random.nextInt(savepoints.size()))));
-        } else if (pick < 72) {
+        } else if (pick < 67) {
           step("second-live-job", this::secondLiveJob);
-        } else if (pick < 78) {
+        } else if (pick < 74) {
+          step("other-sink", this::otherSink);
+        } else if (pick < 79) {
           step("re-create-topic", this::recreateTopic);
         } else if (pick < 84) {
           step("add-partition", this::addPartition);
-        } else if (pick < 90) {
+        } else if (pick < 89) {
           step("delete-committed-records", this::deleteCommitted);
-        } else if (pick < 95) {
+        } else if (pick < 94) {
           step("roll-back-table", this::rollBack);
         } else {
           step("expire-snapshots", this::expireSnapshots);
@@ -636,10 +650,18 @@ class OperatorActionsTest {
       return ids;
     }
 
-    /** Rows and rejects in the tables now; fails on a duplicate. */
+    /** This sink's rows and rejects in the tables now; fails on a duplicate. */
     MixedInput held() throws Exception {
-      List<Record> rows = TestKit.rows(table());
-      Set<String> ids = TestKit.distinctIds(rows);
+      return held(false);
+    }
+
+    /**
+     * The rows and rejects in the tables now of this sink's records, or of the other sink's; fails
+     * on a duplicate.
+     */
+    MixedInput held(boolean other) throws Exception {
+      Set<String> ids = new HashSet<>(TestKit.distinctIds(TestKit.rows(table())));
+      ids.removeIf(id -> id.startsWith(otherPrefix) != other);
       Set<String> raw = new HashSet<>();
       for (Record r : TestKit.rows(rejectsTable())) {
         String value = new String(TestKit.bytes(r.getField("raw")), StandardCharsets.UTF_8);
@@ -647,6 +669,7 @@ class OperatorActionsTest {
           throw new AssertionError("duplicate reject " + value);
         }
       }
+      raw.removeIf(value -> value.contains("\"id\":\"" + otherPrefix) != other);
       return new MixedInput(List.of(), ids, raw);
     }
 
@@ -762,6 +785,11 @@ class OperatorActionsTest {
      * Fails on a duplicate or a record the model does not have.
      */
     Optional<Throwable> awaitModel(JobClient job) throws Exception {
+      return awaitModel(job, false);
+    }
+
+    /** {@link #awaitModel(JobClient)} for this sink's records, or for the other sink's. */
+    Optional<Throwable> awaitModel(JobClient job, boolean other) throws Exception {
       CompletableFuture<JobExecutionResult> result = job.getJobExecutionResult();
       long deadline = System.currentTimeMillis() + JOB_TIMEOUT_MS;
       long settledAt = -1;
@@ -775,7 +803,8 @@ class OperatorActionsTest {
             return Optional.of(e);
           }
         }
-        MixedInput held = held();
+        MixedInput expected = other ? otherExpected : this.expected;
+        MixedInput held = held(other);
         assertThat(expected.rows()).as("rows the model has").containsAll(held.rows());
         assertThat(expected.rejects()).as("rejects the model has").containsAll(held.rejects());
         boolean exact =
@@ -785,8 +814,10 @@ class OperatorActionsTest {
           settledAt = completed + SETTLE_CHECKPOINTS;
         }
         if (exact && settledAt >= 0 && completed >= settledAt) {
-          committedEnds.clear();
-          committedEnds.putAll(endOffsets());
+          if (!other) {
+            committedEnds.clear();
+            committedEnds.putAll(endOffsets());
+          }
           note("= " + held.rows().size() + " rows + " + held.rejects().size() + " rejects");
           return Optional.empty();
         }
@@ -884,6 +915,36 @@ class OperatorActionsTest {
       ranOnce = true;
       freshNext = false;
       stop(a);
+    }
+
+    /**
+     * Another sink id writes another topic into the same tables (a start without state in mode
+     * {@code table}, at parallelism 1 or 2), until they hold all its records, then stops. This
+     * sink's rows and rejects stay as they were, and its next start or restore, even of the
+     * untouched latest savepoint, must not count the other sink's commits as its own.
+     */
+    void otherSink() throws Exception {
+      MixedInput input =
+          MixedInput.of(otherPrefix + produced++ + "-", 20 + random.nextInt(100), 7, 19);
+      OperatorActionsTest.send(otherConfig.topic(), input, null, null, null);
+      otherExpected = otherExpected.plus(input);
+      MixedInput heldBefore = held();
+      JobClient job;
+      try {
+        job = start(otherConfig, null);
+      } catch (RuntimeException e) {
+        throw new AssertionError("the other sink's start without state was refused", e);
+      }
+      Optional<Throwable> failure = awaitModel(job, true);
+      if (failure.isPresent()) {
+        throw new AssertionError("the other sink's job failed", failure.get());
+      }
+      MixedInput held = held();
+      assertThat(held.rows()).as("this sink's rows untouched").isEqualTo(heldBefore.rows());
+      assertThat(held.rejects()).as("this sink's rejects").isEqualTo(heldBefore.rejects());
+      TestKit.cancelAndWait(job);
+      running.remove(job);
+      note("-> cancelled");
     }
 
     void stopAll() {
