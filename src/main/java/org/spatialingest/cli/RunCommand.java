@@ -67,7 +67,7 @@ final class RunCommand implements Callable<Integer> {
       out.flush();
       return Main.EXIT_OK;
     }
-    StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, System.out);
+    StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, overrides, System.out);
     SpatialIngestJob.build(env, jobConfig, bounded);
     Instant start = Instant.now();
     JobExecutionResult result =
