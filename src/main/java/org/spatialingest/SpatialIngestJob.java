@@ -31,6 +31,7 @@ import org.spatialingest.geometry.RegionRefresh;
 import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
 import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.options.DistributionMode;
 import org.spatialingest.source.FileStartCheck;
 import org.spatialingest.source.GuardedKafkaSink;
 import org.spatialingest.source.KafkaAccessCheck;
@@ -338,7 +339,7 @@ public final class SpatialIngestJob {
                     : new KafkaGroupOffsets(
                         KafkaClients.connection(config), config.groupId(), config.topic()));
     tables.forEach(target -> sink.table(target.loader(), target.layout(), target.ranged()));
-    if (config.input().fileSource() && config.distribution() == JobConfig.DistributionMode.RANGE) {
+    if (config.input().fileSource() && config.distribution() == DistributionMode.RANGE) {
       // a bounded input: key ranges from a sample of all of it from the first row
       BoundedInputSample.read(config)
           .ifPresent(s -> sink.startingSample(s.rows(), s.rowsPerSampledRow()));

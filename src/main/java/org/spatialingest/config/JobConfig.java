@@ -74,6 +74,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
+import org.spatialingest.sink.options.ClosePolicyKind;
+import org.spatialingest.sink.options.DistributionMode;
 import org.spatialingest.sizing.SizingBounds;
 
 /**
@@ -154,26 +156,6 @@ public record JobConfig(
   public enum TimePartitioning {
     DAY,
     HOUR
-  }
-
-  /**
-   * {@code bounded}: close by bytes, latency or memory. {@code every-checkpoint}: close all files
-   * at every barrier.
-   */
-  public enum ClosePolicyKind {
-    BOUNDED,
-    EVERY_CHECKPOINT
-  }
-
-  /**
-   * How rows reach the writers: {@code range}, by time partition and Hilbert-key ranges sized by
-   * bytes; {@code hash}, by time partition (one writer per partition); {@code none}, each writer
-   * takes what its upstream subtask sends.
-   */
-  public enum DistributionMode {
-    NONE,
-    HASH,
-    RANGE
   }
 
   /** Every accepted key, as declared in {@link JobOptions}, by name. */

@@ -233,7 +233,7 @@ public final class JobOption<T> {
             Units::parseDuration,
             d -> !d.isZero() && !d.isNegative(),
             "be > 0",
-            d -> d.toMillis() + "ms");
+            d -> d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms");
 
     public static final Type<Double> NON_NEGATIVE_DOUBLE =
         checked(

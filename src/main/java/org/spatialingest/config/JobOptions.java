@@ -21,6 +21,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import org.apache.flink.configuration.ConfigOption;
+import org.spatialingest.sink.options.ClosePolicyKind;
+import org.spatialingest.sink.options.DistributionMode;
+import org.spatialingest.sink.options.SinkOptions;
 
 /**
  * Every job configuration key, each declared once: name, default, type and the description README's
@@ -177,11 +181,10 @@ public final class JobOptions {
           PARALLELISM,
           JobConfig::sinkParallelism,
           "0 = environment default");
-  public static final JobOption<JobConfig.ClosePolicyKind> SINK_CLOSE_POLICY =
+  public static final JobOption<ClosePolicyKind> SINK_CLOSE_POLICY =
       option(
-          "sink.close-policy",
-          "bounded",
-          oneOf(JobConfig.ClosePolicyKind.class),
+          SinkOptions.CLOSE_POLICY,
+          oneOf(ClosePolicyKind.class),
           JobConfig::closePolicy,
           "`bounded`, `every-checkpoint` (what Iceberg's own sink does; for comparison)");
   public static final JobOption<Long> SINK_MEMORY_BUDGET =
@@ -200,16 +203,14 @@ public final class JobOptions {
           "T, size of the committed Parquet file");
   public static final JobOption<Duration> SINK_MAX_LATENCY =
       option(
-          "sink.max-latency",
-          "120s",
+          SinkOptions.MAX_LATENCY,
           POSITIVE_DURATION,
           JobConfig::maxLatency,
           "L; every row is in a file closed at a checkpoint within L + C of its Kafka timestamp, "
               + "committed when that checkpoint completes");
   public static final JobOption<Integer> SINK_MAX_OPEN_PARTITIONS =
       option(
-          "sink.max-open-partitions",
-          "32",
+          SinkOptions.MAX_OPEN_PARTITIONS,
           POSITIVE_INT,
           JobConfig::maxOpenPartitions,
           "partition buffers per writer held in memory; past it the least recently written is parked: its rows "
@@ -218,8 +219,7 @@ public final class JobOptions {
               + "([operations](src/site/markdown/operations.md#backfills-many-partitions-at-once))");
   public static final JobOption<Integer> SINK_MAX_PARKED_PARTITIONS =
       option(
-          "sink.max-parked-partitions",
-          "1024",
+          SinkOptions.MAX_PARKED_PARTITIONS,
           NON_NEGATIVE_INT,
           JobConfig::maxParkedPartitions,
           "parked buffers per writer: each keeps its totals on the heap (outside M) and its runs on the staging "
@@ -227,19 +227,17 @@ public final class JobOptions {
               + "(`partition_limit`, the log warns). 0 = never park (every buffer past `sink.max-open-partitions` closes)");
   public static final JobOption<Integer> SINK_ROW_GROUPS_PER_FILE =
       option(
-          "sink.row-groups-per-file",
-          "8",
+          SinkOptions.ROW_GROUPS_PER_FILE,
           POSITIVE_INT,
           JobConfig::rowGroupsPerFile,
           "Parquet row groups of T / n bytes, each with its own column statistics (bbox, time), so a filter "
               + "skips most of a Hilbert-sorted file (measured: a 10° box reads 0.29× the bytes of one row group "
               + "per file, a full scan within noise; [benchmarks](src/site/markdown/benchmarks.md#row-groups-per-file-issue-36-part-3)); "
               + "1 = one row group per file; a table property `write.parquet.row-group-size-bytes` wins");
-  public static final JobOption<JobConfig.DistributionMode> SINK_DISTRIBUTION =
+  public static final JobOption<DistributionMode> SINK_DISTRIBUTION =
       option(
-          "sink.distribution",
-          "range",
-          oneOf(JobConfig.DistributionMode.class),
+          SinkOptions.DISTRIBUTION,
+          oneOf(DistributionMode.class),
           JobConfig::distribution,
           "`range`: rows reach the writers by time partition and Hilbert-key range, as many ranges as the "
               + "bytes per L fill files of T (boundaries from the keys seen), so files follow bytes / T, not the "
@@ -571,6 +569,16 @@ public final class JobOptions {
   public static final List<JobOption<?>> ALL = Collections.unmodifiableList(DECLARED);
 
   private JobOptions() {}
+
+  /** A key the sink declares: its key and default are the sink's ({@link SinkOptions}). */
+  private static <T> JobOption<T> option(
+      ConfigOption<T> sinkOption,
+      JobOption.Type<T> type,
+      Function<JobConfig, T> value,
+      String description) {
+    return option(
+        sinkOption.key(), type.write().apply(sinkOption.defaultValue()), type, value, description);
+  }
 
   private static <T> JobOption<T> option(
       String key,

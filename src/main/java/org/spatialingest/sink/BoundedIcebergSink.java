@@ -28,9 +28,6 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.config.JobConfig.ClosePolicyKind;
-import org.spatialingest.config.JobConfig.DistributionMode;
-import org.spatialingest.config.JobOptions;
 import org.spatialingest.sink.commit.FileBatch;
 import org.spatialingest.sink.commit.FileBatchAggregator;
 import org.spatialingest.sink.commit.FileBatchSerializer;
@@ -43,6 +40,9 @@ import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.core.WriterReport;
 import org.spatialingest.sink.core.WriterReportSerializer;
 import org.spatialingest.sink.distribution.Distribution;
+import org.spatialingest.sink.options.ClosePolicyKind;
+import org.spatialingest.sink.options.DistributionMode;
+import org.spatialingest.sink.options.SinkOptions;
 import org.spatialingest.sink.write.BufferingWriter;
 import org.spatialingest.sink.write.ClosePolicy;
 import org.spatialingest.sink.write.SinkFiles;
@@ -163,12 +163,9 @@ public final class BoundedIcebergSink<T>
     private final List<SinkTable> tables = new ArrayList<>();
     private ClosePolicyKind closePolicy;
     private SizingBounds bounds;
-    private int maxOpenPartitions =
-        Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
-    private int maxParkedPartitions =
-        Integer.parseInt(JobOptions.SINK_MAX_PARKED_PARTITIONS.defaultValue());
-    private int rowGroupsPerFile =
-        Integer.parseInt(JobOptions.SINK_ROW_GROUPS_PER_FILE.defaultValue());
+    private int maxOpenPartitions = SinkOptions.MAX_OPEN_PARTITIONS.defaultValue();
+    private int maxParkedPartitions = SinkOptions.MAX_PARKED_PARTITIONS.defaultValue();
+    private int rowGroupsPerFile = SinkOptions.ROW_GROUPS_PER_FILE.defaultValue();
     private String uidPrefix = "spatial-sink";
     private String sinkId;
     private boolean claimsUnscopedFiles;

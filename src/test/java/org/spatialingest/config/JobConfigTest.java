@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.sink.options.ClosePolicyKind;
 
 class JobConfigTest {
   @Test
@@ -18,7 +19,7 @@ class JobConfigTest {
     assertThat(c.topic()).isEqualTo("telemetry");
     assertThat(c.memoryBudgetBytes()).isEqualTo(128_000_000L);
     assertThat(c.maxLatency()).isEqualTo(Duration.ofSeconds(120));
-    assertThat(c.closePolicy()).isEqualTo(JobConfig.ClosePolicyKind.BOUNDED);
+    assertThat(c.closePolicy()).isEqualTo(ClosePolicyKind.BOUNDED);
     assertThat(JobConfig.KEYS)
         .containsKeys("sink.memory-budget", "sink.target-file-size", "sink.max-latency");
   }

@@ -14,10 +14,10 @@ import org.apache.iceberg.Table;
 import org.apache.iceberg.flink.TableLoader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.config.JobConfig.DistributionMode;
-import org.spatialingest.config.JobOptions;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.options.DistributionMode;
+import org.spatialingest.sink.options.SinkOptions;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TableLayout;
@@ -123,8 +123,7 @@ public final class Distribution<T> {
     private final List<TablePlacement.Table> tables = new ArrayList<>();
     private DistributionMode mode = DistributionMode.RANGE;
     private SizingBounds bounds;
-    private int maxOpenPartitions =
-        Integer.parseInt(JobOptions.SINK_MAX_OPEN_PARTITIONS.defaultValue());
+    private int maxOpenPartitions = SinkOptions.MAX_OPEN_PARTITIONS.defaultValue();
     private int writers;
     private double encodedPerBufferedByte;
     private TableLoader rangedTable;

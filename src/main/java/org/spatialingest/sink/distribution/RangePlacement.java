@@ -6,7 +6,7 @@ import java.util.SplittableRandom;
 import java.util.function.DoubleSupplier;
 import java.util.function.LongSupplier;
 import org.apache.flink.table.data.RowData;
-import org.spatialingest.config.JobConfig.DistributionMode;
+import org.spatialingest.sink.options.DistributionMode;
 import org.spatialingest.sizing.SizingBounds;
 
 /**

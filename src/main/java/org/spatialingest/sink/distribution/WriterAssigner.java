@@ -22,9 +22,9 @@ import org.apache.flink.streaming.runtime.tasks.mailbox.TaskMailbox;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.iceberg.flink.TableLoader;
-import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.options.DistributionMode;
 import org.spatialingest.sizing.SizingBounds;
 import org.spatialingest.table.LibraryThreads;
 

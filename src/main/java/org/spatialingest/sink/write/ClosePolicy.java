@@ -4,8 +4,8 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
-import org.spatialingest.config.JobConfig.ClosePolicyKind;
 import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.options.ClosePolicyKind;
 import org.spatialingest.sizing.SizingBounds;
 
 /**

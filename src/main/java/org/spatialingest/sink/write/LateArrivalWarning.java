@@ -2,7 +2,7 @@ package org.spatialingest.sink.write;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.config.JobOptions;
+import org.spatialingest.sink.options.SinkOptions;
 
 /**
  * Says, at most once per {@link #WINDOW_MILLIS} per writer, when files keep closing by L because
@@ -87,7 +87,7 @@ final class LateArrivalWarning {
             + " message.timestamp.type=LogAppendTime (freshness.md, 'Producers that stamp the"
             + " event time').",
         this.lateCloses,
-        JobOptions.SINK_MAX_LATENCY.key(),
+        SinkOptions.MAX_LATENCY.key(),
         latencyMillis,
         lateBarriers,
         (nowMillis - windowStart) / 1000);

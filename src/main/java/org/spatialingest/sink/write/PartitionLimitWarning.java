@@ -2,7 +2,7 @@ package org.spatialingest.sink.write;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.spatialingest.config.JobOptions;
+import org.spatialingest.sink.options.SinkOptions;
 
 /**
  * Says, at most once a minute per writer, when the partition limits close many files: the input
@@ -53,10 +53,10 @@ final class PartitionLimitWarning {
         closes,
         (nowMillis - windowStart) / 1000,
         this.rows / closes,
-        JobOptions.SINK_MAX_OPEN_PARTITIONS.key(),
-        JobOptions.SINK_MAX_PARKED_PARTITIONS.key(),
+        SinkOptions.MAX_OPEN_PARTITIONS.key(),
+        SinkOptions.MAX_PARKED_PARTITIONS.key(),
         limit,
-        JobOptions.SINK_MAX_PARKED_PARTITIONS.key());
+        SinkOptions.MAX_PARKED_PARTITIONS.key());
     return true;
   }
 }

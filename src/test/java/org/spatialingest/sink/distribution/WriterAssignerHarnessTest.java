@@ -35,11 +35,11 @@ import org.apache.iceberg.flink.RowDataWrapper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.spatialingest.config.JobConfig.DistributionMode;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.sink.SinkHarnesses;
 import org.spatialingest.sink.core.RowBatch;
 import org.spatialingest.sink.core.TableRouter;
+import org.spatialingest.sink.options.DistributionMode;
 import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TelemetryTable;
 

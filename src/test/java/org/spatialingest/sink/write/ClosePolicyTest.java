@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.spatialingest.config.JobConfig.ClosePolicyKind;
 import org.spatialingest.sink.core.CloseReason;
+import org.spatialingest.sink.options.ClosePolicyKind;
 import org.spatialingest.sizing.SizingBounds;
 
 /** One test per close reason, and the packing rule, decided by {@link ClosePolicy} alone. */
