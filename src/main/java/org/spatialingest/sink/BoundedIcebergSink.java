@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
@@ -102,8 +103,17 @@ public final class BoundedIcebergSink<T>
    * Builder#table}); {@link Builder#append} puts the whole contract into a job: the distribution in
    * front of the writers, the writer count it places rows on, and aligned checkpoints.
    */
+  @Internal
   public static <T> Builder<T> forRows(TableRouter<T> router) {
     return new Builder<>(router);
+  }
+
+  /**
+   * The sink of Flink {@code RowData} rows into one table (added with {@link Builder#table}), each
+   * row with the table's columns in its order: the entry point for a job of its own.
+   */
+  public static Builder<RowData> forRowData() {
+    return forRows(TableRouter.single());
   }
 
   @Override

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
@@ -49,6 +50,7 @@ import org.spatialingest.table.SourceKeys;
  * re-appending on a start without state is what the user asked for; restoring offsets of a topic
  * since created again is not.
  */
+@PublicEvolving
 public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceRecord>
     implements CheckpointedFunction {
   private static final Logger LOG = LoggerFactory.getLogger(ResumeFilter.class);
@@ -91,6 +93,7 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   private transient LongCounter skippedTotal;
 
   /**
+   * @param rejects the rejects table, or null for a job that has none
    * @param sinkId whose positions count ({@code sink.id})
    * @param ids the Kafka the job reads: positions of another cluster, or of a topic since created
    *     again, skip nothing ({@link CommittedRecords#read})
@@ -160,11 +163,14 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
       return; // sourceIdsOnly
     }
     try (TableLoader t = telemetry.clone();
-        TableLoader r = rejects.clone()) {
+        TableLoader r = rejects == null ? null : rejects.clone()) {
       t.open();
-      r.open();
       Table table = t.loadTable();
-      Table rejectsTable = r.loadTable();
+      Table rejectsTable = null;
+      if (r != null) {
+        r.open();
+        rejectsTable = r.loadTable();
+      }
       if (context.isRestored()) {
         for (String ids : state.get()) {
           resumeSnapshot = Long.parseLong(ids.substring(0, ids.indexOf('/')));
@@ -173,6 +179,9 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
       } else {
         resumeSnapshot = resumeAt[0];
         rejectsSnapshot = resumeAt[1];
+      }
+      if (rejectsTable == null) {
+        rejectsSnapshot = -1; // a job without a rejects table
       }
       if (resumeSnapshot < 0 && rejectsSnapshot < 0) {
         return;

@@ -1,5 +1,7 @@
 package org.spatialingest.source;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * One raw input record and where it came from: a Kafka topic/partition/offset, or a file and line.
  * The payload stays bytes until the transform parses it, so a record that is not even JSON still
@@ -7,6 +9,7 @@ package org.spatialingest.source;
  *
  * <p>A Flink POJO (public fields, no-arg constructor) so it serializes without Kryo.
  */
+@PublicEvolving
 public class SourceRecord {
   public byte[] value;
 

@@ -1,6 +1,7 @@
 package org.spatialingest.source;
 
 import java.util.Arrays;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
 import org.apache.flink.util.Collector;
@@ -11,6 +12,7 @@ import org.spatialingest.table.SourceKeys;
  * Keeps the Kafka value bytes, coordinates and timestamp; never fails, so bad payloads cannot stall
  * the source.
  */
+@PublicEvolving
 public final class SourceRecordDeserializer
     implements KafkaRecordDeserializationSchema<SourceRecord> {
   /** source keys by partition, for the one topic seen last: no string built per record */

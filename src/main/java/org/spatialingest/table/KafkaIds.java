@@ -4,6 +4,7 @@ import java.io.Serializable;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Which Kafka the job reads: the cluster id ({@code Admin.describeCluster().clusterId()}) and, per
@@ -15,6 +16,7 @@ import java.util.TreeMap;
  * @param clusterId null when unknown (file sources, positions of formats 1 and 2)
  * @param topicIds per topic name its id; a topic missing here has an unknown id
  */
+@PublicEvolving
 public record KafkaIds(String clusterId, Map<String, String> topicIds) implements Serializable {
   public KafkaIds {
     topicIds = Map.copyOf(topicIds);

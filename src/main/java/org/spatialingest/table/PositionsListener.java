@@ -2,6 +2,7 @@ package org.spatialingest.table;
 
 import java.io.Serializable;
 import java.util.Map;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * Told after each commit of the primary table, with the positions that commit recorded ({@link
@@ -9,6 +10,7 @@ import java.util.Map;
  * what the table is missing. A failure is logged and never fails the commit.
  */
 @FunctionalInterface
+@PublicEvolving
 public interface PositionsListener extends Serializable, AutoCloseable {
   void committed(Map<String, Long> positions) throws Exception;
 

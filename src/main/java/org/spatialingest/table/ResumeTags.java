@@ -1,5 +1,6 @@
 package org.spatialingest.table;
 
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.exceptions.CommitFailedException;
@@ -13,6 +14,7 @@ import org.apache.iceberg.exceptions.CommitFailedException;
  * without state of the same sink moves the tag; until then it keeps one snapshot per table (and the
  * data files it references) from expiry.
  */
+@PublicEvolving
 public final class ResumeTags {
   private static final String PREFIX = "spatial-ingest-resume-";
 

@@ -3,6 +3,7 @@ package org.spatialingest.table;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * The positions one commit of one sink recorded ({@link TablePositions}): per Kafka source key
@@ -15,6 +16,7 @@ import java.util.Objects;
  * @param offsets per Kafka source key, the position
  * @param snapshotId the snapshot whose summary holds them
  */
+@PublicEvolving
 public record SinkPositions(
     String sinkId, KafkaIds ids, Map<String, Long> offsets, long snapshotId) {
   public SinkPositions {

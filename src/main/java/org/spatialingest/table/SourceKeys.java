@@ -1,10 +1,13 @@
 package org.spatialingest.table;
 
+import org.apache.flink.annotation.PublicEvolving;
+
 /**
  * The one format of a source key, as stored in the telemetry table's {@code source} column and in
  * the positions of the snapshot summaries: {@code <topic>/<partition>} for a Kafka partition (topic
  * names cannot contain {@code /}), {@code file:<path>} for a file.
  */
+@PublicEvolving
 public final class SourceKeys {
   private static final String FILE_PREFIX = "file:";
 

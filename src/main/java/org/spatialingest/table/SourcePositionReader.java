@@ -1,6 +1,7 @@
 package org.spatialingest.table;
 
 import java.io.Serializable;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 
@@ -10,6 +11,7 @@ import org.apache.flink.table.data.StringData;
  * record, with every commit, the position below which every record is in the tables ({@link
  * TablePositions}).
  */
+@PublicEvolving
 public interface SourcePositionReader extends Serializable {
   /** The row's source key, or {@code null} if the row carries none (then it is not tracked). */
   StringData key(RowData row);

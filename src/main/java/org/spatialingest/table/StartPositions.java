@@ -2,6 +2,7 @@ package org.spatialingest.table;
 
 import java.io.Serializable;
 import java.util.Map;
+import org.apache.flink.annotation.PublicEvolving;
 
 /**
  * What a job starts from, decided once where it is built: its sink id, the Kafka ids it reads
@@ -18,6 +19,7 @@ import java.util.Map;
  * @param filesRecord for a file source, the fingerprints every commit of this start names and
  *     registers (this start's and every earlier one's); null for Kafka
  */
+@PublicEvolving
 public record StartPositions(
     String sinkId,
     KafkaIds ids,

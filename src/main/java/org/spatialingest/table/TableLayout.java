@@ -3,6 +3,7 @@ package org.spatialingest.table;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.iceberg.PartitionSpec;
@@ -32,6 +33,7 @@ import org.spatialingest.config.JobConfig.TimePartitioning;
  * @param propertyColumns the columns each data file adds from its rows' properties ({@code
  *     input.typed-properties: auto}), or {@code null}
  */
+@PublicEvolving
 public record TableLayout(
     Schema schema,
     String partitionTimeColumn,

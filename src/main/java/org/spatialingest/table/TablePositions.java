@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.SnapshotRef;
 import org.apache.iceberg.Table;
@@ -40,6 +41,7 @@ import org.apache.iceberg.Transaction;
  * File sources are not listed one by one: the rows and rejects name their file and line, so the
  * tables themselves are the exact record ({@link CommittedRecords}).
  */
+@PublicEvolving
 public final class TablePositions {
   /** the format this release writes */
   public static final int FORMAT = 3;
