@@ -173,7 +173,10 @@ public final class SpatialIngestJob {
       stream =
           env.fromSource(
                   StartingBacklogSource.of(
-                      TelemetrySources.file(config.input().filePath(), start.positions().files())),
+                      TelemetrySources.admitted(
+                          TelemetrySources.file(
+                              config.input().filePath(), start.positions().files()),
+                          config)),
                   WatermarkStrategy.noWatermarks(),
                   "file-source")
               .uid(FILE_SOURCE_UID);

@@ -333,14 +333,14 @@ public final class JobOptions {
           "0",
           NON_NEGATIVE_DOUBLE,
           JobConfig::maxRecordsPerSecond,
-          "records/s per source subtask; 0 = no cap (see [Freshness, admission](src/site/markdown/freshness.md))");
+          "records/s per source subtask, a Kafka or a file source; 0 = no cap (see [Freshness, admission](src/site/markdown/freshness.md))");
   public static final JobOption<Long> ADMISSION_MAX_BYTES_PER_SECOND =
       option(
           "admission.max-bytes-per-second",
           "0",
           NON_NEGATIVE_BYTES,
           JobConfig::maxBytesPerSecond,
-          "Kafka value bytes/s per source subtask (e.g. `5MB`); 0 = no cap");
+          "record value bytes/s per source subtask, a Kafka or a file source (e.g. `5MB`); 0 = no cap");
 
   /** The file path of a file source, null for Kafka. */
   public static final JobOption<String> SOURCE =

@@ -2,6 +2,7 @@ package org.spatialingest.source;
 
 import java.util.Properties;
 import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
@@ -40,11 +41,21 @@ public final class TelemetrySources {
             : KafkaGapGuard.of(guarded, KafkaClients.connection(config));
     // outside the gap guard: an out-of-range offset on a topic created again is told as that
     kafka = TopicIdGuard.of(kafka, KafkaClients.connection(config), start.ids());
+    return admitted(kafka, config);
+  }
+
+  /**
+   * {@code source} in the admission cap ({@code admission.max-records-per-second}, {@code
+   * -bytes-per-second}, per reader subtask) when one is configured, a Kafka or a file source alike;
+   * {@code source} itself otherwise.
+   */
+  public static <SplitT extends SourceSplit, EnumT> Source<SourceRecord, SplitT, EnumT> admitted(
+      Source<SourceRecord, SplitT, EnumT> source, JobConfig config) {
     if (config.maxRecordsPerSecond() <= 0 && config.maxBytesPerSecond() <= 0) {
-      return kafka;
+      return source;
     }
     return new AdmissionControlledSource<>(
-        kafka,
+        source,
         config.maxRecordsPerSecond(),
         config.maxBytesPerSecond(),
         record -> record.value.length);

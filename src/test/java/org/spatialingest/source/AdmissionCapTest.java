@@ -97,6 +97,72 @@ class AdmissionCapTest {
     }
   }
 
+  /**
+   * The same cap on a file source (a backfill): the admitted rate holds it, where before the keys
+   * were ignored with {@code source: file:}.
+   */
+  @Test
+  void aFileSourceHoldsTheCapToo(@TempDir Path dir) throws Exception {
+    Path in = java.nio.file.Files.createDirectories(dir.resolve("in"));
+    TelemetryGenerator generator = new TelemetryGenerator(43, 10, 0, 0);
+    StringBuilder lines = new StringBuilder();
+    long now = System.currentTimeMillis();
+    for (int i = 0; i < 8_000; i++) {
+      lines
+          .append(
+              new String(generator.next(now + i).json(), java.nio.charset.StandardCharsets.UTF_8))
+          .append('\n');
+    }
+    java.nio.file.Files.writeString(in.resolve("backfill.ndjson"), lines);
+    double cap = 200;
+    JobConfig config =
+        TestKit.config(
+            "localhost:1",
+            "unused",
+            dir.resolve("warehouse"),
+            Map.of(
+                "source",
+                "file:" + in,
+                "admission.max-records-per-second",
+                Double.toString(cap),
+                "sink.max-latency",
+                "1s",
+                "checkpoint.interval",
+                "500ms"));
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(1);
+    SpatialIngestJob.configureCheckpointing(env, config);
+    SEEN.set(0);
+    DataStream<SourceRecord> records =
+        SpatialIngestJob.source(env, config, true, SpatialIngestJob.decideStart(env, config))
+            .map(
+                (MapFunction<SourceRecord, SourceRecord>)
+                    r -> {
+                      SEEN.incrementAndGet();
+                      return r;
+                    })
+            .name("count");
+    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
+    JobClient job = env.executeAsync("capped-file");
+    try {
+      awaitFirstRecord();
+      Thread.sleep(2_000);
+      long c1 = SEEN.get();
+      long t1 = System.nanoTime();
+      Thread.sleep(10_000);
+      long c2 = SEEN.get();
+      double rate = (c2 - c1) / ((System.nanoTime() - t1) / 1e9);
+      assertThat(rate)
+          .as("admitted lines/s over 10 s with a cap of %s", cap)
+          .isBetween(cap * 0.8, cap * 1.2);
+      assertThat(c2).as("the file is far from read: the cap limits").isLessThan(8_000);
+    } finally {
+      if (!job.getJobStatus().get().isGloballyTerminalState()) {
+        TestKit.cancelAndWait(job); // a bounded job the cap did not hold would have finished
+      }
+    }
+  }
+
   private static void awaitFirstRecord() throws InterruptedException {
     long deadline = System.currentTimeMillis() + 60_000;
     while (SEEN.get() == 0 && System.currentTimeMillis() < deadline) {
