@@ -174,8 +174,10 @@ public final class SpatialIngestJob {
           env.fromSource(
                   StartingBacklogSource.of(
                       TelemetrySources.admitted(
-                          TelemetrySources.file(
-                              config.input().filePath(), start.positions().files()),
+                          TelemetrySources.checkpointShares(
+                              TelemetrySources.file(
+                                  config.input().filePath(), start.positions().files()),
+                              config),
                           config)),
                   WatermarkStrategy.noWatermarks(),
                   "file-source")

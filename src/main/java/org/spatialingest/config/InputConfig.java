@@ -16,13 +16,19 @@ import java.util.regex.Pattern;
  * @param typedProperties the declared typed properties (none under {@code auto})
  * @param autoColumns {@code input.typed-properties: auto}: the properties the stream sends become
  *     columns as they arrive; null when declared
+ * @param maxFilesPerCheckpoint a file source's files handed to its readers between two completed
+ *     checkpoints, at most ({@code source.file.max-files-per-checkpoint}); 0: no cap
+ * @param maxBytesPerCheckpoint the same in bytes, a soft cap: the file that crosses it goes through
+ *     whole ({@code source.file.max-bytes-per-checkpoint}); 0: no cap
  */
 public record InputConfig(
     String filePath,
     InputFormat format,
     List<TypedProperty> typedProperties,
     AutoColumns autoColumns,
-    FileLastLine fileLastLine)
+    FileLastLine fileLastLine,
+    int maxFilesPerCheckpoint,
+    long maxBytesPerCheckpoint)
     implements Serializable {
 
   /**

@@ -47,6 +47,8 @@ import static org.spatialingest.config.JobOptions.SINK_ROW_GROUPS_PER_FILE;
 import static org.spatialingest.config.JobOptions.SINK_TARGET_FILE_SIZE;
 import static org.spatialingest.config.JobOptions.SOURCE;
 import static org.spatialingest.config.JobOptions.SOURCE_FILE_LAST_LINE;
+import static org.spatialingest.config.JobOptions.SOURCE_FILE_MAX_BYTES_PER_CHECKPOINT;
+import static org.spatialingest.config.JobOptions.SOURCE_FILE_MAX_FILES_PER_CHECKPOINT;
 import static org.spatialingest.config.JobOptions.SOURCE_SKIP_COMMITTED;
 import static org.spatialingest.config.JobOptions.TABLE_NAME;
 import static org.spatialingest.config.JobOptions.TABLE_NAMESPACE;
@@ -302,7 +304,21 @@ public record JobConfig(
         r.get(INPUT_FORMAT),
         typed.declared(),
         typed.auto() ? new InputConfig.AutoColumns(allow, max) : null,
-        r.get(SOURCE_FILE_LAST_LINE));
+        r.get(SOURCE_FILE_LAST_LINE),
+        onlyForFiles(r, SOURCE_FILE_MAX_FILES_PER_CHECKPOINT, 0),
+        onlyForFiles(r, SOURCE_FILE_MAX_BYTES_PER_CHECKPOINT, 0L));
+  }
+
+  /** {@code option}'s value, refused (naming it) when set for a source other than a file. */
+  private static <T> T onlyForFiles(Reader r, JobOption<T> option, T off) {
+    T value = r.get(option);
+    if (!value.equals(off) && r.get(SOURCE) == null) {
+      throw new ConfigException(
+          option.key()
+              + " applies to a file source (source: file:<path>) only; this job reads Kafka. Remove it, or cap "
+              + "Kafka with admission.max-records-per-second / admission.max-bytes-per-second");
+    }
+    return value;
   }
 
   private static MaintenanceConfig maintenance(

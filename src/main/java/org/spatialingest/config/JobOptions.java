@@ -365,6 +365,25 @@ public final class JobOptions {
           "`hold`, `read`: a file source's last line without a newline: `hold` leaves it for a later run (the file "
               + "may still be written; logged, and counted in the summary's `lines-held`), `read` reads it (the file "
               + "is final; a later run refuses the file if it has grown past that line)");
+  public static final JobOption<Integer> SOURCE_FILE_MAX_FILES_PER_CHECKPOINT =
+      option(
+          "source.file.max-files-per-checkpoint",
+          "0",
+          NON_NEGATIVE_INT,
+          c -> c.input().maxFilesPerCheckpoint(),
+          "a file source's files handed to its readers between two completed checkpoints, at most (Spark's "
+              + "`maxFilesPerTrigger`), so a backfill of many files commits in steps; 0 = no cap. File sources only "
+              + "(refused with Kafka)");
+  public static final JobOption<Long> SOURCE_FILE_MAX_BYTES_PER_CHECKPOINT =
+      option(
+          "source.file.max-bytes-per-checkpoint",
+          "0",
+          NON_NEGATIVE_BYTES,
+          c -> c.input().maxBytesPerCheckpoint(),
+          "the same in bytes, a soft cap (Spark's `maxBytesPerTrigger`): once a checkpoint's files reach it no "
+              + "more are handed out until the next checkpoint completes, and a single file larger than it still "
+              + "goes through whole, so the job always moves on; with both caps set, whichever is reached first "
+              + "ends the checkpoint's share. 0 = no cap. File sources only (refused with Kafka)");
 
   public static final JobOption<Boolean> SOURCE_SKIP_COMMITTED =
       option(

@@ -4,6 +4,7 @@ import java.util.Properties;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -42,6 +43,21 @@ public final class TelemetrySources {
     // outside the gap guard: an out-of-range offset on a topic created again is told as that
     kafka = TopicIdGuard.of(kafka, KafkaClients.connection(config), start.ids());
     return admitted(kafka, config);
+  }
+
+  /**
+   * A file source that hands out at most {@code source.file.max-files-per-checkpoint} files and
+   * about {@code source.file.max-bytes-per-checkpoint} bytes between two completed checkpoints
+   * ({@link CheckpointShareSource}); {@code files} itself when neither is set.
+   */
+  public static Source<SourceRecord, FileSourceSplit, ?> checkpointShares(
+      FileSource<SourceRecord> files, JobConfig config) {
+    int maxFiles = config.input().maxFilesPerCheckpoint();
+    long maxBytes = config.input().maxBytesPerCheckpoint();
+    if (maxFiles <= 0 && maxBytes <= 0) {
+      return files;
+    }
+    return new CheckpointShareSource<>(files, maxFiles, maxBytes, FileSourceSplit::length);
   }
 
   /**
