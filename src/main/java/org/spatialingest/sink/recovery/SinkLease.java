@@ -64,8 +64,11 @@ public final class SinkLease {
   /** Longest renewal period, whatever the checkpoint interval. */
   private static final long MAX_RENEW_MS = 30_000;
 
-  /** Tolerance for a slow store and a GC pause of the holder. */
-  private static final long SLACK_MS = 15_000;
+  /**
+   * Tolerance for a slow store and a GC pause of the holder (lateness of a renewal on the holder's
+   * own clock; clock skew between hosts needs none: expiry is judged on the reader's clock).
+   */
+  private static final long RENEWAL_LATENESS_MS = 15_000;
 
   /** How often a start that waits on another job's lease reads it again. */
   private static final long WAIT_POLL_MS = 500;
@@ -110,7 +113,7 @@ public final class SinkLease {
         jobId,
         lineage,
         renewMillis(checkpointInterval),
-        SLACK_MS,
+        RENEWAL_LATENESS_MS,
         System::currentTimeMillis);
   }
 
@@ -154,7 +157,7 @@ public final class SinkLease {
    * store and a pause (45 s at most C = 10 s; at most 105 s).
    */
   public static long validForMillis(Duration checkpointInterval) {
-    return 3 * renewMillis(checkpointInterval) + SLACK_MS;
+    return 3 * renewMillis(checkpointInterval) + RENEWAL_LATENESS_MS;
   }
 
   /**
