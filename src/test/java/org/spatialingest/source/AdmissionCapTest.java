@@ -51,21 +51,7 @@ class AdmissionCapTest {
                 "1s",
                 "checkpoint.interval",
                 "500ms"));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(1);
-    SpatialIngestJob.configureCheckpointing(env, config);
-    SEEN.set(0);
-    DataStream<org.spatialingest.source.SourceRecord> records =
-        SpatialIngestJob.source(env, config, false, SpatialIngestJob.decideStart(env, config))
-            .map(
-                (MapFunction<SourceRecord, SourceRecord>)
-                    r -> {
-                      SEEN.incrementAndGet();
-                      return r;
-                    })
-            .name("count");
-    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
-    JobClient job = env.executeAsync("capped");
+    JobClient job = startCounted(config, false);
     try (Admin admin = Admin.create(kafka.adminProperties())) {
       awaitFirstRecord();
       Thread.sleep(2_000); // past the first second of budget a reader starts with
@@ -129,21 +115,7 @@ class AdmissionCapTest {
                 "1s",
                 "checkpoint.interval",
                 "500ms"));
-    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-    env.setParallelism(1);
-    SpatialIngestJob.configureCheckpointing(env, config);
-    SEEN.set(0);
-    DataStream<SourceRecord> records =
-        SpatialIngestJob.source(env, config, true, SpatialIngestJob.decideStart(env, config))
-            .map(
-                (MapFunction<SourceRecord, SourceRecord>)
-                    r -> {
-                      SEEN.incrementAndGet();
-                      return r;
-                    })
-            .name("count");
-    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
-    JobClient job = env.executeAsync("capped-file");
+    JobClient job = startCounted(config, true);
     try {
       awaitFirstRecord();
       Thread.sleep(2_000);
@@ -161,6 +133,25 @@ class AdmissionCapTest {
         TestKit.cancelAndWait(job); // a bounded job the cap did not hold would have finished
       }
     }
+  }
+
+  /** The job at parallelism 1, counting in {@link #SEEN} the records its source admits. */
+  private static JobClient startCounted(JobConfig config, boolean bounded) throws Exception {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+    env.setParallelism(1);
+    SpatialIngestJob.configureCheckpointing(env, config);
+    SEEN.set(0);
+    DataStream<SourceRecord> records =
+        SpatialIngestJob.source(env, config, bounded, SpatialIngestJob.decideStart(env, config))
+            .map(
+                (MapFunction<SourceRecord, SourceRecord>)
+                    r -> {
+                      SEEN.incrementAndGet();
+                      return r;
+                    })
+            .name("count");
+    SpatialIngestJob.sink(SpatialIngestJob.transform(records, config), config);
+    return env.executeAsync("capped");
   }
 
   private static void awaitFirstRecord() throws InterruptedException {
