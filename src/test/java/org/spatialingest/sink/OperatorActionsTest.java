@@ -267,6 +267,48 @@ class OperatorActionsTest {
   }
 
   /**
+   * A gap of exactly one record is a gap, though a transaction marker leaves a hole of one offset
+   * too: the first record after a committed transaction deleted (as retention does), then a start
+   * without state with {@code kafka.on-gap: fail}: refused naming the first available offset, the
+   * tables as they were. The count includes the marker's offset (the table's position is the one
+   * after the transaction's last record; what lay between is gone and cannot be told apart).
+   */
+  @Test
+  void aGapOfExactlyOneOffsetIsAGap(@TempDir Path dir) throws Exception {
+    String topic = jobs.topic(1);
+    JobConfig config = jobs.config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 40, 7, 0);
+    MixedInput t = MixedInput.of("t", 30, 7, 0);
+    send(topic, a, 0, null, null);
+    send(topic, t, 0, true, "one-gap"); // 30 records and a marker
+    PositionsJobs.runToEnd(config);
+    a.plus(t).assertExactlyOnceIn(config);
+    long end;
+    try (Admin admin = Admin.create(kafka.adminProperties())) {
+      end =
+          admin
+              .listOffsets(Map.of(new TopicPartition(topic, 0), OffsetSpec.latest()))
+              .all()
+              .get()
+              .get(new TopicPartition(topic, 0))
+              .offset();
+    }
+    send(topic, MixedInput.of("b", 20, 7, 0), 0, null, null);
+    jobs.deleteBefore(topic, end + 1);
+    Table table = TestKit.table(config);
+    long current = table.currentSnapshot().snapshotId();
+    assertThatThrownBy(() -> PositionsJobs.runToEnd(config))
+        .satisfies(
+            e ->
+                assertThat(PositionsJobs.trace(e))
+                    .contains("Refusing to start: records the table never committed were deleted")
+                    .contains("first missing offset " + (end - 1))
+                    .contains("first available offset " + (end + 1)));
+    table.refresh();
+    assertThat(table.currentSnapshot().snapshotId()).as("nothing committed").isEqualTo(current);
+  }
+
+  /**
    * An upstream producer writing in transactions (another job writing Kafka exactly-once), some
    * aborted, between plain records: a bounded run and an unbounded one commit exactly the records
    * of committed transactions and the plain ones (read_committed), and no gap is reported.
