@@ -94,6 +94,7 @@ public final class RestoreReconciler {
       plans.add(plan(tables.get(i), lineage, knownBatchIds, stateTimeMillis, i == 0));
     }
     if (!tables.isEmpty()) {
+      refuseIfItsBatchesWereReverted(tables.get(0), lineage, knownBatchIds);
       refuseIfAnotherLineageCommittedAfter(
           tables.get(0), lineage, knownBatchIds, stateTimeMillis, sinkId, current, restoredEnds);
     }
@@ -155,6 +156,39 @@ public final class RestoreReconciler {
       if (reachedOwn || past != null) {
         throw new AnotherLineageCommittedException(
             primary.name(), sinkId, lineage, s, past == null ? "" : past);
+      }
+    }
+  }
+
+  /**
+   * Batches the restored state counts as committed were removed again: a restore of an older state
+   * of this lineage reverted them after this state was taken (its delete snapshot names them,
+   * {@link SnapshotSummaryKeys#REVERTED_BATCHES}). Their records lie below the state's offsets, so
+   * the replay would never bring them back: refused, nothing changed. Walks the primary table's
+   * history from the newest snapshot down to the state's newest batch still in it.
+   */
+  static void refuseIfItsBatchesWereReverted(
+      Table primary, String lineage, Set<String> knownBatchIds) {
+    for (Snapshot s : SinkHistory.whole(primary)) {
+      if (!lineage.equals(s.summary().get(SnapshotSummaryKeys.LINEAGE))) {
+        continue;
+      }
+      String batchId = s.summary().get(SnapshotSummaryKeys.BATCH_ID);
+      if (batchId != null && knownBatchIds.contains(batchId)) {
+        return; // the state's newest batch in the table: nothing of it was reverted after it
+      }
+      String reverted = s.summary().get(SnapshotSummaryKeys.REVERTED_BATCHES);
+      if (reverted == null) {
+        continue;
+      }
+      List<String> ofState = new ArrayList<>();
+      for (String id : reverted.split(",")) {
+        if (knownBatchIds.contains(id)) {
+          ofState.add(id);
+        }
+      }
+      if (!ofState.isEmpty()) {
+        throw new BatchesRevertedException(primary.name(), lineage, s, ofState.size());
       }
     }
   }
@@ -343,6 +377,33 @@ public final class RestoreReconciler {
                   + newer.summary().get(SnapshotSummaryKeys.LINEAGE)
                   + ", or roll the table back to before snapshot "
                   + newer.snapshotId()
+                  + ". See operations.md, Savepoint and upgrade."));
+    }
+  }
+
+  /**
+   * The restored state counts batches as committed that a restore of an older state has removed
+   * since: their records would be missing for good. Suppresses restarts: restoring the same state
+   * again cannot succeed.
+   */
+  public static final class BatchesRevertedException extends SuppressRestartsException {
+    BatchesRevertedException(String table, String lineage, Snapshot revert, int batches) {
+      super(
+          new IllegalStateException(
+              "Refusing to restore: this state of lineage "
+                  + lineage
+                  + " counts "
+                  + batches
+                  + " batches as committed to "
+                  + table
+                  + " that a restore of an older state of the same lineage removed since (snapshot "
+                  + revert.snapshotId()
+                  + "); their records lie below this state's offsets, so replaying from it would"
+                  + " leave them out. Nothing was changed. Way out: start the job without state (no"
+                  + " -s: it resumes from the positions the table records, which are from before"
+                  + " that removal, so those records are read again), or restore a savepoint taken"
+                  + " after snapshot "
+                  + revert.snapshotId()
                   + ". See operations.md, Savepoint and upgrade."));
     }
   }
