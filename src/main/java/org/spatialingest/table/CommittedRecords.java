@@ -153,15 +153,30 @@ public record CommittedRecords(
           snapshot == null
               ? Long.MIN_VALUE
               : SinkHistory.horizon(snapshot.timestampMillis()) * 1000;
+      // a topic whose positions are of an earlier incarnation: its rejects since that incarnation's
+      // last commit are the current one's (the rejects table was not rolled back with the
+      // telemetry table) and are skipped; older ones are of records gone with the old topic
+      Map<String, Long> since = new HashMap<>(incarnations.rejectsSince());
+      Map<String, Long> ofCurrent =
+          otherCluster || notApplied.isEmpty()
+              ? Map.of()
+              : Incarnations.rejectsOfCurrentSince(telemetry, current, notApplied);
+      since.putAll(ofCurrent);
       scanRejects(
           IcebergGenerics.read(rejects).useSnapshot(rejectsSnapshotId),
           positions,
           horizon,
-          incarnations.rejectsSince(),
+          since,
           ownFile,
           found,
           files);
-      found.keySet().removeIf(key -> otherCluster || notApplied.contains(SourceKeys.topic(key)));
+      found
+          .keySet()
+          .removeIf(
+              key -> {
+                String topic = SourceKeys.topic(key);
+                return otherCluster || notApplied.contains(topic) && !ofCurrent.containsKey(topic);
+              });
     }
     if (found.isEmpty() && positions.isEmpty() && files.isEmpty()) {
       return none();

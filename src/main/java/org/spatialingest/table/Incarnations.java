@@ -98,6 +98,43 @@ final class Incarnations {
   }
 
   /**
+   * For topics whose recorded positions are of an earlier incarnation (the table was rolled back to
+   * before the topic was created again): per topic, the time (micros, as {@code rejected_at}) of
+   * the newest commit among all the table's snapshots, rolled away ones included, that names
+   * another id for it. Rejects after it are the current incarnation's: the rejects table is not
+   * rolled back with the telemetry table, so they are still there. Cost: one pass over the
+   * snapshots' summaries, parsing those that do not name the current id.
+   */
+  static Map<String, Long> rejectsOfCurrentSince(
+      Table table, KafkaIds current, Set<String> topics) {
+    Map<String, Long> since = new HashMap<>();
+    for (Snapshot s : table.snapshots()) {
+      String encoded = s.summary().get(SnapshotSummaryKeys.POSITIONS);
+      if (encoded == null) {
+        continue;
+      }
+      SinkPositions recorded = null;
+      for (String topic : topics) {
+        String id = current.topicId(topic);
+        if (id == null || encoded.contains(id)) {
+          continue;
+        }
+        if (recorded == null) {
+          recorded = TablePositions.fromSummary(s.summary(), s.snapshotId());
+          if (recorded == null) {
+            break;
+          }
+        }
+        String was = recorded.ids().topicId(topic);
+        if (was != null && !was.equals(id)) {
+          since.merge(topic, s.timestampMillis() * 1000, Math::max);
+        }
+      }
+    }
+    return since;
+  }
+
+  /**
    * Per topic with an earlier incarnation, the time (micros, as {@code rejected_at}) after which
    * its rejects are of the current one: the earlier incarnation's last commit.
    */
