@@ -21,9 +21,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import org.apache.flink.configuration.ConfigOption;
 import org.spatialingest.sink.options.ClosePolicyKind;
 import org.spatialingest.sink.options.DistributionMode;
+import org.spatialingest.sink.options.SinkOption;
 import org.spatialingest.sink.options.SinkOptions;
 
 /**
@@ -591,7 +591,7 @@ public final class JobOptions {
 
   /** A key the sink declares: its key and default are the sink's ({@link SinkOptions}). */
   private static <T> JobOption<T> option(
-      ConfigOption<T> sinkOption,
+      SinkOption<T> sinkOption,
       JobOption.Type<T> type,
       Function<JobConfig, T> value,
       String description) {

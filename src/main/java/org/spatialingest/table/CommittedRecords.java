@@ -125,7 +125,7 @@ public record CommittedRecords(
           .forEach(notApplied::add);
     }
     boolean otherCluster = recorded != null && recorded.otherCluster(current);
-    Predicate<String> ownFile = ownFiles(telemetry, recorded);
+    Predicate<String> ownFile = ownFiles(telemetry, snapshot, sinkId, recorded);
     Map<String, LongList> found = new HashMap<>();
     Map<String, PositionRanges> files = new HashMap<>();
     Incarnations incarnations = Incarnations.of(telemetry, snapshot, current, positions.keySet());
@@ -192,12 +192,34 @@ public record CommittedRecords(
 
   /**
    * Which file source keys are this sink's: those its latest commit's fingerprints name, with the
-   * earlier paths of files that moved; none without a commit; every key when its commits name no
-   * fingerprints (a table written before them, matched as it was then).
+   * earlier paths of files that moved; without a commit of its own, every key but those other sinks
+   * fingerprinted; every key when its commits name no fingerprints (a table written before them,
+   * matched as it was then).
    */
-  private static Predicate<String> ownFiles(Table telemetry, SinkPositions recorded) {
+  private static Predicate<String> ownFiles(
+      Table telemetry, Snapshot snapshot, String sinkId, SinkPositions recorded) {
     if (recorded == null) {
-      return key -> false;
+      // no commit of this sink in the telemetry table (a new sink id, or a first run that died
+      // between the rejects table's commit and the telemetry table's): the lines of files another
+      // sink fingerprinted are that sink's; every other committed line counts
+      Set<String> others = new HashSet<>();
+      Set<String> seen = new HashSet<>();
+      if (snapshot != null) {
+        for (Snapshot s : SinkHistory.from(telemetry, snapshot)) {
+          if (s.summary().get(SnapshotSummaryKeys.FILE_INPUTS) == null) {
+            continue;
+          }
+          SinkPositions of = TablePositions.fromSummary(s.summary(), s.snapshotId());
+          if (of == null || of.ofSink(sinkId) || !seen.add(of.sinkId())) {
+            continue;
+          }
+          for (FileInputs.Fingerprint f : FileInputs.read(telemetry, s).files().values()) {
+            others.add(SourceKeys.file(f.path()));
+            others.addAll(f.aliases());
+          }
+        }
+      }
+      return key -> !others.contains(key);
     }
     Snapshot at = telemetry.snapshot(recorded.snapshotId());
     if (at == null || at.summary().get(SnapshotSummaryKeys.FILE_INPUTS) == null) {

@@ -315,17 +315,18 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     Table primary = tables.get(SinkTables.PRIMARY);
     primary.refresh();
     SinkPositions recorded = TablePositions.readSink(primary, start.sinkId()).orElse(null);
+    // no positions of this sink at all (a new table or sink id): nothing a restore could misjudge
     boolean current =
-        recorded != null
-            && !recorded.otherCluster(start.ids())
-            && batch.positions().keySet().stream()
-                .allMatch(
-                    key -> {
-                      String topic = SourceKeys.topic(key);
-                      return recorded.offsets().containsKey(key)
-                          && java.util.Objects.equals(
-                              recorded.ids().topicId(topic), start.ids().topicId(topic));
-                    });
+        recorded == null
+            || !recorded.otherCluster(start.ids())
+                && batch.positions().keySet().stream()
+                    .allMatch(
+                        key -> {
+                          String topic = SourceKeys.topic(key);
+                          return recorded.offsets().containsKey(key)
+                              && java.util.Objects.equals(
+                                  recorded.ids().topicId(topic), start.ids().topicId(topic));
+                        });
     positionsRecorded = current;
     return !current;
   }
