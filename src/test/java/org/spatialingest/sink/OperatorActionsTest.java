@@ -45,7 +45,6 @@ import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.table.Catalogs;
-import org.spatialingest.table.SnapshotSummaryKeys;
 
 /**
  * Operator actions played at random against a real broker, a real MiniCluster and a real Hadoop
@@ -189,41 +188,6 @@ class OperatorActionsTest {
     assertThat(table.currentSnapshot().snapshotId()).as("the table as it was").isEqualTo(current);
     PositionsJobs.runToEnd(config);
     a.plus(b).plus(c).assertExactlyOnceIn(config);
-  }
-
-  /**
-   * Found by the model (seed 1019): the topic created again, a start without state that reads
-   * nothing (nobody produced since) and stops with a savepoint, a restore of that savepoint. The
-   * start's first checkpoint commits its positions without files (the new topic's ids, every
-   * partition), so the restore is judged by them and passes (on the code before it: refused, "topic
-   * was deleted and created again", by the old incarnation's positions); it then commits what is
-   * produced, once.
-   */
-  @Test
-  void aQuietStartAfterTheTopicWasCreatedAgainRecordsItsPositions(
-      @TempDir Path dir, @InjectMiniCluster MiniCluster flink) throws Exception {
-    String topic = jobs.topic(2);
-    JobConfig config = jobs.config(topic, dir, Map.of());
-    MixedInput a = MixedInput.of("a", 100, 7, 0);
-    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
-    PositionsJobs.runToEnd(config);
-    jobs.recreate(topic, 2);
-    JobClient quiet = PositionsJobs.start(config, null, new Configuration());
-    JobCheckpoints.awaitMore(flink, quiet.getJobID(), 3);
-    String savepoint = stopWithSavepoint(quiet, dir);
-    Table table = TestKit.table(config);
-    assertThat(PositionsJobs.summaries(table, SnapshotSummaryKeys.POSITIONS_RESET))
-        .as("the positions-only commit names the new incarnation")
-        .anySatisfy(r -> assertThat(r).contains("created again"));
-
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    JobClient restored = PositionsJobs.start(config, savepoint, conf);
-    MixedInput b = MixedInput.of("b", 80, 7, 0);
-    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
-    PositionsJobs.awaitRows(table, a.plus(b).rows().size());
-    TestKit.cancelAndWait(restored);
-    a.plus(b).assertExactlyOnceIn(config);
   }
 
   /**

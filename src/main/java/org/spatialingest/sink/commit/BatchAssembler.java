@@ -55,18 +55,6 @@ final class BatchAssembler {
     return batch;
   }
 
-  /**
-   * A batch without files that carries the positions only, for a start whose positions the table
-   * may not record yet (the committer commits it only then); its id is of {@code location}, where
-   * no file is written, so it is this batch's alone.
-   */
-  FileBatch positionsOnly(long checkpointId, String lineage, String location) {
-    StoredBatch none =
-        new StoredBatch(
-            location, FileBatch.batchIdOf(List.of(location)), 0, System.currentTimeMillis());
-    return new FileBatch(checkpointId, lineage, none, positions.positions());
-  }
-
   /** Per source key, one past the highest position the writers reported received. */
   Map<String, Long> receivedEnds() {
     return positions.receivedEnds();

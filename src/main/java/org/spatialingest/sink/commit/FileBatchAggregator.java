@@ -84,10 +84,6 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   private final StartPositions start;
 
   private transient BatchAssembler assembler;
-
-  /** Whether this lineage's positions went out in a batch since this start (a restore: yes). */
-  private transient boolean positionsEmitted;
-
   private transient SinkLineage lineage;
   private transient FailureCleanup cleanup;
 
@@ -196,7 +192,6 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   /** A restore removes from the tables what this lineage committed after the restored state. */
   private void restore(AggregatorState restored, long checkpointId, CleanupPasses passes)
       throws IOException {
-    positionsEmitted = true;
     assembler.continueFrom(restored.receivedEnds());
     long stateTime = restored.stateTimeMillis();
     cleanup =
@@ -340,18 +335,11 @@ public final class FileBatchAggregator extends AbstractStreamOperator<Committabl
   }
 
   private void emit(long checkpointId) throws IOException {
-    String location = SinkFileNames.batchFile(primary.location(), scope, checkpointId, token);
-    FileBatch batch;
-    if (assembler.hasFiles()) {
-      batch = assembler.assemble(checkpointId, lineage.id(), primary.io(), location);
-    } else if (!positionsEmitted && !assembler.receivedEnds().isEmpty()) {
-      // a start without state's first batch goes out even without files: the committer commits
-      // its positions if the table does not record them (a topic created again, a quiet start)
-      batch = assembler.positionsOnly(checkpointId, lineage.id(), location);
-    } else {
+    if (!assembler.hasFiles()) {
       return;
     }
-    positionsEmitted = true;
+    String location = SinkFileNames.batchFile(primary.location(), scope, checkpointId, token);
+    FileBatch batch = assembler.assemble(checkpointId, lineage.id(), primary.io(), location);
     lineage.emitted(batch, location);
     output.collect(new StreamRecord<>(new CommittableSummary<>(0, 1, checkpointId, 1, 0)));
     output.collect(new StreamRecord<>(new CommittableWithLineage<>(batch, checkpointId, 0)));

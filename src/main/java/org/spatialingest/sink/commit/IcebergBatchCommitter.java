@@ -37,9 +37,7 @@ import org.spatialingest.sink.core.SinkTables;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.PositionsRefusedException;
 import org.spatialingest.table.SinkHistory;
-import org.spatialingest.table.SinkPositions;
 import org.spatialingest.table.SnapshotSummaryKeys;
-import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TablePositions;
 
@@ -66,9 +64,6 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
   private final StartPositions start;
   private final Counter gapRecords;
   private final FileDeletes deletes = new FileDeletes();
-
-  /** Whether the table records this start's positions (its ids, every partition) already. */
-  private boolean positionsRecorded;
 
   public IcebergBatchCommitter(
       SinkTables sinkTables, PositionsListener listener, CommitterInitContext context) {
@@ -109,9 +104,6 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
 
   private void commit(FileBatch batch) {
     if (batch.fileCount() == 0) {
-      if (!positionsRecorded && positionsToRecord(batch)) {
-        commitPositionsOnly(batch);
-      }
       return;
     }
     String batchId = batch.batchId();
@@ -168,7 +160,6 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           end - startedMillis,
           batchId);
     }
-    positionsRecorded = true;
     try {
       listener.committed(batch.positions());
     } catch (Exception e) {
@@ -298,56 +289,6 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     }
     List<ClosedFile> decoded = files.decodedFrom(closed);
     return append -> decoded.forEach(f -> append.appendFile(f.file()));
-  }
-
-  /**
-   * Whether a batch without files must still be committed, for its positions: the table does not
-   * record this sink's positions for every partition the start read, or records them of another
-   * topic incarnation or cluster (a topic created again, a partition added, a first start on a
-   * quiet topic). Without that commit a later restore or start would judge by positions of what the
-   * job no longer reads. Once the table records them, only batches with files are committed.
-   */
-  private boolean positionsToRecord(FileBatch batch) {
-    if (start.ids().clusterId() == null || batch.positions().isEmpty()) {
-      positionsRecorded = true; // a file source, or nothing read: nothing to record
-      return false;
-    }
-    Table primary = tables.get(SinkTables.PRIMARY);
-    primary.refresh();
-    SinkPositions recorded = TablePositions.readSink(primary, start.sinkId()).orElse(null);
-    // no positions of this sink at all (a new table or sink id): nothing a restore could misjudge
-    boolean current =
-        recorded == null
-            || !recorded.otherCluster(start.ids())
-                && batch.positions().keySet().stream()
-                    .allMatch(
-                        key -> {
-                          String topic = SourceKeys.topic(key);
-                          return recorded.offsets().containsKey(key)
-                              && java.util.Objects.equals(
-                                  recorded.ids().topicId(topic), start.ids().topicId(topic));
-                        });
-    positionsRecorded = current;
-    return !current;
-  }
-
-  /** A snapshot of the primary table without files: the batch's positions and summary. */
-  private void commitPositionsOnly(FileBatch batch) {
-    Table primary = tables.get(SinkTables.PRIMARY);
-    if (commitTable(
-        SinkTables.PRIMARY, batch, batch.batchId(), TableFiles.none(SinkTables.PRIMARY), null)) {
-      LOG.info(
-          "Committed checkpoint {}: no files, the positions of {} partitions of this start (batch {})",
-          batch.checkpointId(),
-          batch.positions().size(),
-          batch.batchId());
-    }
-    positionsRecorded = true;
-    try {
-      listener.committed(batch.positions());
-    } catch (Exception e) {
-      LOG.warn("The positions listener failed after a commit of {}", primary.name(), e);
-    }
   }
 
   private Map<String, String> summary(
