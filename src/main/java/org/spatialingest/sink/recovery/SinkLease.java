@@ -361,13 +361,19 @@ public final class SinkLease {
         }
       } catch (NotFoundException | java.io.FileNotFoundException e) {
         return null;
-      } catch (IOException e) {
-        throw new UncheckedIOException("could not read lease " + path, e);
-      } catch (UncheckedIOException e) {
+      } catch (IOException | UncheckedIOException e) {
         if (e.getCause() instanceof java.io.FileNotFoundException) {
           return null;
         }
-        throw e;
+        // read while the holder rewrites it (a local file system's checksum no longer matches):
+        // read again, as an unparseable lease is
+        if (attempt >= 4) {
+          throw new UncheckedIOException(
+              "could not read lease " + path,
+              e instanceof IOException failed ? failed : new IOException(e));
+        }
+        pause(path);
+        continue;
       }
       try {
         return new Holder(
@@ -380,13 +386,17 @@ public final class SinkLease {
           LOG.warn("Lease {} cannot be read ({}): a write of it was cut off", path, e.getMessage());
           return null;
         }
-        try {
-          Thread.sleep(250);
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while reading lease " + path, ie);
-        }
+        pause(path);
       }
+    }
+  }
+
+  private static void pause(String path) {
+    try {
+      Thread.sleep(250);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while reading lease " + path, ie);
     }
   }
 
