@@ -213,10 +213,7 @@ public record CommittedRecords(
           if (of == null || of.ofSink(sinkId) || !seen.add(of.sinkId())) {
             continue;
           }
-          for (FileInputs.Fingerprint f : FileInputs.read(telemetry, s).files().values()) {
-            others.add(SourceKeys.file(f.path()));
-            others.addAll(f.aliases());
-          }
+          others.addAll(FileInputs.read(telemetry, s).sourceKeys());
         }
       }
       return key -> !others.contains(key);
@@ -225,12 +222,7 @@ public record CommittedRecords(
     if (at == null || at.summary().get(SnapshotSummaryKeys.FILE_INPUTS) == null) {
       return key -> true;
     }
-    Set<String> keys = new HashSet<>();
-    for (FileInputs.Fingerprint f : FileInputs.read(telemetry, at).files().values()) {
-      keys.add(SourceKeys.file(f.path()));
-      keys.addAll(f.aliases());
-    }
-    return keys::contains;
+    return FileInputs.read(telemetry, at).sourceKeys()::contains;
   }
 
   /**

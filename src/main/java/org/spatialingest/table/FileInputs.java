@@ -10,8 +10,10 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.iceberg.GenericBlobMetadata;
@@ -62,6 +64,19 @@ public record FileInputs(Map<String, Fingerprint> files) implements Serializable
 
   public boolean isEmpty() {
     return files.isEmpty();
+  }
+
+  /**
+   * The source keys ({@code file:<path>}) whose committed lines are these files' lines: each file's
+   * own and the earlier paths of the files that moved.
+   */
+  public Set<String> sourceKeys() {
+    Set<String> keys = new HashSet<>();
+    for (Fingerprint f : files.values()) {
+      keys.add(SourceKeys.file(f.path()));
+      keys.addAll(f.aliases());
+    }
+    return keys;
   }
 
   /**

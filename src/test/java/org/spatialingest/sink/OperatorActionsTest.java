@@ -111,10 +111,7 @@ class OperatorActionsTest {
     JobClient x = PositionsJobs.start(config, null, new Configuration());
     Table table = TestKit.table(config);
     PositionsJobs.awaitRows(table, a.rows().size());
-    String savepoint =
-        x.stopWithSavepoint(
-                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
-            .get(120, TimeUnit.SECONDS);
+    String savepoint = stopWithSavepoint(x, dir);
 
     MixedInput b = MixedInput.of("b", 150, 7, 0);
     TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
@@ -123,16 +120,10 @@ class OperatorActionsTest {
     table.refresh();
     long current = table.currentSnapshot().snapshotId();
 
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    var restored = PositionsJobs.start(config, savepoint, conf).getJobExecutionResult();
-    assertThatThrownBy(() -> restored.get(120, TimeUnit.SECONDS))
-        .satisfies(
-            e ->
-                assertThat(PositionsJobs.trace(e))
-                    .contains("Refusing to restore: this state is of lineage")
-                    .contains("committed to " + table.name() + " after it")
-                    .contains("start the job without state"));
+    assertThat(refusedRestore(config, savepoint))
+        .contains("Refusing to restore: this state is of lineage")
+        .contains("committed to " + table.name() + " after it")
+        .contains("start the job without state");
     table.refresh();
     assertThat(table.currentSnapshot().snapshotId()).as("the table as it was").isEqualTo(current);
 
@@ -174,16 +165,10 @@ class OperatorActionsTest {
     table.refresh();
     long current = table.currentSnapshot().snapshotId();
 
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    var restored = PositionsJobs.start(config, s2, conf).getJobExecutionResult();
-    assertThatThrownBy(() -> restored.get(120, TimeUnit.SECONDS))
-        .satisfies(
-            e ->
-                assertThat(PositionsJobs.trace(e))
-                    .contains("Refusing to restore: this state of lineage")
-                    .contains("removed since")
-                    .contains("start the job without state"));
+    assertThat(refusedRestore(config, s2))
+        .contains("Refusing to restore: this state of lineage")
+        .contains("removed since")
+        .contains("start the job without state");
     table.refresh();
     assertThat(table.currentSnapshot().snapshotId()).as("the table as it was").isEqualTo(current);
     PositionsJobs.runToEnd(config);
@@ -219,6 +204,19 @@ class OperatorActionsTest {
     a.plus(b).assertExactlyOnceIn(config);
   }
 
+  /** Restores {@code savepoint} without restarts; the job must fail: its failure's trace. */
+  private static String refusedRestore(JobConfig config, String savepoint) throws Exception {
+    Configuration conf = new Configuration();
+    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+    var restored = PositionsJobs.start(config, savepoint, conf).getJobExecutionResult();
+    try {
+      restored.get(120, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      return PositionsJobs.trace(e);
+    }
+    throw new AssertionError("the restore of " + savepoint + " was not refused");
+  }
+
   private static String stopWithSavepoint(JobClient job, Path dir) throws Exception {
     return job.stopWithSavepoint(
             false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
@@ -238,26 +236,17 @@ class OperatorActionsTest {
     TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
     JobClient x = PositionsJobs.start(config, null, new Configuration());
     PositionsJobs.awaitRows(TestKit.table(config), a.rows().size());
-    String savepoint =
-        x.stopWithSavepoint(
-                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
-            .get(120, TimeUnit.SECONDS);
+    String savepoint = stopWithSavepoint(x, dir);
     var catalog = Catalogs.catalogLoader(config).loadCatalog();
     catalog.dropTable(Catalogs.tableIdentifier(config), true);
     catalog.dropTable(Catalogs.rejectsTableIdentifier(config), true);
     SpatialIngestJob.ensureTables(config);
 
-    Configuration conf = new Configuration();
-    conf.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
-    var restored = PositionsJobs.start(config, savepoint, conf).getJobExecutionResult();
-    assertThatThrownBy(() -> restored.get(120, TimeUnit.SECONDS))
-        .satisfies(
-            e ->
-                assertThat(PositionsJobs.trace(e))
-                    .contains("Refusing to restore: this state was taken writing")
-                    .contains("dropped and created again")
-                    .contains("start the job")
-                    .contains("without state"));
+    assertThat(refusedRestore(config, savepoint))
+        .contains("Refusing to restore: this state was taken writing")
+        .contains("dropped and created again")
+        .contains("start the job")
+        .contains("without state");
     assertThat(TestKit.table(config).currentSnapshot()).as("nothing committed").isNull();
 
     PositionsJobs.runToEnd(config);
@@ -295,10 +284,7 @@ class OperatorActionsTest {
     table.expireSnapshots().expireOlderThan(System.currentTimeMillis()).retainLast(1).commit();
     table.refresh();
     assertThat(table.snapshot(resumeAt)).as("the snapshot the start resumes from").isNotNull();
-    String savepoint =
-        job.stopWithSavepoint(
-                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
-            .get(120, TimeUnit.SECONDS);
+    String savepoint = stopWithSavepoint(job, dir);
 
     JobClient restored = PositionsJobs.start(config, savepoint, new Configuration());
     PositionsJobs.awaitRows(table, a.rows().size() + b.rows().size());
