@@ -28,6 +28,7 @@ import org.spatialingest.table.KafkaIds;
 import org.spatialingest.table.LibraryThreads;
 import org.spatialingest.table.PositionRanges;
 import org.spatialingest.table.SourceKeys;
+import org.spatialingest.table.TablePositions;
 
 /**
  * Right after the source: on a start without state, drops the records the tables already hold
@@ -152,9 +153,11 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
         context
             .getOperatorStateStore()
             .getListState(new ListStateDescriptor<>("source-ids", Types.STRING));
+    boolean stateNamesItsSource = false;
     if (context.isRestored()) {
       for (String restored : sourceIds.get()) {
         refuseAnotherSource(KafkaIds.decode(restored));
+        stateNamesItsSource = true;
         break; // every entry is the same
       }
     }
@@ -166,6 +169,15 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
         TableLoader r = rejects == null ? null : rejects.clone()) {
       t.open();
       Table table = t.loadTable();
+      if (context.isRestored() && !stateNamesItsSource) {
+        // a state of a release that kept no ids: the table's positions are the best witness
+        TablePositions.readSink(table, sinkId)
+            .filter(
+                p ->
+                    p.offsets().keySet().stream()
+                        .anyMatch(k -> ids.topicId(SourceKeys.topic(k)) != null))
+            .ifPresent(p -> refuseAnotherSource(p.ids()));
+      }
       Table rejectsTable = null;
       if (r != null) {
         r.open();
@@ -247,9 +259,12 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   }
 
   /**
-   * Before the table has a position (nothing committed yet), {@link StartCheck} cannot tell that a
-   * restore's offsets are of a topic since created again, or of another cluster: the state can.
-   * Refused like there (non-recoverable: a restart would restore the same offsets).
+   * A restore resumes from its state's offsets, so the ids the state records with them decide
+   * whether they apply, not the table's positions: those stay of the old topic (or cluster) until
+   * the first commit after a re-creation, so a start after it that committed nothing would be
+   * refused by them, and one before its first commit has none that could tell. Offsets of a topic
+   * since created again, or of another cluster, are refused (non-recoverable: a restart would
+   * restore the same offsets).
    */
   private void refuseAnotherSource(KafkaIds stateIds) {
     if (stateIds.clusterId() != null

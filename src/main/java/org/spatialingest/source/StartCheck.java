@@ -38,12 +38,14 @@ import org.spatialingest.table.TablePositions;
  * this sink ({@code sink.id}) mean for the Kafka the job reads now ({@link StartPositions}):
  *
  * <ul>
- *   <li>positions of another Kafka cluster (another cluster id): refused, unless {@code
- *       kafka.reset-positions} says where to start instead;
+ *   <li>positions of another Kafka cluster (another cluster id): a start is refused, unless {@code
+ *       kafka.reset-positions} says where to start instead; a restore is judged by its state's ids;
  *   <li>a topic created again under its name (another topic id): its old positions do not apply; it
- *       is read from its start (a WARN names both ids; the first commit records the reset). On a
- *       restore the state's offsets are the old topic's: refused (start without state). Created
- *       again after this check, while the job runs: {@link TopicIdGuard} stops it;
+ *       is read from its start (a WARN names both ids; the first commit records the reset). A
+ *       restore is judged by the ids its own state records ({@link ResumeFilter}): offsets of the
+ *       old topic are refused when the job starts (start without state), offsets of the new one (a
+ *       start after the re-creation that committed nothing yet) pass. Created again after this
+ *       check, while the job runs: {@link TopicIdGuard} stops it;
  *   <li>the table holds rows of the topic but no positions of this sink can be found: refused
  *       (unless {@code kafka.reset-positions}), never read again from the start;
  *   <li>on a start without state, a position below the first offset Kafka still has: records were
@@ -83,7 +85,11 @@ public final class StartCheck {
 
   /**
    * @param table the telemetry table
-   * @param restore the job restores a savepoint or checkpoint (the source's offsets come from it)
+   * @param restore the job restores a savepoint or checkpoint (the source's offsets come from it):
+   *     the Kafka ids its state records decide whether its offsets apply ({@link ResumeFilter}
+   *     refuses them when the job starts), not those of the table's positions, which a start after
+   *     the topic was created again (or with {@code kafka.reset-positions} on another cluster)
+   *     leaves as they were until its first commit
    */
   public static StartPositions decide(JobConfig config, Table table, boolean restore) {
     StartPositions recorded = decideRecorded(config, table, restore);
@@ -193,12 +199,30 @@ public final class StartCheck {
           ids.clusterId());
       return new StartPositions(sinkId, ids, Map.of(), "", notes);
     }
+    if (recorded.otherCluster(ids) && restore) {
+      // the state's own offsets are what a restore resumes from: its ids decide (ResumeFilter)
+      LOG.info(
+          "The positions of sink {} are of Kafka cluster {}, the job reads cluster {}: the restored state's "
+              + "offsets apply if they are of cluster {}, which the job checks when it starts",
+          sinkId,
+          recorded.ids().clusterId(),
+          ids.clusterId(),
+          ids.clusterId());
+      notes.put(
+          SnapshotSummaryKeys.POSITIONS_RESET,
+          "kafka cluster "
+              + recorded.ids().clusterId()
+              + " -> "
+              + ids.clusterId()
+              + ": restored a state of cluster "
+              + ids.clusterId());
+      return new StartPositions(sinkId, ids, Map.of(), "", notes);
+    }
     if (recorded.otherCluster(ids)) {
       if (reset.isEmpty()) {
         throw new PositionsRefusedException(
             "Refusing to "
-                + (restore ? "restore" : "start")
-                + ": the positions of sink '"
+                + "start: the positions of sink '"
                 + sinkId
                 + "' in "
                 + table.name()
@@ -215,10 +239,6 @@ public final class StartCheck {
                 + "; or start without state with kafka.reset-positions (earliest, latest or an ISO-8601 "
                 + "instant) to start there on this cluster, recorded in the first commit; or use another "
                 + "sink.id (or table) for this cluster");
-      }
-      if (restore) {
-        throw TopicIdGuard.otherClusterAtRestore(
-            recorded.ids().clusterId(), ids.clusterId() + " (" + config.bootstrapServers() + ")");
       }
       notes.put(
           SnapshotSummaryKeys.POSITIONS_RESET,
@@ -253,16 +273,16 @@ public final class StartCheck {
     for (String topic :
         recorded.offsets().keySet().stream().map(SourceKeys::topic).distinct().sorted().toList()) {
       if (recorded.topicRecreated(topic, ids)) {
-        if (restore && topic.equals(config.topic())) {
-          throw TopicIdGuard.recreated(
-              "Refusing to restore", topic, recorded.ids().topicId(topic), ids.topicId(topic));
-        }
         LOG.warn(
             "Topic {} was created again: its id was {} when the table's positions were taken and is {} now. Its "
-                + "old positions do not apply; it is read from its start",
+                + "old positions do not apply; {}",
             topic,
             recorded.ids().topicId(topic),
-            ids.topicId(topic));
+            ids.topicId(topic),
+            restore
+                ? "the restored state's offsets apply if they are of the new topic, which the job checks "
+                    + "when it starts"
+                : "it is read from its start");
         resets.add(
             "topic "
                 + topic
@@ -270,7 +290,7 @@ public final class StartCheck {
                 + recorded.ids().topicId(topic)
                 + " -> "
                 + ids.topicId(topic)
-                + ", read from its start");
+                + (restore ? ", restored a state of the new topic" : ", read from its start"));
       }
     }
     if (!resets.isEmpty()) {

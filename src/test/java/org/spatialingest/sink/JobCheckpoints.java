@@ -34,4 +34,22 @@ final class JobCheckpoints {
       Thread.sleep(50);
     }
   }
+
+  /** Waits until {@code job}, just submitted, has completed {@code count} checkpoints (120 s). */
+  static void awaitCompleted(MiniCluster flink, JobID job, int count) throws Exception {
+    long deadline = System.currentTimeMillis() + 120_000;
+    while (true) {
+      try {
+        if (completed(flink, job) >= count) {
+          return;
+        }
+      } catch (java.util.concurrent.ExecutionException notScheduledYet) {
+        // its execution graph is not there yet
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("job " + job + " did not complete " + count + " checkpoints");
+      }
+      Thread.sleep(50);
+    }
+  }
 }

@@ -18,7 +18,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.test.junit5.InjectMiniCluster;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.iceberg.Table;
 import org.junit.jupiter.api.Test;
@@ -124,10 +126,11 @@ class PositionsIdentityTest {
 
   /**
    * A savepoint, the topic created again, a restore: a restore built after the re-creation is
-   * refused where the job is built ({@link org.spatialingest.source.StartCheck}); one built before
-   * it (the state's offsets of the old topic, as after Flink's own restart from a checkpoint) stops
-   * at its first checkpoint with the same message, nothing of the new topic committed. A start
-   * without state then commits every record of both topics once.
+   * refused when it starts, by the ids its state keeps with the offsets ({@link
+   * org.spatialingest.source.ResumeFilter}); one built before it (the state's offsets of the old
+   * topic, as after Flink's own restart from a checkpoint) stops at its first checkpoint with the
+   * same message, nothing of the new topic committed. A start without state then commits every
+   * record of both topics once.
    */
   @Test
   void aRestoreAfterTheTopicWasCreatedAgainStops(@TempDir Path dir) throws Exception {
@@ -149,14 +152,65 @@ class PositionsIdentityTest {
     String newId = topicId(kafka.bootstrapServers(), topic);
     MixedInput b = MixedInput.of("b", 500, 0, 0);
     TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
-    assertThatThrownBy(() -> start(config, savepoint, new Configuration()))
-        .isInstanceOf(PositionsRefusedException.class)
-        .hasMessageContaining("Refusing to restore: topic " + topic)
-        .hasMessageContaining(oldId + " -> " + newId)
-        .hasMessageContaining("without state");
+    var refused = start(config, savepoint, new Configuration()).getJobExecutionResult();
+    assertThatThrownBy(() -> refused.get(120, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
+        .satisfies(
+            e ->
+                assertThat(trace(e))
+                    .contains("Refusing to restore: topic " + topic)
+                    .contains(oldId + " -> " + newId)
+                    .contains("without state"));
+    assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(a.rows());
     assertStopsAsCreatedAgain(
         builtBefore.executeAsync("restored-before-re-creation"), table, topic, oldId, newId);
     assertThat(TestKit.distinctIds(TestKit.rows(table))).isEqualTo(a.rows());
+
+    runToEnd(config);
+    a.plus(b).assertExactlyOnceIn(config);
+  }
+
+  /**
+   * Found by the model (seeds 1019, 3013): the topic created again, a start without state that
+   * reads nothing (the new topic is empty) and stops with a savepoint, a restore of it. The table's
+   * positions are still the old topic's (the quiet start committed nothing), but the state's
+   * offsets are of the new topic: the restore passes and commits the new records once, recording
+   * the new topic's id; a later start without state reads nothing twice.
+   */
+  @Test
+  void aRestoreOfAStartAfterTheTopicWasCreatedAgainPasses(
+      @TempDir Path dir, @InjectMiniCluster MiniCluster flink) throws Exception {
+    String topic = jobs.topic(2);
+    JobConfig config = jobs.config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 300, 0, 20);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    runToEnd(config);
+    Table table = TestKit.table(config);
+    long before = table.currentSnapshot().snapshotId();
+
+    jobs.recreate(topic, 2);
+    String newId = topicId(kafka.bootstrapServers(), topic);
+    JobClient quiet = start(config, null, new Configuration());
+    JobCheckpoints.awaitCompleted(flink, quiet.getJobID(), 3);
+    String savepoint =
+        quiet
+            .stopWithSavepoint(
+                false, dir.resolve("savepoints").toUri().toString(), SavepointFormatType.CANONICAL)
+            .get(120, TimeUnit.SECONDS);
+    table.refresh();
+    assertThat(table.currentSnapshot().snapshotId())
+        .as("the quiet start committed")
+        .isEqualTo(before);
+
+    MixedInput b = MixedInput.of("b", 500, 0, 20);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, b.values());
+    JobClient restored = start(config, savepoint, new Configuration());
+    awaitRows(table, a.rows().size() + b.rows().size());
+    TestKit.cancelAndWait(restored);
+    a.plus(b).assertExactlyOnceIn(config);
+    table.refresh();
+    assertThat(table.currentSnapshot().summary().get(SnapshotSummaryKeys.POSITIONS))
+        .contains(newId);
 
     runToEnd(config);
     a.plus(b).assertExactlyOnceIn(config);
@@ -268,6 +322,48 @@ class PositionsIdentityTest {
           .singleElement()
           .asString()
           .contains(here, there, "earliest");
+    }
+  }
+
+  /**
+   * The same rule on another cluster: a start there by {@code kafka.reset-positions} that reads
+   * nothing and stops with a savepoint, then a restore of it without the reset. The table's
+   * positions are still the first cluster's, the state's offsets are of the second: the restore
+   * passes and commits the second cluster's records once.
+   */
+  @Test
+  void aRestoreOfAStartOnAnotherClusterPasses(
+      @TempDir Path dir, @InjectMiniCluster MiniCluster flink) throws Exception {
+    String topic = jobs.topic(1);
+    JobConfig config = jobs.config(topic, dir, Map.of());
+    MixedInput a = MixedInput.of("a", 200, 0, 0);
+    TestKit.produceValues(kafka.bootstrapServers(), topic, a.values());
+    runToEnd(config);
+    try (EmbeddedKafka other = EmbeddedKafka.start(dir.resolve("kafka2"))) {
+      other.createTopic(topic, 1);
+      JobConfig moved = config.with(Map.of("kafka.bootstrap-servers", other.bootstrapServers()));
+      JobClient quiet =
+          start(moved.with(Map.of("kafka.reset-positions", "earliest")), null, new Configuration());
+      JobCheckpoints.awaitCompleted(flink, quiet.getJobID(), 3);
+      String savepoint =
+          quiet
+              .stopWithSavepoint(
+                  false,
+                  dir.resolve("savepoints").toUri().toString(),
+                  SavepointFormatType.CANONICAL)
+              .get(120, TimeUnit.SECONDS);
+
+      MixedInput c = MixedInput.of("c", 100, 0, 0);
+      TestKit.produceValues(other.bootstrapServers(), topic, c.values());
+      JobClient restored = start(moved, savepoint, new Configuration());
+      Table table = TestKit.table(config);
+      awaitRows(table, a.rows().size() + c.rows().size());
+      TestKit.cancelAndWait(restored);
+      a.plus(c).assertExactlyOnceIn(config);
+      assertThat(summaries(table, SnapshotSummaryKeys.POSITIONS_RESET))
+          .singleElement()
+          .asString()
+          .contains(clusterId(kafka.bootstrapServers()), clusterId(other.bootstrapServers()));
     }
   }
 }
