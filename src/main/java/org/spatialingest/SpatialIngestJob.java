@@ -24,6 +24,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.JobConfig;
 import org.spatialingest.deadletter.DeadLetterSerializer;
+import org.spatialingest.geometry.BoundedInputSample;
 import org.spatialingest.geometry.HilbertCurve;
 import org.spatialingest.geometry.RegionBootstrap;
 import org.spatialingest.geometry.RegionEnrichment;
@@ -51,7 +52,6 @@ import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TableLayout;
 import org.spatialingest.table.TableMaintenanceTasks;
 import org.spatialingest.table.TelemetryTable;
-import org.spatialingest.tools.BoundedInputSample;
 
 /**
  * Assembles the pipeline: source (Kafka, or a bounded file source) → resume filter → geometry

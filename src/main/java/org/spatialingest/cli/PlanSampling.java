@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalDouble;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.geometry.RawRecord;
 import org.spatialingest.source.KafkaAccessException;
 import org.spatialingest.source.KafkaClients;
 import org.spatialingest.tools.KafkaSampler;
-import org.spatialingest.tools.RawRecord;
 import org.spatialingest.tools.RecordSampleMeasurer;
 import org.spatialingest.tools.SampleFile;
 

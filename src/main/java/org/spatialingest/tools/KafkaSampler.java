@@ -15,6 +15,7 @@ import org.apache.kafka.clients.consumer.OffsetAndTimestamp;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.spatialingest.geometry.RawRecord;
 import org.spatialingest.source.KafkaClients;
 
 /**

@@ -4,21 +4,18 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalDouble;
-import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.catalog.Catalog;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.geometry.HilbertCurve;
-import org.spatialingest.geometry.RecordRejectedException;
-import org.spatialingest.geometry.TelemetryParser;
+import org.spatialingest.geometry.RawRecord;
+import org.spatialingest.geometry.SampleParse;
 import org.spatialingest.sink.write.BufferedRowSize;
 import org.spatialingest.sink.write.SinkFiles;
 import org.spatialingest.table.Catalogs;
@@ -76,25 +73,13 @@ public final class RecordSampleMeasurer {
   }
 
   /**
-   * The records of a sample parsed as the job parses them.
-   *
-   * @param rows the telemetry-table rows of the records that parse (without source columns)
-   * @param rejectsByReason records that did not parse, by reject reason code
-   * @param firstRejectByReason the first parse error message of each reason
-   */
-  public record Parsed(
-      List<GenericRowData> rows,
-      Map<String, Long> rejectsByReason,
-      Map<String, String> firstRejectByReason) {}
-
-  /**
    * @param encode whether to write Parquet to measure the encoded size
    * @param job the job's configuration: how records parse, the table's layout and partitioning
    *     (files are written one per partition, as the sink does)
    */
   public static Result measure(List<RawRecord> records, boolean encode, JobConfig job)
       throws IOException {
-    Parsed parsed = parse(records, job);
+    SampleParse.Parsed parsed = SampleParse.parse(records, job);
     List<GenericRowData> rows = parsed.rows();
     TableLayout layout = TelemetryTable.layout(job);
     BufferedRowSize rowSize = new BufferedRowSize(layout);
@@ -120,36 +105,6 @@ public final class RecordSampleMeasurer {
         encoded,
         fileBytes,
         files);
-  }
-
-  /**
-   * Parses {@code records} with the {@link TelemetryParser} of the job configured by {@code job}; a
-   * record without ingest time (from a file) gets its {@code event_time} as ingest time.
-   */
-  public static Parsed parse(List<RawRecord> records, JobConfig job) {
-    TelemetryParser parser = new TelemetryParser(HilbertCurve.CRS84, job);
-    List<GenericRowData> rows = new ArrayList<>(records.size());
-    Map<String, Long> rejects = new TreeMap<>();
-    Map<String, String> firstReject = new TreeMap<>();
-    for (RawRecord record : records) {
-      GenericRowData row;
-      try {
-        row =
-            parser
-                .parse(record.payload(), record.ingestMillis() == null ? 0L : record.ingestMillis())
-                .row();
-      } catch (RecordRejectedException e) {
-        String code = e.reason().code();
-        rejects.merge(code, 1L, Long::sum);
-        firstReject.putIfAbsent(code, e.getMessage());
-        continue;
-      }
-      if (record.ingestMillis() == null) {
-        row.setField(TelemetryTable.INGEST_TIME, row.getField(TelemetryTable.EVENT_TIME));
-      }
-      rows.add(row);
-    }
-    return new Parsed(rows, rejects, firstReject);
   }
 
   private static SinkFiles.Written writeToTemporaryTable(

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.spatialingest.geometry.RawRecord;
 
 /** A newline-delimited JSON sample file: one record per non-blank line. */
 public final class SampleFile {

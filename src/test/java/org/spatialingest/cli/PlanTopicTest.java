@@ -21,10 +21,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.spatialingest.TestKit;
+import org.spatialingest.geometry.RawRecord;
 import org.spatialingest.local.EmbeddedKafka;
 import org.spatialingest.local.TelemetryGenerator;
 import org.spatialingest.tools.KafkaSampler;
-import org.spatialingest.tools.RawRecord;
 
 /**
  * plan --topic against a real KRaft broker: newest N records, rate from offsets, no group offsets

@@ -28,7 +28,7 @@ import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.TestKit;
 import org.spatialingest.config.JobConfig;
-import org.spatialingest.tools.BoundedInputSample;
+import org.spatialingest.geometry.BoundedInputSample;
 
 /**
  * A bounded file input starts from the key ranges of a sample of all of it ({@link

@@ -1,4 +1,4 @@
-package org.spatialingest.tools;
+package org.spatialingest.geometry;
 
 import java.io.IOException;
 import java.util.List;
@@ -12,10 +12,10 @@ import org.spatialingest.source.FileSample;
 /**
  * The rows of a bounded file input's sample that the distribution step starts its key ranges from
  * ({@code sink.distribution: range}): {@link FileSample} reads the records where the job is built,
- * and {@link RecordSampleMeasurer#parse} parses them with the job's own parser (as {@code plan
- * --sample} does), so each row has the Hilbert key and the time partition the job gives it. A
- * failure (an unreadable input, no record that parses) never fails the job: it is logged, and the
- * job starts without a sample, its first rows waiting for the early merge as on Kafka.
+ * and {@link SampleParse#parse} parses them with the job's own parser (as {@code plan --sample}
+ * does), so each row has the Hilbert key and the time partition the job gives it. A failure (an
+ * unreadable input, no record that parses) never fails the job: it is logged, and the job starts
+ * without a sample, its first rows waiting for the early merge as on Kafka.
  */
 public final class BoundedInputSample {
   private static final Logger LOG = LoggerFactory.getLogger(BoundedInputSample.class);
@@ -39,7 +39,7 @@ public final class BoundedInputSample {
       FileSample.Sample sample = FileSample.read(path);
       List<RawRecord> records =
           sample.records().stream().map(r -> new RawRecord(r.value, r.timestamp)).toList();
-      RecordSampleMeasurer.Parsed parsed = RecordSampleMeasurer.parse(records, config);
+      SampleParse.Parsed parsed = SampleParse.parse(records, config);
       long millis = (System.nanoTime() - start) / 1_000_000;
       if (parsed.rows().isEmpty()) {
         LOG.warn(

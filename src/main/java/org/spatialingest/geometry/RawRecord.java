@@ -1,4 +1,4 @@
-package org.spatialingest.tools;
+package org.spatialingest.geometry;
 
 /**
  * One sampled input record as the job's source sees it.
