@@ -199,30 +199,12 @@ public final class StartCheck {
           ids.clusterId());
       return new StartPositions(sinkId, ids, Map.of(), "", notes);
     }
-    if (recorded.otherCluster(ids) && restore) {
-      // the state's own offsets are what a restore resumes from: its ids decide (ResumeFilter)
-      LOG.info(
-          "The positions of sink {} are of Kafka cluster {}, the job reads cluster {}: the restored state's "
-              + "offsets apply if they are of cluster {}, which the job checks when it starts",
-          sinkId,
-          recorded.ids().clusterId(),
-          ids.clusterId(),
-          ids.clusterId());
-      notes.put(
-          SnapshotSummaryKeys.POSITIONS_RESET,
-          "kafka cluster "
-              + recorded.ids().clusterId()
-              + " -> "
-              + ids.clusterId()
-              + ": restored a state of cluster "
-              + ids.clusterId());
-      return new StartPositions(sinkId, ids, Map.of(), "", notes);
-    }
     if (recorded.otherCluster(ids)) {
-      if (reset.isEmpty()) {
+      // a restore resumes from its state's offsets: their ids decide, when the job starts
+      // (ResumeFilter), so only a start without state needs the reset
+      if (!restore && reset.isEmpty()) {
         throw new PositionsRefusedException(
-            "Refusing to "
-                + "start: the positions of sink '"
+            "Refusing to start: the positions of sink '"
                 + sinkId
                 + "' in "
                 + table.name()
@@ -240,21 +222,23 @@ public final class StartCheck {
                 + "instant) to start there on this cluster, recorded in the first commit; or use another "
                 + "sink.id (or table) for this cluster");
       }
+      String how =
+          restore
+              ? "restored a state of cluster " + ids.clusterId()
+              : "started by kafka.reset-positions=" + reset;
       notes.put(
           SnapshotSummaryKeys.POSITIONS_RESET,
-          "kafka cluster "
-              + recorded.ids().clusterId()
-              + " -> "
-              + ids.clusterId()
-              + ": started by kafka.reset-positions="
-              + reset);
+          "kafka cluster " + recorded.ids().clusterId() + " -> " + ids.clusterId() + ": " + how);
       LOG.warn(
-          "Positions of sink {} are of Kafka cluster {}, the job reads cluster {}: starting by kafka.reset-positions={}",
+          "Positions of sink {} are of Kafka cluster {}, the job reads cluster {}: {}{}",
           sinkId,
           recorded.ids().clusterId(),
           ids.clusterId(),
-          reset);
-      return new StartPositions(sinkId, ids, Map.of(), reset, notes);
+          how,
+          restore
+              ? " (its offsets apply if they are of that cluster, checked when it starts)"
+              : "");
+      return new StartPositions(sinkId, ids, Map.of(), restore ? "" : reset, notes);
     }
     if (!reset.isEmpty()) {
       LOG.info(
