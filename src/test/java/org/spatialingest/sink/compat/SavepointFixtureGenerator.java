@@ -34,6 +34,9 @@ import org.spatialingest.sink.core.SinkFaults;
  * mvn -B test -Dtest=SavepointFixtureGenerator -Dsavepoint.fixture=filebatch5-writerstate3-staging3-aggregator2
  * </pre>
  *
+ * <p>A name starting with {@code files-} writes a fixture that reads two files instead of Kafka
+ * (one file per checkpoint, so the second is read only after the restore).
+ *
  * <p>The job reads 3,000 records (one in 20 a reject) with T = 48 KB, L = 2 h and a checkpoint
  * interval of 30 min (none comes before the savepoint), so files close by bytes only; then it stops
  * with a canonical savepoint. That savepoint holds a batch of closed files of the telemetry table,
@@ -61,9 +64,22 @@ class SavepointFixtureGenerator {
     SavepointFixtures.deleteTree(warehouse);
 
     List<String> before = SavepointFixtures.input("f", 3_000);
-    kafka.createTopic(SavepointFixtures.TOPIC, 1);
-    TestKit.produceValues(
-        kafka.bootstrapServers(), SavepointFixtures.TOPIC, SavepointFixtures.bytes(before));
+    boolean readsFiles = SavepointFixtures.readsFiles(name);
+    Path input = SavepointFixtures.inputRoot(name);
+    if (readsFiles) {
+      // two files: one read before the savepoint, one handed out only after it
+      SavepointFixtures.deleteTree(input);
+      Files.createDirectories(input);
+      Files.write(input.resolve("part-0.ndjson"), before, StandardCharsets.UTF_8);
+      Files.write(
+          input.resolve("part-1.ndjson"),
+          SavepointFixtures.input("g", 3_000),
+          StandardCharsets.UTF_8);
+    } else {
+      kafka.createTopic(SavepointFixtures.TOPIC, 1);
+      TestKit.produceValues(
+          kafka.bootstrapServers(), SavepointFixtures.TOPIC, SavepointFixtures.bytes(before));
+    }
     JobConfig config = SavepointFixtures.config(kafka.bootstrapServers(), name, Map.of());
 
     AtomicBoolean copied = new AtomicBoolean();
@@ -91,11 +107,15 @@ class SavepointFixtureGenerator {
             .get(120, TimeUnit.SECONDS);
     assertThat(copied).as("the savepoint's batch reached the committer").isTrue();
     SavepointFixtures.copyTree(Path.of(java.net.URI.create(savepoint)), out.resolve("savepoint"));
-    Files.write(out.resolve("input-before.ndjson"), before, StandardCharsets.UTF_8);
-    Files.write(
-        out.resolve("input-after.ndjson"),
-        SavepointFixtures.input("g", 500),
-        StandardCharsets.UTF_8);
+    if (readsFiles) {
+      SavepointFixtures.copyTree(input, out.resolve("input"));
+    } else {
+      Files.write(out.resolve("input-before.ndjson"), before, StandardCharsets.UTF_8);
+      Files.write(
+          out.resolve("input-after.ndjson"),
+          SavepointFixtures.input("g", 500),
+          StandardCharsets.UTF_8);
+    }
 
     // what the fixture claims: staging runs of both tables, and data files not yet committed
     try (Stream<Path> files = Files.walk(out.resolve("warehouse"))) {

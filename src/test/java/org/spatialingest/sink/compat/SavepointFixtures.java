@@ -29,7 +29,8 @@ import org.spatialingest.config.JobConfig;
  * relocatable as Flink makes them), {@code warehouse/} (the Hadoop catalog as it was when the
  * savepoint's batch was about to be committed: so the batch is pending, and the staging runs the
  * savepoint references are there), {@code input-before.ndjson} (what the job had read when the
- * savepoint was taken) and {@code input-after.ndjson} (what the restore test produces next).
+ * savepoint was taken) and {@code input-after.ndjson} (what the restore test produces next); a file
+ * fixture ({@link #readsFiles}) has {@code input/} instead, the directory it reads.
  *
  * <p>Relocation: Iceberg's metadata and the sink's state hold absolute paths (table location, data
  * files, staging runs). So the warehouse is always written at, and restored to, the same absolute
@@ -51,6 +52,20 @@ final class SavepointFixtures {
 
   static Path warehouseRoot(String fixture) {
     return ROOT.resolve(fixture).resolve("warehouse");
+  }
+
+  /**
+   * Whether a fixture reads a directory of files ({@code source: file:}) instead of Kafka: its name
+   * starts with {@code files-}. Its savepoint then holds no Kafka cluster or topic ids, which a
+   * fresh broker could never match, so it restores on any machine as it was taken.
+   */
+  static boolean readsFiles(String fixture) {
+    return fixture.startsWith("files-");
+  }
+
+  /** Where a file fixture's input directory is written and restored: fixed, as the warehouse. */
+  static Path inputRoot(String fixture) {
+    return ROOT.resolve(fixture).resolve("input");
   }
 
   /**
@@ -81,6 +96,12 @@ final class SavepointFixtures {
     keys.put("sink.max-latency", "2h");
     keys.put("checkpoint.interval", "30min");
     keys.put("kafka.starting-offsets", "earliest");
+    if (readsFiles(fixture)) {
+      // one file per checkpoint: the savepoint (the first checkpoint) comes with the second file
+      // not yet handed out, so the restore reads it
+      keys.put("source", "file:" + inputRoot(fixture));
+      keys.put("source.file.max-files-per-checkpoint", "1");
+    }
     keys.putAll(extra);
     return TestKit.config(bootstrap, TOPIC, warehouseRoot(fixture), keys);
   }
