@@ -67,7 +67,19 @@ class QueryReadySuiteTest {
     assertThat(r.rounds()).isEqualTo(1);
     assertThat(BenchSettings.parse(r.rest()).duration().toSeconds()).isEqualTo(20);
     assertThatThrownBy(() -> RoundSettings.parse(new String[] {"suite=fast"}))
-        .hasMessageContaining("suite must be one of [production, query-ready]: fast");
+        .hasMessageContaining("suite must be one of [ingest, production, query-ready]: fast");
+  }
+
+  @Test
+  void theIngestSuiteIsPointsOnlyWithAWarmUpAsLongAsTheMeasuredJob() {
+    RoundSettings r = RoundSettings.parse(new String[] {"suite=ingest"});
+
+    assertThat(r.live()).isFalse();
+    assertThat(r.queries()).isFalse();
+    assertThat(r.workloads()).containsExactly("points");
+    assertThat(r.variantsFor("points")).containsExactly("A", "B", "F");
+    assertThat(r.rounds()).isGreaterThanOrEqualTo(5); // issue #58: >= 5 interleaved rounds
+    assertThat(r.pointsWarmupShare()).isEqualTo(1.0);
   }
 
   @Test

@@ -119,6 +119,11 @@ record RoundSettings(
    * round; on the mix it waits at most 30 s for query-ready after its ingest (it got there within
    * ~7 s on 2026-12-02), and its warm-up as long for a first rewrite.
    *
+   * <p>{@code ingest} (issue #58): the sink's ingest cost as benchmarks.md found it repeats, points
+   * only: 5 interleaved throughput rounds of A, B and F over 3,000,000 points at T = 1 MB, each
+   * child warmed up by a job as long as the measured one, no queries; ~9 min on a quiet 2-core
+   * machine. Its figures are ours/B by CPU without JIT and Σ(A − F)/Σ(B − F) ({@code goals.json}).
+   *
    * <p>{@code production} (issue #36 item 5, not in CI): the scenario at production's shape, as a
    * backfill: 5,000,000 points whose event times span 24.4 h (one every 1/57 s), read from a
    * backlog by ours, IcebergSink, IcebergSink with its range shuffle, and the floor, once each
@@ -129,6 +134,16 @@ record RoundSettings(
   static final Map<String, List<String>> SUITES =
       new TreeMap<>(
           Map.of(
+              "ingest",
+              List.of(
+                  "phases=throughput",
+                  "rounds=5",
+                  "workloads=points",
+                  "variants=A,B,F",
+                  "points-backlog=3000000",
+                  "target=1MB",
+                  "points-warmup-share=1",
+                  "no-queries"),
               "production",
               List.of(
                   "phases=throughput",

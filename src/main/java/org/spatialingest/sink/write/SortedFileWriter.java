@@ -20,6 +20,7 @@ import org.apache.iceberg.encryption.EncryptedOutputFile;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.io.DataWriter;
 import org.apache.iceberg.io.OutputFileFactory;
+import org.apache.iceberg.parquet.Parquet;
 import org.spatialingest.sink.core.SinkFaults;
 import org.spatialingest.table.FileMetadata;
 import org.spatialingest.table.PropertyColumns;
@@ -29,9 +30,10 @@ import org.spatialingest.table.TableLayout;
  * Writes the buffers of one partition as one Parquet data file, or as several cut in key order,
  * rows in sort-key (Hilbert) order (the buffers' sorted rows merged: neighbouring key ranges packed
  * into one file; each row read where it lies in its buffer, not copied), through Iceberg's own
- * Flink Parquet writer (so column metrics, bounds and split offsets are Iceberg's). A table whose
- * layout names {@link FileMetadata} (the telemetry table: GeoParquet's {@code geo}) gets it in each
- * file's footer, from a first pass over the buffer.
+ * Parquet writer (so row groups, encodings, column metrics, bounds and split offsets are
+ * Iceberg's), its values taken from the buffer's binary rows by {@link BinaryRowValueWriter}. A
+ * table whose layout names {@link FileMetadata} (the telemetry table: GeoParquet's {@code geo})
+ * gets it in each file's footer, from a first pass over the buffer.
  */
 final class SortedFileWriter {
   private final Table table;
@@ -42,6 +44,12 @@ final class SortedFileWriter {
   private final Schema writeSchema;
   private final OutputFiles files;
   private final long rowGroupBytes;
+
+  /**
+   * Whether rows go through {@link BinaryRowValueWriter} (the write schema has only the types it
+   * writes; files that add property columns take Iceberg's generic writer either way).
+   */
+  private boolean binaryRows;
 
   /** Where each file goes: the table's {@link OutputFileFactory}, or memory to measure a sample. */
   interface OutputFiles {
@@ -65,6 +73,7 @@ final class SortedFileWriter {
     this.writeSchema = layout.writeSchema(table.schema());
     this.files = files;
     this.rowGroupBytes = rowGroupBytes;
+    this.binaryRows = BinaryRowValueWriter.supports(writeSchema);
   }
 
   SortedFileWriter(Table table, TableLayout layout, OutputFileFactory files) {
@@ -281,17 +290,19 @@ final class SortedFileWriter {
     }
     EncryptedOutputFile out = files.newOutputFile(spec, partition);
     DataWriter<RowData> writer =
-        FormatModelRegistry.<RowData, Object>dataWriteBuilder(
-                FileFormat.PARQUET, RowData.class, out)
-            .setAll(writerProperties(table.properties(), rowGroupBytes))
-            .meta(footer)
-            .schema(columns == null ? writeSchema : columns.schema())
-            .engineSchema(columns == null ? layout.rowType() : columns.rowType())
-            .spec(spec)
-            .partition(partition)
-            .sortOrder(sortOrder)
-            .metricsConfig(metricsConfig)
-            .build();
+        columns == null && binaryRows
+            ? binaryRowWriter(out, footer, partition)
+            : FormatModelRegistry.<RowData, Object>dataWriteBuilder(
+                    FileFormat.PARQUET, RowData.class, out)
+                .setAll(writerProperties(table.properties(), rowGroupBytes))
+                .meta(footer)
+                .schema(columns == null ? writeSchema : columns.schema())
+                .engineSchema(columns == null ? layout.rowType() : columns.rowType())
+                .spec(spec)
+                .partition(partition)
+                .sortOrder(sortOrder)
+                .metricsConfig(metricsConfig)
+                .build();
     BinaryRowData row = new BinaryRowData(layout.fieldCount());
     RunConsumer write =
         (order, buffer, from, to) -> {
@@ -310,6 +321,37 @@ final class SortedFileWriter {
       }
     }
     return writer.toDataFile();
+  }
+
+  /**
+   * Iceberg's Parquet data writer with the same settings as the generic one, its rows written by
+   * {@link BinaryRowValueWriter} straight from the buffer's memory.
+   */
+  private DataWriter<RowData> binaryRowWriter(
+      EncryptedOutputFile out, Map<String, String> footer, StructLike partition)
+      throws IOException {
+    Parquet.DataWriteBuilder builder =
+        Parquet.writeData(out)
+            .setAll(writerProperties(table.properties(), rowGroupBytes))
+            .schema(writeSchema)
+            .createWriterFunc(type -> new BinaryRowValueWriter(writeSchema, layout.rowType(), type))
+            .withSpec(spec)
+            .withPartition(partition)
+            .withSortOrder(sortOrder)
+            .metricsConfig(metricsConfig)
+            .withKeyMetadata(out.keyMetadata());
+    footer.forEach(builder::meta);
+    return builder.build();
+  }
+
+  /**
+   * This writer with Iceberg's generic Flink row writer instead of {@link BinaryRowValueWriter}:
+   * the reference the binary one is compared with, file for file (tests, benchmarks).
+   */
+  SortedFileWriter withGenericRows() {
+    SortedFileWriter generic = new SortedFileWriter(table, layout, files, rowGroupBytes);
+    generic.binaryRows = false;
+    return generic;
   }
 
   /** Takes rows {@code [from, to)} of {@code order}, a sorted order of {@code buffer}'s rows. */
