@@ -33,6 +33,7 @@ import org.spatialingest.geometry.TelemetryTransform;
 import org.spatialingest.sink.BoundedIcebergSink;
 import org.spatialingest.sink.core.TableRouter;
 import org.spatialingest.sink.options.DistributionMode;
+import org.spatialingest.sink.options.SnapshotExpiry;
 import org.spatialingest.source.FileStartCheck;
 import org.spatialingest.source.GuardedKafkaSink;
 import org.spatialingest.source.KafkaAccessCheck;
@@ -101,7 +102,8 @@ public final class SpatialIngestJob {
 
   /**
    * With {@code maintenance.enabled}, Iceberg's table maintenance for both tables ({@link
-   * TableMaintenanceTasks}), in this job; none for a bounded run (its monitor sources never end).
+   * TableMaintenanceTasks}), in this job, instead of the sink's own expiry; none for a bounded run
+   * (its monitor sources never end).
    */
   public static void maintenance(
       StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
@@ -343,6 +345,12 @@ public final class SpatialIngestJob {
                     ? PositionsListener.none()
                     : new KafkaGroupOffsets(
                         KafkaClients.connection(config), config.groupId(), config.topic()));
+    SnapshotExpiry expiry = config.maintenance().sinkExpiry();
+    if (expiry == null) {
+      sink.noSnapshotExpiry();
+    } else {
+      sink.snapshotExpiry(expiry);
+    }
     tables.forEach(target -> sink.table(target.loader(), target.layout(), target.ranged()));
     if (config.input().fileSource() && config.distribution() == DistributionMode.RANGE) {
       // a bounded input: key ranges from a sample of all of it from the first row

@@ -24,6 +24,7 @@ import static org.spatialingest.config.JobOptions.MAINTENANCE_ENABLED;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_EXPIRE_EVERY_COMMITS;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_EXPIRE_MAX_AGE;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_EXPIRE_RETAIN_LAST;
+import static org.spatialingest.config.JobOptions.MAINTENANCE_EXPIRE_SNAPSHOTS;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_LOCK_JDBC_URI;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_ORPHAN_INTERVAL;
 import static org.spatialingest.config.JobOptions.MAINTENANCE_ORPHAN_MIN_AGE;
@@ -332,7 +333,8 @@ public record JobConfig(
     }
     Duration maxAge = r.get(MAINTENANCE_EXPIRE_MAX_AGE);
     Duration commitWindow = r.get(SINK_MAX_LATENCY).plus(r.get(CHECKPOINT_INTERVAL));
-    if (enabled && maxAge.compareTo(commitWindow) < 0) {
+    boolean expireBySink = r.get(MAINTENANCE_EXPIRE_SNAPSHOTS);
+    if ((enabled || expireBySink) && maxAge.compareTo(commitWindow) < 0) {
       throw new ConfigException(
           "maintenance.expire-snapshots.max-age ("
               + maxAge
@@ -340,7 +342,8 @@ public record JobConfig(
               + "sink.max-latency + checkpoint.interval ("
               + commitWindow
               + "): the sink looks up its batches in the "
-              + "snapshots of that window before every commit");
+              + "snapshots of that window before every commit (or set "
+              + "maintenance.expire-snapshots.enabled: false and expire snapshots another way)");
     }
     Duration orphanMinAge = r.get(MAINTENANCE_ORPHAN_MIN_AGE);
     boolean deleteOrphans = r.get(MAINTENANCE_DELETE_ORPHANS);
@@ -354,6 +357,7 @@ public record JobConfig(
               + "): a state that old may still commit its files");
     }
     return new MaintenanceConfig(
+        expireBySink,
         enabled,
         lockUri.isEmpty() ? catalogUri : lockUri,
         r.get(MAINTENANCE_RATE_LIMIT),

@@ -233,7 +233,10 @@ public final class JobOption<T> {
             Units::parseDuration,
             d -> !d.isZero() && !d.isNegative(),
             "be > 0",
-            d -> d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms");
+            d ->
+                d.toSeconds() >= 3600 && d.toMillis() % 3_600_000 == 0
+                    ? d.toHours() + "h"
+                    : d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms");
 
     public static final Type<Double> NON_NEGATIVE_DOUBLE =
         checked(

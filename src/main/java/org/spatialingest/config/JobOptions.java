@@ -254,6 +254,15 @@ public final class JobOptions {
               + "several jobs can write one table, each with its own id; a second live job with the same id on "
               + "the same table is refused while its lease is live (3 C + 15 s after the last renewal); the "
               + "default id also owns what builds before sink ids left. Keep it across restarts");
+  public static final JobOption<Boolean> MAINTENANCE_EXPIRE_SNAPSHOTS =
+      option(
+          SinkOptions.EXPIRE_SNAPSHOTS,
+          BOOLEAN,
+          c -> c.maintenance().expireBySink(),
+          "`true`, `false`: the sink's committer expires the snapshots of the telemetry and rejects tables after "
+              + "its commits (the `maintenance.expire-snapshots.*` keys; no lock; any source), unless "
+              + "`maintenance.enabled` gives that to Iceberg's `TableMaintenance`. See "
+              + "[operations](src/site/markdown/operations.md#table-maintenance-in-the-job-maintenance)");
   public static final JobOption<Boolean> MAINTENANCE_ENABLED =
       option(
           "maintenance.enabled",
@@ -262,7 +271,7 @@ public final class JobOptions {
           c -> c.maintenance().enabled(),
           "`true`, `false`: expire snapshots (and, with `maintenance.delete-orphan-files`, delete orphan "
               + "files) of the telemetry and rejects tables inside the job, with Iceberg's Flink `TableMaintenance` "
-              + "under its JDBC lock; Kafka source only (a bounded run gets none). See "
+              + "under its JDBC lock, instead of the sink's expiry; Kafka source only (a bounded run then gets none). See "
               + "[operations](src/site/markdown/operations.md#table-maintenance-in-the-job-maintenance)");
   public static final JobOption<String> MAINTENANCE_LOCK_JDBC_URI =
       option(
@@ -283,8 +292,7 @@ public final class JobOptions {
               + "commits");
   public static final JobOption<Duration> MAINTENANCE_EXPIRE_MAX_AGE =
       option(
-          "maintenance.expire-snapshots.max-age",
-          "24h",
+          SinkOptions.EXPIRE_MAX_AGE,
           POSITIVE_DURATION,
           c -> c.maintenance().expireMaxAge(),
           "snapshots older than this are expired; at least `sink.max-latency` + `checkpoint.interval`; keep it "
@@ -292,15 +300,13 @@ public final class JobOptions {
               + "refuses such a restore rather than guess)");
   public static final JobOption<Integer> MAINTENANCE_EXPIRE_RETAIN_LAST =
       option(
-          "maintenance.expire-snapshots.retain-last",
-          "10",
+          SinkOptions.EXPIRE_RETAIN_LAST,
           POSITIVE_INT,
           c -> c.maintenance().expireRetainLast(),
           "snapshots never expired, however old");
   public static final JobOption<Integer> MAINTENANCE_EXPIRE_EVERY_COMMITS =
       option(
-          "maintenance.expire-snapshots.every-commits",
-          "100",
+          SinkOptions.EXPIRE_EVERY_COMMITS,
           POSITIVE_INT,
           c -> c.maintenance().expireEveryCommits(),
           "expire after this many new commits (commits only, never time: a restart's recommit comes first)");

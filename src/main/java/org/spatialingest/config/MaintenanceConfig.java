@@ -2,13 +2,16 @@ package org.spatialingest.config;
 
 import java.io.Serializable;
 import java.time.Duration;
+import org.spatialingest.sink.options.SnapshotExpiry;
 
 /**
- * Iceberg's own Flink table maintenance ({@code org.apache.iceberg.flink.maintenance}) run inside
- * the job for the telemetry and rejects tables: expiring snapshots, and optionally deleting orphan
- * files, under Iceberg's JDBC lock.
+ * How the telemetry and rejects tables' snapshots are expired: by the sink's committer after its
+ * commits (the default), or by Iceberg's own Flink table maintenance ({@code
+ * org.apache.iceberg.flink.maintenance}) run inside the job under Iceberg's JDBC lock, which can
+ * also delete orphan files.
  *
- * @param enabled attach the maintenance to an unbounded job
+ * @param expireBySink the sink's committer expires the snapshots (when {@code enabled} is not set)
+ * @param enabled attach Iceberg's maintenance to an unbounded job
  * @param lockJdbcUri JDBC URL of the lock database; empty = the catalog's when {@code catalog.type}
  *     is jdbc
  * @param rateLimit least time between two runs of a task (Iceberg's {@code
@@ -22,6 +25,7 @@ import java.time.Duration;
  * @param orphanInterval how often to look for orphans
  */
 public record MaintenanceConfig(
+    boolean expireBySink,
     boolean enabled,
     String lockJdbcUri,
     Duration rateLimit,
@@ -31,4 +35,12 @@ public record MaintenanceConfig(
     boolean deleteOrphans,
     Duration orphanMinAge,
     Duration orphanInterval)
-    implements Serializable {}
+    implements Serializable {
+
+  /** What the sink's committer expires, or null: off, or Iceberg's maintenance does it. */
+  public SnapshotExpiry sinkExpiry() {
+    return expireBySink && !enabled
+        ? new SnapshotExpiry(expireMaxAge, expireRetainLast, expireEveryCommits)
+        : null;
+  }
+}

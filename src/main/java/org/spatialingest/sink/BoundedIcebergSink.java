@@ -44,6 +44,7 @@ import org.spatialingest.sink.distribution.Distribution;
 import org.spatialingest.sink.options.ClosePolicyKind;
 import org.spatialingest.sink.options.DistributionMode;
 import org.spatialingest.sink.options.SinkOptions;
+import org.spatialingest.sink.options.SnapshotExpiry;
 import org.spatialingest.sink.write.BufferingWriter;
 import org.spatialingest.sink.write.ClosePolicy;
 import org.spatialingest.sink.write.SinkFiles;
@@ -84,6 +85,7 @@ public final class BoundedIcebergSink<T>
   private final Duration checkpointInterval;
   private final PositionsListener listener;
   private final StartPositions start;
+  private final SnapshotExpiry expiry;
 
   private BoundedIcebergSink(Builder<?> b, TableRouter<T> router) {
     this.tables = SinkTables.of(b.tables);
@@ -96,6 +98,7 @@ public final class BoundedIcebergSink<T>
     this.checkpointInterval = b.bounds.checkpointInterval();
     this.listener = b.listener;
     this.start = b.start;
+    this.expiry = b.expiry;
   }
 
   /**
@@ -135,7 +138,7 @@ public final class BoundedIcebergSink<T>
 
   @Override
   public Committer<FileBatch> createCommitter(CommitterInitContext context) {
-    return new IcebergBatchCommitter(tables, listener, start, context);
+    return new IcebergBatchCommitter(tables, listener, start, expiry, context);
   }
 
   @Override
@@ -181,6 +184,8 @@ public final class BoundedIcebergSink<T>
     private boolean claimsUnscopedFiles;
     private PositionsListener listener = PositionsListener.none();
     private StartPositions start;
+    private SnapshotExpiry expiry =
+        SinkOptions.EXPIRE_SNAPSHOTS.defaultValue() ? SnapshotExpiry.defaults() : null;
     private final List<Boolean> ranged = new ArrayList<>();
     private DistributionMode distribution = DistributionMode.RANGE;
     private int writers;
@@ -331,6 +336,22 @@ public final class BoundedIcebergSink<T>
       return this;
     }
 
+    /**
+     * How the committer expires the tables' snapshots after its commits ({@link SnapshotExpiry});
+     * default: {@link SnapshotExpiry#defaults()}. {@code maxAge} must cover {@code
+     * sink.max-latency} plus the checkpoint interval.
+     */
+    public Builder<T> snapshotExpiry(SnapshotExpiry expiry) {
+      this.expiry = java.util.Objects.requireNonNull(expiry, "expiry");
+      return this;
+    }
+
+    /** No snapshot expiry by the sink: the application runs its own table maintenance. */
+    public Builder<T> noSnapshotExpiry() {
+      this.expiry = null;
+      return this;
+    }
+
     /** The sink as the last step of {@code input}'s job ({@link #append(List)}). */
     public DataStreamSink<?> append(DataStream<T> input) {
       return append(List.of(input));
@@ -431,6 +452,19 @@ public final class BoundedIcebergSink<T>
       }
       if (start == null) {
         start = StartPositions.none(sinkId);
+      }
+      Duration window = bounds.maxLatency().plus(bounds.checkpointInterval());
+      if (expiry != null && expiry.maxAge().compareTo(window) < 0) {
+        throw new IllegalArgumentException(
+            SinkOptions.EXPIRE_MAX_AGE.key()
+                + " ("
+                + expiry.maxAge()
+                + ") must be at least "
+                + SinkOptions.MAX_LATENCY.key()
+                + " + the checkpoint interval ("
+                + window
+                + "): the sink looks up its batches in the snapshots of that window before every"
+                + " commit");
       }
       return new BoundedIcebergSink<>(this, elements);
     }

@@ -25,6 +25,46 @@ class JobConfigTest {
   }
 
   @Test
+  void theSinkExpiresSnapshotsByDefaultUnlessIcebergsMaintenanceOrTheOperatorTakesItOver() {
+    assertThat(JobConfig.defaults().maintenance().sinkExpiry())
+        .isEqualTo(
+            new org.spatialingest.sink.options.SnapshotExpiry(Duration.ofHours(24), 10, 100));
+    assertThat(
+            JobConfig.fromMap(
+                    Map.of(
+                        "maintenance.enabled", "true",
+                        "catalog.type", "jdbc",
+                        "catalog.uri", "jdbc:sqlite:/tmp/c.db"))
+                .maintenance()
+                .sinkExpiry())
+        .as("Iceberg's maintenance expires instead")
+        .isNull();
+    assertThat(
+            JobConfig.fromMap(Map.of("maintenance.expire-snapshots.enabled", "false"))
+                .maintenance()
+                .sinkExpiry())
+        .isNull();
+    // a freshness bound past the default max age: the sink's batch look-ups need its window
+    assertThatThrownBy(() -> JobConfig.fromMap(Map.of("sink.max-latency", "30h")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("maintenance.expire-snapshots.max-age")
+        .hasMessageContaining("maintenance.expire-snapshots.enabled: false");
+    assertThat(
+            JobConfig.fromMap(
+                    Map.of(
+                        "sink.max-latency", "30h",
+                        "maintenance.expire-snapshots.max-age", "48h"))
+                .maintenance()
+                .sinkExpiry()
+                .maxAge())
+        .isEqualTo(Duration.ofHours(48));
+    assertThatThrownBy(
+            () -> JobConfig.fromMap(Map.of("maintenance.expire-snapshots.enabled", "sometimes")))
+        .hasMessageContaining("maintenance.expire-snapshots.enabled")
+        .hasMessageContaining("true");
+  }
+
+  @Test
   void unknownKeyNamesTheKeyAndTheAllowedOnes() {
     assertThatThrownBy(() -> JobConfig.fromMap(Map.of("sink.max-latencyy", "10s")))
         .isInstanceOf(ConfigException.class)

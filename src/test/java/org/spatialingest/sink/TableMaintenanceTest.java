@@ -3,8 +3,10 @@ package org.spatialingest.sink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -38,13 +41,13 @@ import org.spatialingest.table.SnapshotSummaryKeys;
 import org.spatialingest.table.TablePositions;
 
 /**
- * Iceberg's Flink table maintenance in the sink's job, on a real broker, MiniCluster, Hadoop
- * catalog and SQLite lock: the snapshot count stays bounded over many commits, maintenance runs
- * beside the sink through a failure after a commit without a lost or duplicated row, and after
- * expiry the sink's lookups (batch ids before a recommit, positions for a start without state)
- * still answer, or refuse loudly when the history they need is gone.
+ * Snapshot expiry in the sink's job, on a real broker, MiniCluster and Hadoop catalog, both ways:
+ * by the sink's committer (the default) and by Iceberg's Flink table maintenance (with a SQLite
+ * lock): the snapshot count stays bounded over many commits, through a failure after a commit
+ * without a lost or duplicated row, and after expiry the sink's lookups (batch ids before a
+ * recommit, positions for a start without state) still answer, or refuse loudly when the history
+ * they need is gone.
  */
-@Tag("extended") // maintenance.enabled is opt-in (off by default); ~26 s
 class TableMaintenanceTest {
   @RegisterExtension static final MiniClusterExtension FLINK = KafkaBroker.flink(4);
 
@@ -58,23 +61,35 @@ class TableMaintenanceTest {
     SinkFaults.install(null);
   }
 
+  /** The default: the sink's committer expires, no lock, nothing else in the job. */
   @Test
-  void snapshotsStayBoundedAndNoRowIsLostOrDuplicated(@TempDir Path dir) throws Exception {
-    String topic = "maintenance";
+  void theSinksExpiryKeepsSnapshotsBoundedAndNoRowIsLostOrDuplicated(@TempDir Path dir)
+      throws Exception {
+    snapshotsStayBoundedAndNoRowIsLostOrDuplicated(dir, "sink-expiry", Map.of());
+  }
+
+  @Test
+  @Tag("extended") // maintenance.enabled is opt-in (off by default); ~26 s
+  void icebergsMaintenanceKeepsSnapshotsBoundedAndNoRowIsLostOrDuplicated(@TempDir Path dir)
+      throws Exception {
+    snapshotsStayBoundedAndNoRowIsLostOrDuplicated(
+        dir,
+        "maintenance",
+        Map.of(
+            "maintenance.enabled", "true",
+            "maintenance.lock.jdbc-uri", "jdbc:sqlite:" + dir.resolve("locks.db"),
+            "maintenance.rate-limit", "1s"));
+  }
+
+  private void snapshotsStayBoundedAndNoRowIsLostOrDuplicated(
+      Path dir, String topic, Map<String, String> maintenance) throws Exception {
     kafka.createTopic(topic, 2);
-    JobConfig config =
-        TestKit.config(
-            kafka.bootstrapServers(),
-            topic,
-            dir,
-            Map.of(
-                "sink.max-latency", "500ms",
-                "maintenance.enabled", "true",
-                "maintenance.lock.jdbc-uri", "jdbc:sqlite:" + dir.resolve("locks.db"),
-                "maintenance.rate-limit", "1s",
-                "maintenance.expire-snapshots.max-age", "2s",
-                "maintenance.expire-snapshots.retain-last", "2",
-                "maintenance.expire-snapshots.every-commits", "5"));
+    Map<String, String> keys = new HashMap<>(maintenance);
+    keys.put("sink.max-latency", "500ms");
+    keys.put("maintenance.expire-snapshots.max-age", "2s");
+    keys.put("maintenance.expire-snapshots.retain-last", "2");
+    keys.put("maintenance.expire-snapshots.every-commits", "5");
+    JobConfig config = TestKit.config(kafka.bootstrapServers(), topic, dir, keys);
     AtomicInteger commits = new AtomicInteger();
     AtomicBoolean injected = new AtomicBoolean();
     SinkFaults.install(
@@ -92,7 +107,7 @@ class TableMaintenanceTest {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
     env.setParallelism(2);
     SpatialIngestJob.build(env, config, false);
-    JobClient job = env.executeAsync("maintenance");
+    JobClient job = env.executeAsync(topic);
 
     Map<String, TelemetryGenerator.Record> sent = new ConcurrentHashMap<>();
     TelemetryGenerator gen = new TelemetryGenerator(11, 20, 0, 0);
@@ -124,8 +139,10 @@ class TableMaintenanceTest {
     long made = table.currentSnapshot().sequenceNumber();
     int kept = count(table.snapshots());
     System.out.printf(
-        "maintenance: %d commits made, %d snapshots kept at the end, at most %d seen during the run%n",
-        made, kept, maxSnapshots);
+        topic + ": %d commits made, %d snapshots kept at the end, at most %d seen during the run%n",
+        made,
+        kept,
+        maxSnapshots);
     List<Record> rows = TestKit.rows(table);
     assertThat(TestKit.distinctIds(rows)).isEqualTo(sent.keySet());
     assertThat(rows).hasSize(sent.size());
@@ -146,6 +163,13 @@ class TableMaintenanceTest {
         .as("snapshots kept at the end, of %d commits", made)
         .isLessThanOrEqualTo(20)
         .isLessThan((int) made / 2);
+    // the expired snapshots' garbage went with them: their manifest lists are deleted
+    try (Stream<Path> metadata =
+        Files.list(Path.of(table.location().replaceFirst("^file:", "")).resolve("metadata"))) {
+      assertThat(metadata.filter(p -> p.getFileName().toString().startsWith("snap-")).count())
+          .as("manifest lists left, for %d snapshots kept", kept)
+          .isLessThanOrEqualTo(kept + 5);
+    }
 
     // positions after expiry: the current snapshot has them, and a start without state adds nothing
     Map<String, Long> positions = TablePositions.read(table);
@@ -162,6 +186,7 @@ class TableMaintenanceTest {
    * duplicates).
    */
   @Test
+  @Tag("extended")
   void lookupsRefuseWhenTheHistoryTheyNeedIsExpired(@TempDir Path dir) throws Exception {
     Table table = newTable(dir);
     List<Long> times = new ArrayList<>();
@@ -223,6 +248,7 @@ class TableMaintenanceTest {
    * test above).
    */
   @Test
+  @Tag("extended")
   void theOrphanCleanerKeepsFilesCommittedInExpiredSnapshots(@TempDir Path dir) throws Exception {
     Table table = newTable(dir);
     String uid = "spatial-sink";

@@ -34,6 +34,7 @@ import org.spatialingest.sink.core.SinkFieldTotals;
 import org.spatialingest.sink.core.SinkFileNames;
 import org.spatialingest.sink.core.SinkTable;
 import org.spatialingest.sink.core.SinkTables;
+import org.spatialingest.sink.options.SnapshotExpiry;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.PositionsRefusedException;
 import org.spatialingest.table.SinkHistory;
@@ -64,20 +65,27 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
   private final StartPositions start;
   private final Counter gapRecords;
   private final FileDeletes deletes = new FileDeletes();
+  private final SnapshotExpiry expiry;
+
+  /** Per table, this committer's commits to it since it last expired its snapshots. */
+  private final int[] commitsSinceExpiry;
 
   public IcebergBatchCommitter(
       SinkTables sinkTables, PositionsListener listener, CommitterInitContext context) {
-    this(sinkTables, listener, StartPositions.none("spatial-sink"), context);
+    this(sinkTables, listener, StartPositions.none("spatial-sink"), null, context);
   }
 
   /**
    * @param start the sink id and Kafka ids the positions are recorded with, and what the first
    *     commit of the lineage records ({@link StartPositions#notes})
+   * @param expiry how the tables' snapshots are expired after this committer's commits, or null for
+   *     no expiry
    */
   public IcebergBatchCommitter(
       SinkTables sinkTables,
       PositionsListener listener,
       StartPositions start,
+      SnapshotExpiry expiry,
       CommitterInitContext context) {
     for (SinkTable t : sinkTables) {
       TableLoader loader = t.loader().clone();
@@ -89,6 +97,8 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
     this.jobId = context.getJobInfo().getJobId().toHexString();
     this.metrics = new CommitterMetrics(context.metricGroup());
     this.start = start;
+    this.expiry = expiry;
+    this.commitsSinceExpiry = new int[tables.size()];
     // records the job went on without (kafka.on-gap: continue), as recorded in the summary
     this.gapRecords = context.metricGroup().counter("kafkaGapRecords");
   }
@@ -132,7 +142,10 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
         if (t != SinkTables.PRIMARY && ofTable.isEmpty()) {
           continue;
         }
-        committedAny |= commitTable(t, batch, batchId, ofTable, closed);
+        if (commitTable(t, batch, batchId, ofTable, closed)) {
+          committedAny = true;
+          commitsSinceExpiry[t]++;
+        }
       }
     }
     long end = System.currentTimeMillis();
@@ -160,6 +173,7 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           end - startedMillis,
           batchId);
     }
+    expireSnapshotsIfDue();
     try {
       listener.committed(batch.positions());
     } catch (Exception e) {
@@ -168,6 +182,69 @@ public final class IcebergBatchCommitter implements Committer<FileBatch> {
           batch.checkpointId(),
           e);
     }
+  }
+
+  /**
+   * Expires the snapshots of each table this committer has committed to {@link
+   * SnapshotExpiry#everyCommits} times since its last expiry ({@link SnapshotExpiry}). A failed
+   * expiry is logged and tried again at the next commit: the commits it follows are in the table,
+   * and a job does not restart for its maintenance.
+   */
+  private void expireSnapshotsIfDue() {
+    if (expiry == null) {
+      return;
+    }
+    for (int t = 0; t < tables.size(); t++) {
+      if (commitsSinceExpiry[t] < expiry.everyCommits()) {
+        continue;
+      }
+      Table table = tables.get(t);
+      long startedMillis = System.currentTimeMillis();
+      long olderThan = startedMillis - expiry.maxAge().toMillis();
+      try {
+        table.refresh();
+        int before = count(table.snapshots());
+        if (before > expiry.retainLast() && hasSnapshotOlderThan(table, olderThan)) {
+          table
+              .expireSnapshots()
+              .expireOlderThan(olderThan)
+              .retainLast(expiry.retainLast())
+              .cleanExpiredFiles(true)
+              .commit();
+          table.refresh();
+          LOG.info(
+              "Expired {} snapshots of {} older than {} ({} kept) in {} ms",
+              before - count(table.snapshots()),
+              table.name(),
+              expiry.maxAge(),
+              count(table.snapshots()),
+              System.currentTimeMillis() - startedMillis);
+        }
+        commitsSinceExpiry[t] = 0;
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "Snapshot expiry of {} failed; it is tried again after the next commit",
+            table.name(),
+            e);
+      }
+    }
+  }
+
+  private static boolean hasSnapshotOlderThan(Table table, long millis) {
+    for (Snapshot s : table.snapshots()) {
+      if (s.timestampMillis() < millis) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int count(Iterable<Snapshot> snapshots) {
+    int n = 0;
+    for (Snapshot ignored : snapshots) {
+      n++;
+    }
+    return n;
   }
 
   /**

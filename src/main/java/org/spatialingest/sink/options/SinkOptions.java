@@ -36,5 +36,24 @@ public final class SinkOptions {
   public static final SinkOption<Integer> ROW_GROUPS_PER_FILE =
       new SinkOption<>("sink.row-groups-per-file", 8);
 
+  /**
+   * Whether the sink's committer expires its tables' snapshots after its commits ({@link
+   * SnapshotExpiry}); an application that runs another maintenance turns it off.
+   */
+  public static final SinkOption<Boolean> EXPIRE_SNAPSHOTS =
+      new SinkOption<>("maintenance.expire-snapshots.enabled", true);
+
+  /** Snapshots older than this are expired; how old a state the job can be restored from. */
+  public static final SinkOption<Duration> EXPIRE_MAX_AGE =
+      new SinkOption<>("maintenance.expire-snapshots.max-age", Duration.ofHours(24));
+
+  /** Snapshots never expired, however old. */
+  public static final SinkOption<Integer> EXPIRE_RETAIN_LAST =
+      new SinkOption<>("maintenance.expire-snapshots.retain-last", 10);
+
+  /** Commits to a table between two expiries of it. */
+  public static final SinkOption<Integer> EXPIRE_EVERY_COMMITS =
+      new SinkOption<>("maintenance.expire-snapshots.every-commits", 100);
+
   private SinkOptions() {}
 }
