@@ -1,6 +1,8 @@
 package org.spatialingest;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.java.typeutils.EitherTypeInfo;
 import org.apache.flink.configuration.CheckpointingOptions;
@@ -45,9 +47,11 @@ import org.spatialingest.source.StartCheck;
 import org.spatialingest.source.StartingBacklogSource;
 import org.spatialingest.source.TelemetrySources;
 import org.spatialingest.table.Catalogs;
+import org.spatialingest.table.CommittedRecords;
 import org.spatialingest.table.PositionsListener;
 import org.spatialingest.table.RejectsTable;
 import org.spatialingest.table.ResumeTags;
+import org.spatialingest.table.SourceKeys;
 import org.spatialingest.table.StartPositions;
 import org.spatialingest.table.TableBootstrap;
 import org.spatialingest.table.TableLayout;
@@ -178,7 +182,9 @@ public final class SpatialIngestJob {
                       TelemetrySources.admitted(
                           TelemetrySources.checkpointShares(
                               TelemetrySources.file(
-                                  config.input().filePath(), start.positions().files()),
+                                  config.input().filePath(),
+                                  start.positions().files(),
+                                  start.committedWhole()),
                               config),
                           config)),
                   WatermarkStrategy.noWatermarks(),
@@ -206,7 +212,8 @@ public final class SpatialIngestJob {
                 config.sinkId(),
                 start.positions().ids(),
                 ResumeFilter.aliasesOf(start.positions().files()),
-                start.resumeAt())
+                start.resumeAt(),
+                start.committed())
             : ResumeFilter.sourceIdsOnly(start.positions().ids());
     SingleOutputStreamOperator<SourceRecord> resumed =
         stream
@@ -285,7 +292,8 @@ public final class SpatialIngestJob {
             new SinkTarget(Catalogs.tableLoader(config), layout, true),
             new SinkTarget(Catalogs.rejectsTableLoader(config), RejectsTable.LAYOUT, false)),
         config,
-        start.positions());
+        start.positions(),
+        start.committedWhole());
     if (!config.deadLetterTopic().isEmpty()) {
       KafkaSink<RowData> deadLetters =
           KafkaSink.<RowData>builder()
@@ -309,7 +317,8 @@ public final class SpatialIngestJob {
         TableRouter.single(),
         List.of(new SinkTarget(Catalogs.tableLoader(config), TelemetryTable.layout(config), true)),
         config,
-        StartPositions.none(config.sinkId()));
+        StartPositions.none(config.sinkId()),
+        Set.of());
   }
 
   /**
@@ -327,7 +336,8 @@ public final class SpatialIngestJob {
       TableRouter<T> router,
       List<SinkTarget> tables,
       JobConfig config,
-      StartPositions start) {
+      StartPositions start,
+      Set<String> committedWhole) {
     ensureTables(config);
     BoundedIcebergSink.Builder<T> sink =
         BoundedIcebergSink.forRows(router)
@@ -353,8 +363,8 @@ public final class SpatialIngestJob {
     }
     tables.forEach(target -> sink.table(target.loader(), target.layout(), target.ranged()));
     if (config.input().fileSource() && config.distribution() == DistributionMode.RANGE) {
-      // a bounded input: key ranges from a sample of all of it from the first row
-      BoundedInputSample.read(config)
+      // a bounded input: key ranges from a sample of all this run reads of it from the first row
+      BoundedInputSample.read(config, committedWhole)
           .ifPresent(s -> sink.startingSample(s.rows(), s.rowsPerSampledRow()));
     }
     sink.append(inputs);
@@ -367,7 +377,10 @@ public final class SpatialIngestJob {
    * refused ({@link org.spatialingest.table.PositionsRefusedException}) when they cannot apply. A
    * file source has no positions: its start is {@link FileStartCheck}'s (which prefix of each input
    * file this run reads, and which files moved or changed). A start without state that skips what
-   * the tables hold also tags the snapshots the skip is fixed at ({@link ResumeTags}).
+   * the tables hold also tags the snapshots the skip is fixed at ({@link ResumeTags}); for a file
+   * source it reads what they hold there once ({@link CommittedRecords}): the files committed whole
+   * are not read at all ({@link FileStartCheck#committedWhole}), and the resume filter gets the
+   * committed lines of the others.
    */
   public static JobStart decideStart(StreamExecutionEnvironment env, JobConfig config) {
     ensureTables(config);
@@ -376,18 +389,45 @@ public final class SpatialIngestJob {
       boolean restore =
           env.getConfiguration().getOptional(StateRecoveryOptions.SAVEPOINT_PATH).isPresent();
       Table table = catalog.loadTable(Catalogs.tableIdentifier(config));
-      StartPositions positions =
+      FileStartCheck.Start files =
           config.input().fileSource()
               ? FileStartCheck.decide(config, table, config.skipCommitted())
-              : StartCheck.decide(config, table, restore);
+              : null;
+      StartPositions positions =
+          files != null ? files.positions() : StartCheck.decide(config, table, restore);
       if (restore || !config.skipCommitted()) {
         return new JobStart(positions, -1, -1);
       }
-      return new JobStart(
-          positions,
-          ResumeTags.pin(table, config.sinkId()),
-          ResumeTags.pin(
-              catalog.loadTable(Catalogs.rejectsTableIdentifier(config)), config.sinkId()));
+      Table rejects = catalog.loadTable(Catalogs.rejectsTableIdentifier(config));
+      long resumeAt = ResumeTags.pin(table, config.sinkId());
+      long rejectsResumeAt = ResumeTags.pin(rejects, config.sinkId());
+      if (files == null || resumeAt < 0 && rejectsResumeAt < 0) {
+        return new JobStart(positions, resumeAt, rejectsResumeAt);
+      }
+      CommittedRecords committed =
+          CommittedRecords.read(
+              table, resumeAt, rejects, rejectsResumeAt, config.sinkId(), positions.ids());
+      Set<String> whole = FileStartCheck.committedWhole(files, committed);
+      Set<String> read = new HashSet<>();
+      positions
+          .files()
+          .files()
+          .values()
+          .forEach(
+              f -> {
+                if (!whole.contains(f.path())) {
+                  read.add(SourceKeys.file(f.path()));
+                  read.addAll(f.aliases());
+                }
+              });
+      if (!whole.isEmpty()) {
+        LOG.info(
+            "{} of {} input files are committed whole (every line this run would read of them is in the "
+                + "tables): not read",
+            whole.size(),
+            positions.files().files().size());
+      }
+      return new JobStart(positions, resumeAt, rejectsResumeAt, whole, committed.onlyFiles(read));
     } finally {
       closeQuietly(catalog);
     }

@@ -3,6 +3,7 @@ package org.spatialingest.geometry;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.flink.table.data.GenericRowData;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,10 +34,22 @@ public final class BoundedInputSample {
 
   /** The sample of {@code config}'s file input ({@code source: file:<path>}), if one parses. */
   public static Optional<Rows> read(JobConfig config) {
+    return read(config, Set.of());
+  }
+
+  /**
+   * The same of the files this run reads: without {@code committedWhole} (the input's files it does
+   * not read, {@code FileStartCheck#committedWhole}); none when it reads none.
+   */
+  public static Optional<Rows> read(JobConfig config, Set<String> committedWhole) {
     String path = config.input().filePath();
     long start = System.nanoTime();
     try {
-      FileSample.Sample sample = FileSample.read(path);
+      FileSample.Sample sample = FileSample.read(path, committedWhole);
+      if (sample.files() == 0 && !committedWhole.isEmpty()) {
+        LOG.info("no input file of {} is read: nothing to sample", path);
+        return Optional.empty();
+      }
       List<RawRecord> records =
           sample.records().stream().map(r -> new RawRecord(r.value, r.timestamp)).toList();
       SampleParse.Parsed parsed = SampleParse.parse(records, config);

@@ -4,9 +4,9 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Set;
 import java.util.SplittableRandom;
 import org.apache.flink.api.common.io.compression.InflaterInputStreamFactory;
-import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.file.src.FileSourceSplit;
 import org.apache.flink.connector.file.src.compression.StandardDeCompressors;
 import org.apache.flink.core.fs.FSDataInputStream;
@@ -77,9 +77,17 @@ public final class FileSample {
 
   /** Samples the file or directory {@code path}, as {@link TelemetrySources#file} reads it. */
   public static Sample read(String path) throws IOException {
+    return read(path, Set.of());
+  }
+
+  /**
+   * The same without the files {@code committedWhole} ({@link FileStartCheck#committedWhole}: this
+   * run does not read them).
+   */
+  public static Sample read(String path, Set<String> committedWhole) throws IOException {
     List<FileSourceSplit> files =
         new ArrayList<>(
-            FileSource.DEFAULT_NON_SPLITTABLE_FILE_ENUMERATOR
+            TelemetrySources.files(committedWhole)
                 .create()
                 .enumerateSplits(new Path[] {new Path(path)}, 1));
     files.sort(Comparator.comparing(f -> f.path().toString()));

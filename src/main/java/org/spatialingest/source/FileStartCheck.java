@@ -5,14 +5,15 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
-import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
@@ -22,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.spatialingest.config.InputConfig.FileLastLine;
 import org.spatialingest.config.JobConfig;
+import org.spatialingest.table.CommittedRecords;
 import org.spatialingest.table.FileInputs;
 import org.spatialingest.table.FileInputs.Fingerprint;
 import org.spatialingest.table.KafkaIds;
@@ -52,10 +54,15 @@ import org.spatialingest.table.TablePositions;
  *       past that line (its rest would be a truncated line already committed).
  * </ul>
  *
+ * <p>A file whose lines this run would read are all committed already (its prefix unchanged, not
+ * grown, every line of it in the tables: {@link #committedWhole}) is not handed to the readers at
+ * all; the others are read and the resume filter drops what is committed.
+ *
  * <p>Cost: each input file is read once here, sequentially, computing CRC-32C and CRC-32 (both
- * intrinsics) at a few offsets: about the time of reading it from disk or page cache (measured in
- * operations.md). A new path is compared at the length of every file read before that is not longer
- * than it (one pass, one hash sample per distinct length).
+ * intrinsics) at a few offsets, noting where its last line ends on the way, and, for a file the
+ * sink read before, counting its lines: about the time of reading it from disk or page cache
+ * (measured in operations.md). A new path is compared at the length of every file read before that
+ * is not longer than it (one pass, one hash sample per distinct length).
  */
 public final class FileStartCheck {
   private static final Logger LOG = LoggerFactory.getLogger(FileStartCheck.class);
@@ -65,6 +72,24 @@ public final class FileStartCheck {
   private FileStartCheck() {}
 
   /**
+   * A start's decision ({@link #decide}) and, per file the sink read before (or that moved from
+   * one), the lines of the prefix this run reads ({@link Lines}).
+   */
+  public record Start(StartPositions positions, Map<String, Lines> lines) {
+    public Start {
+      lines = Map.copyOf(lines);
+    }
+  }
+
+  /**
+   * The lines of the prefix a run reads of a file, numbered as the reader numbers them.
+   *
+   * @param last the number of its last line (0: none)
+   * @param records how many of those lines are records (not blank)
+   */
+  public record Lines(long last, long records) {}
+
+  /**
    * Checks the input files against the fingerprints of sink {@code config.sinkId()} in {@code
    * table} and writes the fingerprints this start's commits register.
    *
@@ -72,7 +97,7 @@ public final class FileStartCheck {
    *     without it every line is read again anyway)
    * @throws PositionsRefusedException naming every changed file
    */
-  public static StartPositions decide(JobConfig config, Table table, boolean refuseChanged) {
+  public static Start decide(JobConfig config, Table table, boolean refuseChanged) {
     String sinkId = config.sinkId();
     FileInputs recorded = FileInputs.none();
     SinkPositions positions = TablePositions.readSink(table, sinkId).orElse(null);
@@ -82,6 +107,7 @@ public final class FileStartCheck {
     }
     boolean readLastLine = config.input().fileLastLine() == FileLastLine.READ;
     Map<String, Fingerprint> run = new TreeMap<>();
+    Map<String, Lines> lines = new HashMap<>();
     List<String> refused = new ArrayList<>();
     int moved = 0;
     int held = 0;
@@ -97,7 +123,8 @@ public final class FileStartCheck {
             }
           }
         }
-        Scan scan = scan(file, known, candidates);
+        // lines are counted only where some can be committed: a file the sink read before
+        Scan scan = scan(file, known, candidates, known != null || !candidates.isEmpty());
         Fingerprint earlier = known;
         if (known != null) {
           String change = change(known, scan, file.getLen());
@@ -154,6 +181,9 @@ public final class FileStartCheck {
               length);
         }
         run.put(path, new Fingerprint(path, length, hash, terminated, aliases));
+        if (earlier != null && scan.counted) {
+          lines.put(path, length == scan.lastNewlineEnd ? scan.linesAtNewline : scan.linesAtEnd);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -184,14 +214,42 @@ public final class FileStartCheck {
     if (held > 0) {
       notes.put(SnapshotSummaryKeys.LINES_HELD, Integer.toString(held));
     }
-    return new StartPositions(
-        sinkId,
-        KafkaIds.unknown(),
-        Map.of(),
-        "",
-        notes,
-        new FileInputs(run),
-        written.write(table, sinkId));
+    return new Start(
+        new StartPositions(
+            sinkId,
+            KafkaIds.unknown(),
+            Map.of(),
+            "",
+            notes,
+            new FileInputs(run),
+            written.write(table, sinkId)),
+        lines);
+  }
+
+  /**
+   * The input files of {@code start} whose every line this run would read is in the tables already
+   * ({@code committed}, under the file's path or an earlier one): unchanged since, and not grown
+   * past what was committed. None of them needs reading: the resume filter would drop each line. A
+   * file that grew, or of which some line is missing, is not among them: it is read and the filter
+   * drops what is committed.
+   *
+   * @return their paths
+   */
+  public static Set<String> committedWhole(Start start, CommittedRecords committed) {
+    Set<String> whole = new HashSet<>();
+    start
+        .lines()
+        .forEach(
+            (path, lines) -> {
+              Fingerprint f = start.positions().files().files().get(path);
+              List<String> keys = new ArrayList<>(1 + f.aliases().size());
+              keys.add(SourceKeys.file(path));
+              keys.addAll(f.aliases());
+              if (committed.committedLines(keys, lines.last()) == lines.records()) {
+                whole.add(path);
+              }
+            });
+    return whole;
   }
 
   /** What changed in a file the sink read as {@code known}; null: only appended to, or nothing. */
@@ -216,74 +274,88 @@ public final class FileStartCheck {
     return null;
   }
 
-  /** The hashes of a file's prefixes at the offsets a check needs, and where its last line ends. */
+  /**
+   * The hashes of a file's prefixes at the offsets a check needs, where its last line ends (and the
+   * hash there), and, when counted, its lines up to there and up to its end.
+   */
   private static final class Scan {
     final Map<Long, Long> hashes = new HashMap<>();
     long lastNewlineEnd;
     boolean terminated;
+    boolean counted;
+    Lines linesAtNewline;
+    Lines linesAtEnd;
   }
 
-  private static Scan scan(FileStatus file, Fingerprint known, List<Fingerprint> candidates)
+  private static Scan scan(
+      FileStatus file, Fingerprint known, List<Fingerprint> candidates, boolean countLines)
       throws IOException {
     FileSystem fs = file.getPath().getFileSystem();
     long size = file.getLen();
     Scan scan = new Scan();
-    scan.lastNewlineEnd = lastNewlineEnd(fs, file.getPath(), size);
-    scan.terminated = scan.lastNewlineEnd == size;
     TreeSet<Long> offsets = new TreeSet<>();
     offsets.add(0L);
     offsets.add(size);
-    offsets.add(scan.lastNewlineEnd);
     if (known != null && known.length() <= size) {
       offsets.add(known.length());
     }
     candidates.forEach(c -> offsets.add(c.length()));
     CRC32C crc32c = new CRC32C();
     CRC32 crc32 = new CRC32();
+    LineRecordFormat.LineCount counter = countLines ? new LineRecordFormat.LineCount() : null;
     byte[] buf = new byte[BUFFER];
     long pos = 0;
+    long newlineEnd = 0;
+    long newlineHash = FileInputs.hash(crc32c, crc32);
+    boolean complete = true;
     try (InputStream in = fs.open(file.getPath())) {
+      reading:
       for (long next : offsets) {
         while (pos < next) {
           int n = in.read(buf, 0, (int) Math.min(buf.length, next - pos));
           if (n < 0) {
-            return scan; // shorter than listed: the missing offsets have no hash, so they differ
+            // shorter than listed: the missing offsets have no hash, so they differ
+            complete = false;
+            break reading;
           }
-          crc32c.update(buf, 0, n);
-          crc32.update(buf, 0, n);
+          int last = n - 1;
+          while (last >= 0 && buf[last] != '\n') {
+            last--;
+          }
+          if (last >= 0) {
+            // the hash up to the last newline so far, on the way
+            crc32c.update(buf, 0, last + 1);
+            crc32.update(buf, 0, last + 1);
+            newlineEnd = pos + last + 1;
+            newlineHash = FileInputs.hash(crc32c, crc32);
+            crc32c.update(buf, last + 1, n - last - 1);
+            crc32.update(buf, last + 1, n - last - 1);
+          } else {
+            crc32c.update(buf, 0, n);
+            crc32.update(buf, 0, n);
+          }
+          if (counter != null) {
+            counter.add(buf, n);
+          }
           pos += n;
         }
         scan.hashes.put(next, FileInputs.hash(crc32c, crc32));
       }
     }
-    return scan;
-  }
-
-  /** The offset after the file's last newline (0 when it has none). */
-  private static long lastNewlineEnd(FileSystem fs, Path path, long size) throws IOException {
-    byte[] buf = new byte[64 * 1024];
-    long end = size;
-    try (FSDataInputStream in = fs.open(path)) {
-      while (end > 0) {
-        int n = (int) Math.min(buf.length, end);
-        in.seek(end - n);
-        int read = 0;
-        while (read < n) {
-          int r = in.read(buf, read, n - read);
-          if (r < 0) {
-            throw new IOException(path + " became shorter while it was read");
-          }
-          read += r;
-        }
-        for (int i = n - 1; i >= 0; i--) {
-          if (buf[i] == '\n') {
-            return end - n + i + 1;
-          }
-        }
-        end -= n;
+    scan.lastNewlineEnd = newlineEnd;
+    scan.terminated = newlineEnd == size;
+    if (complete) {
+      scan.hashes.put(newlineEnd, newlineHash);
+      if (counter != null) {
+        scan.counted = true;
+        scan.linesAtNewline = new Lines(counter.lines(), counter.records());
+        scan.linesAtEnd =
+            scan.terminated
+                ? scan.linesAtNewline
+                : new Lines(counter.lines() + 1, counter.records() + (counter.inRecord() ? 1 : 0));
       }
     }
-    return 0;
+    return scan;
   }
 
   /**

@@ -212,6 +212,54 @@ public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSour
     }
   }
 
+  /** Whether a byte may be part of a blank line (one that is not a record). */
+  private static boolean blank(byte b) {
+    return b == ' ' || b == '\t' || b == '\r';
+  }
+
+  /**
+   * Counts the lines of bytes fed in order as the reader numbers them: every {@code \n} ends one,
+   * and a line of only blank bytes is not a record ({@link FileStartCheck} counts a file's lines as
+   * it reads it).
+   */
+  static final class LineCount {
+    private long lines;
+    private long records;
+
+    /** whether the line not yet ended has a byte other than blank ones */
+    private boolean content;
+
+    void add(byte[] buf, int n) {
+      for (int i = 0; i < n; i++) {
+        byte b = buf[i];
+        if (b == '\n') {
+          lines++;
+          if (content) {
+            records++;
+            content = false;
+          }
+        } else if (!content && !blank(b)) {
+          content = true;
+        }
+      }
+    }
+
+    /** lines ended so far */
+    long lines() {
+      return lines;
+    }
+
+    /** of them, records */
+    long records() {
+      return records;
+    }
+
+    /** whether the line not ended yet is a record so far */
+    boolean inRecord() {
+      return content;
+    }
+  }
+
   static final class LineReader implements StreamFormat.Reader<SourceRecord> {
     private final InputStream in;
     private final byte[] buf = new byte[64 * 1024];
@@ -286,7 +334,7 @@ public final class LineRecordFormat implements BulkFormat<SourceRecord, FileSour
 
     private static boolean isBlank(byte[] b) {
       for (byte c : b) {
-        if (c != ' ' && c != '\t' && c != '\r') {
+        if (!blank(c)) {
           return false;
         }
       }

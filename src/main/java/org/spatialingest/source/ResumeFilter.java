@@ -73,6 +73,12 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
   /** a start without state's telemetry and rejects snapshots (-1: none) */
   private final long[] resumeAt;
 
+  /**
+   * what the tables hold at {@link #resumeAt}, read where the job was built; null: read here (and
+   * always at a restore, from the snapshots the state names)
+   */
+  private final CommittedRecords atStart;
+
   private transient CommittedRecords committed;
 
   /** the telemetry table's snapshot the skip was fixed at, or -1 for none */
@@ -111,12 +117,31 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
       KafkaIds ids,
       Map<String, List<String>> fileAliases,
       long[] resumeAt) {
+    this(telemetry, rejects, sinkId, ids, fileAliases, resumeAt, null);
+  }
+
+  /**
+   * The same, given what the tables hold at {@code resumeAt} ({@link CommittedRecords#read}, where
+   * the job is built: a file source's start reads it there once); a start without state uses it
+   * instead of reading the tables in every subtask, a restore reads the snapshots its state names.
+   *
+   * @param atStart null: read it in every subtask
+   */
+  public ResumeFilter(
+      TableLoader telemetry,
+      TableLoader rejects,
+      String sinkId,
+      KafkaIds ids,
+      Map<String, List<String>> fileAliases,
+      long[] resumeAt,
+      CommittedRecords atStart) {
     this.telemetry = telemetry;
     this.rejects = rejects;
     this.sinkId = sinkId;
     this.ids = ids;
     this.fileAliases = Map.copyOf(fileAliases);
     this.resumeAt = resumeAt.clone();
+    this.atStart = atStart;
   }
 
   /**
@@ -164,6 +189,13 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
     committed = CommittedRecords.none();
     if (telemetry == null) {
       return; // sourceIdsOnly
+    }
+    if (!context.isRestored() && atStart != null) {
+      resumeSnapshot = resumeAt[0];
+      rejectsSnapshot = rejects == null ? -1 : resumeAt[1];
+      committed = atStart;
+      logStart();
+      return;
     }
     try (TableLoader t = telemetry.clone();
         TableLoader r = rejects == null ? null : rejects.clone()) {
@@ -213,15 +245,22 @@ public final class ResumeFilter extends ProcessFunction<SourceRecord, SourceReco
       resumeSnapshot = -1;
       rejectsSnapshot = -1;
     } else if (!context.isRestored()) {
-      long above = committed.above().values().stream().mapToLong(a -> a.length).sum();
-      LOG.info(
-          "Start without state: the tables record positions for {} partitions and hold {} records above them, "
-              + "and {} lines of {} files; those are skipped",
-          committed.positions().size(),
-          above,
-          committed.files().values().stream().mapToLong(PositionRanges::count).sum(),
-          committed.files().size());
+      logStart();
     }
+  }
+
+  private void logStart() {
+    if (committed.isEmpty()) {
+      return;
+    }
+    long above = committed.above().values().stream().mapToLong(a -> a.length).sum();
+    LOG.info(
+        "Start without state: the tables record positions for {} partitions and hold {} records above them, "
+            + "and {} lines of {} files; those are skipped",
+        committed.positions().size(),
+        above,
+        committed.files().values().stream().mapToLong(PositionRanges::count).sum(),
+        committed.files().size());
   }
 
   @Override

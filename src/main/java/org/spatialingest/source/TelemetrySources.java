@@ -1,10 +1,14 @@
 package org.spatialingest.source;
 
 import java.util.Properties;
+import java.util.Set;
 import org.apache.flink.api.connector.source.Source;
 import org.apache.flink.api.connector.source.SourceSplit;
 import org.apache.flink.connector.file.src.FileSource;
 import org.apache.flink.connector.file.src.FileSourceSplit;
+import org.apache.flink.connector.file.src.enumerate.DefaultFileFilter;
+import org.apache.flink.connector.file.src.enumerate.FileEnumerator;
+import org.apache.flink.connector.file.src.enumerate.NonSplittingRecursiveEnumerator;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.KafkaSourceBuilder;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
@@ -125,6 +129,34 @@ public final class TelemetrySources {
    */
   public static FileSource<SourceRecord> file(
       String path, org.spatialingest.table.FileInputs plan) {
-    return FileSource.forBulkFileFormat(new LineRecordFormat(plan), new Path(path)).build();
+    return file(path, plan, Set.of());
+  }
+
+  /**
+   * The same without the files {@code committedWhole} names ({@link FileStartCheck#committedWhole}:
+   * every line this run would read of them is committed): they are not handed to the readers. The
+   * enumerator lists the input as Flink's does, skipping those paths too.
+   */
+  public static FileSource<SourceRecord> file(
+      String path, org.spatialingest.table.FileInputs plan, Set<String> committedWhole) {
+    return FileSource.forBulkFileFormat(new LineRecordFormat(plan), new Path(path))
+        .setFileEnumerator(files(committedWhole))
+        .build();
+  }
+
+  /**
+   * The files of a file input as the file source lists them (Flink's listing: hidden files and
+   * directories skipped, not split), without the paths {@code committedWhole}.
+   */
+  public static FileEnumerator.Provider files(Set<String> committedWhole) {
+    if (committedWhole.isEmpty()) {
+      return FileSource.DEFAULT_NON_SPLITTABLE_FILE_ENUMERATOR;
+    }
+    Set<String> skip = Set.copyOf(committedWhole);
+    return () -> {
+      DefaultFileFilter hidden = new DefaultFileFilter();
+      return new NonSplittingRecursiveEnumerator(
+          p -> hidden.test(p) && !skip.contains(p.toString()));
+    };
   }
 }

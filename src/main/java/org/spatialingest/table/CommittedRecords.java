@@ -1,6 +1,7 @@
 package org.spatialingest.table;
 
 import java.io.IOException;
+import java.io.Serializable;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -40,14 +41,17 @@ import org.apache.iceberg.io.CloseableIterable;
  * pass over those two columns of the committed file rows (less than reading the input files again,
  * which the re-run does anyway), and in memory about 16 bytes per line range plus the file's key.
  *
- * <p>Read once per subtask at such a start; deterministic for the two snapshot ids.
+ * <p>Read once at such a start, where the job is built, for a file source (which files need no
+ * reading at all, and the filter's skip, passed on); per subtask for a Kafka source and at a
+ * restore; deterministic for the two snapshot ids.
  *
  * @param positions per Kafka source key, the position below which everything is committed
  * @param above per Kafka source key, the sorted positions at or above it that are committed too
  * @param files per file source key, the committed lines
  */
 public record CommittedRecords(
-    Map<String, Long> positions, Map<String, long[]> above, Map<String, PositionRanges> files) {
+    Map<String, Long> positions, Map<String, long[]> above, Map<String, PositionRanges> files)
+    implements Serializable {
   /**
    * Above this many partitions the scans filter by topic and its lowest position instead of one
    * term per partition.
@@ -79,6 +83,33 @@ public record CommittedRecords(
 
   public boolean isEmpty() {
     return positions.isEmpty() && files.isEmpty();
+  }
+
+  /**
+   * How many of the lines {@code 1..lastLine} of a file are committed under any of {@code keys}
+   * (its source key and those of its earlier paths).
+   */
+  public long committedLines(List<String> keys, long lastLine) {
+    List<PositionRanges> sets = new ArrayList<>(keys.size());
+    for (String key : keys) {
+      PositionRanges lines = files.get(key);
+      if (lines != null) {
+        sets.add(lines);
+      }
+    }
+    return sets.isEmpty() ? 0 : PositionRanges.countIn(sets, 1, lastLine + 1);
+  }
+
+  /** The same with only the committed lines of the file source keys {@code keys}. */
+  public CommittedRecords onlyFiles(Set<String> keys) {
+    Map<String, PositionRanges> kept = new HashMap<>();
+    files.forEach(
+        (key, lines) -> {
+          if (keys.contains(key)) {
+            kept.put(key, lines);
+          }
+        });
+    return new CommittedRecords(positions, above, Map.copyOf(kept));
   }
 
   /**

@@ -1,6 +1,8 @@
 package org.spatialingest.table;
 
+import java.io.Serializable;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * A set of source positions (file lines) kept as sorted disjoint ranges, so a file whose lines are
@@ -8,7 +10,8 @@ import java.util.Arrays;
  * in a small buffer that is merged into the ranges when full, so memory stays about 16 bytes per
  * range plus at most {@value #MAX_PENDING} waiting positions.
  */
-public final class PositionRanges {
+public final class PositionRanges implements Serializable {
+  private static final long serialVersionUID = 1L;
   private static final int MAX_PENDING = 1024;
 
   /** [start, end) pairs, flattened and sorted, disjoint and not adjacent */
@@ -57,6 +60,46 @@ public final class PositionRanges {
       n += ranges[i + 1] - ranges[i];
     }
     return n;
+  }
+
+  /**
+   * How many positions in {@code [from, to)} at least one of {@code sets} holds (each {@link
+   * #done}): the sets of one file under its paths.
+   */
+  public static long countIn(List<PositionRanges> sets, long from, long to) {
+    int n = 0;
+    for (PositionRanges s : sets) {
+      n += s.ranges.length;
+    }
+    long[] all = new long[n];
+    int at = 0;
+    for (PositionRanges s : sets) {
+      System.arraycopy(s.ranges, 0, all, at, s.ranges.length);
+      at += s.ranges.length;
+    }
+    if (sets.size() > 1) {
+      // sort the [start, end) pairs by start
+      long[][] pairs = new long[n / 2][];
+      for (int i = 0; i < pairs.length; i++) {
+        pairs[i] = new long[] {all[2 * i], all[2 * i + 1]};
+      }
+      Arrays.sort(pairs, (x, y) -> Long.compare(x[0], y[0]));
+      for (int i = 0; i < pairs.length; i++) {
+        all[2 * i] = pairs[i][0];
+        all[2 * i + 1] = pairs[i][1];
+      }
+    }
+    long count = 0;
+    long covered = from; // positions below it are counted (or outside)
+    for (int i = 0; i < n; i += 2) {
+      long start = Math.max(all[i], covered);
+      long end = Math.min(all[i + 1], to);
+      if (end > start) {
+        count += end - start;
+        covered = end;
+      }
+    }
+    return count;
   }
 
   public int rangeCount() {

@@ -106,7 +106,7 @@ public final class FileStartCheckBenchmark {
 
   private static StartPositions decide(JobConfig config, Table table, boolean unused) {
     table.refresh();
-    return FileStartCheck.decide(config, table, true);
+    return FileStartCheck.decide(config, table, true).positions();
   }
 
   /** Commits an empty snapshot as the sink's commit would: positions and the fingerprints. */

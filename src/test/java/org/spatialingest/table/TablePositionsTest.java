@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -112,6 +113,28 @@ class TablePositionsTest {
     assertThat(lines.contains(4_000)).isFalse();
     assertThat(lines.contains(5_000)).isTrue();
     assertThat(lines.contains(5_001)).isFalse();
+  }
+
+  /** Lines of one file under two paths (it moved): counted once where both hold them. */
+  @Test
+  void lineRangesOfTwoPathsCountTheirUnionWithinBounds() {
+    PositionRanges before = new PositionRanges();
+    PositionRanges after = new PositionRanges();
+    for (long line = 1; line <= 100; line++) {
+      if (line <= 60) {
+        before.add(line);
+      }
+      if (line >= 40 && line != 70) {
+        after.add(line);
+      }
+    }
+    before.done();
+    after.done();
+    List<PositionRanges> both = List.of(after, before);
+    assertThat(PositionRanges.countIn(both, 1, 101)).isEqualTo(99);
+    assertThat(PositionRanges.countIn(both, 1, 51)).isEqualTo(50);
+    assertThat(PositionRanges.countIn(both, 65, 75)).isEqualTo(9);
+    assertThat(PositionRanges.countIn(List.of(before), 1, 1_000)).isEqualTo(60);
   }
 
   /**

@@ -71,11 +71,22 @@ class RunSummaryTest {
             "Summary: 1,001 records read: 990 rows and 11 rejects committed "
                 + "(malformed_json 1, missing_geometry 10), 0 skipped as already committed;");
 
+    // the file grew by one line: read again, its 1,001 committed records skipped
+    Files.writeString(
+        in.resolve("a.ndjson"),
+        "{\"id\":\"q\",\"event_time\":"
+            + now
+            + ",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,1]}}\n",
+        java.nio.file.StandardOpenOption.APPEND);
     RunSummary again = run(config);
-    assertThat(again.rows()).isZero();
+    assertThat(again.rows()).isEqualTo(1);
     assertThat(again.rejects()).isZero();
     assertThat(again.skipped()).isEqualTo(1_001);
-    assertThat(again.snapshots()).isZero();
+
+    // unchanged: committed whole, not read at all
+    RunSummary third = run(config);
+    assertThat(third.read()).isZero();
+    assertThat(third.snapshots()).isZero();
   }
 
   private static RunSummary run(JobConfig config) throws Exception {
