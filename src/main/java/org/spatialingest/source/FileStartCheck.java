@@ -60,9 +60,9 @@ import org.spatialingest.table.TablePositions;
  *
  * <p>Cost: each input file is read once here, sequentially, computing CRC-32C and CRC-32 (both
  * intrinsics) at a few offsets, noting where its last line ends on the way, and, for a file the
- * sink read before, counting its lines: about the time of reading it from disk or page cache
- * (measured in operations.md). A new path is compared at the length of every file read before that
- * is not longer than it (one pass, one hash sample per distinct length).
+ * sink read before that has not grown, counting its lines: about the time of reading it from disk
+ * or page cache (measured in operations.md). A new path is compared at the length of every file
+ * read before that is not longer than it (one pass, one hash sample per distinct length).
  */
 public final class FileStartCheck {
   private static final Logger LOG = LoggerFactory.getLogger(FileStartCheck.class);
@@ -123,8 +123,14 @@ public final class FileStartCheck {
             }
           }
         }
-        // lines are counted only where some can be committed: a file the sink read before
-        Scan scan = scan(file, known, candidates, known != null || !candidates.isEmpty());
+        // lines are counted only where every one can be committed: a file the sink read before
+        // (or one it may have moved from) that has not grown since; one that grew is read anyway
+        long size = file.getLen();
+        boolean count =
+            known != null
+                ? known.length() == size
+                : candidates.stream().anyMatch(c -> c.length() == size);
+        Scan scan = scan(file, known, candidates, count);
         Fingerprint earlier = known;
         if (known != null) {
           String change = change(known, scan, file.getLen());
