@@ -91,7 +91,7 @@ public final class SpatialIngestJob {
    * checkpointing to the environment and builds the whole pipeline; the Flink UI shows the job's
    * configuration, credentials masked, as its global job parameters.
    */
-  public static void build(
+  public static JobStart build(
       StreamExecutionEnvironment env, JobConfig config, boolean boundedSource) {
     if (!config.input().fileSource()) {
       KafkaAccessCheck.verify(config);
@@ -102,6 +102,7 @@ public final class SpatialIngestJob {
     JobStart start = decideStart(env, config);
     sink(transformWithRejects(source(env, config, boundedSource, start), config), config, start);
     maintenance(env, config, boundedSource);
+    return start;
   }
 
   /**

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.spatialingest.JobStart;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.ConfigLoader;
 import org.spatialingest.config.JobConfig;
@@ -68,7 +69,7 @@ final class RunCommand implements Callable<Integer> {
       return Main.EXIT_OK;
     }
     StreamExecutionEnvironment env = RunEnvironment.create(flinkOptions, overrides, System.out);
-    SpatialIngestJob.build(env, jobConfig, bounded);
+    JobStart decided = SpatialIngestJob.build(env, jobConfig, bounded);
     Instant start = Instant.now();
     JobExecutionResult result =
         env.execute("spatial-ingest " + jobConfig.namespace() + "." + jobConfig.table());
@@ -81,7 +82,8 @@ final class RunCommand implements Callable<Integer> {
                     tables.rejects(),
                     result.getJobID().toHexString(),
                     start,
-                    skipped == null ? 0 : skipped)
+                    skipped == null ? 0 : skipped,
+                    decided.committedWhole().size())
                 .line());
         out.flush();
       }

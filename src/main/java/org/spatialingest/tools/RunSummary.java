@@ -23,6 +23,7 @@ import org.spatialingest.table.SnapshotSummaryKeys;
  *
  * @param rejectsByReason reject reason → count
  * @param skipped records the resume filter skipped (already in the tables)
+ * @param inputsNotRead input files not read at all: every line of them was already committed
  */
 public record RunSummary(
     long rows,
@@ -31,10 +32,16 @@ public record RunSummary(
     long files,
     long snapshots,
     long skipped,
+    int inputsNotRead,
     Duration wall) {
 
   public static RunSummary of(
-      Table telemetry, Table rejectsTable, String flinkJobId, Instant start, long skipped) {
+      Table telemetry,
+      Table rejectsTable,
+      String flinkJobId,
+      Instant start,
+      long skipped,
+      int inputsNotRead) {
     long[] main = committedBy(telemetry, flinkJobId);
     long[] rej = committedBy(rejectsTable, flinkJobId);
     Map<String, Long> byReason = new TreeMap<>();
@@ -59,6 +66,7 @@ public record RunSummary(
         main[1] + rej[1],
         main[2] + rej[2],
         skipped,
+        inputsNotRead,
         Duration.between(start, Instant.now()));
   }
 
@@ -93,12 +101,19 @@ public record RunSummary(
     return String.format(
         Locale.ROOT,
         "Summary: %,d records read: %,d rows and %,d rejects committed%s, %,d skipped "
-            + "as already committed; %,d data files in %,d snapshots; wall time %.1f s",
+            + "as already committed%s; %,d data files in %,d snapshots; wall time %.1f s",
         read(),
         rows,
         rejects,
         reasons.length() == 0 ? "" : " (" + reasons + ")",
         skipped,
+        inputsNotRead == 0
+            ? ""
+            : String.format(
+                Locale.ROOT,
+                " (%,d input file%s not read: committed whole)",
+                inputsNotRead,
+                inputsNotRead == 1 ? "" : "s"),
         files,
         snapshots,
         wall.toMillis() / 1000.0);

@@ -14,6 +14,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.spatialingest.JobStart;
 import org.spatialingest.KafkaBroker;
 import org.spatialingest.SpatialIngestJob;
 import org.spatialingest.config.JobConfig;
@@ -87,12 +88,15 @@ class RunSummaryTest {
     RunSummary third = run(config);
     assertThat(third.read()).isZero();
     assertThat(third.snapshots()).isZero();
+    assertThat(third.line())
+        .as("says why nothing was read")
+        .contains("0 skipped as already committed (1 input file not read: committed whole);");
   }
 
   private static RunSummary run(JobConfig config) throws Exception {
     StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
     env.setParallelism(2);
-    SpatialIngestJob.build(env, config, true);
+    JobStart decided = SpatialIngestJob.build(env, config, true);
     Instant start = Instant.now();
     JobExecutionResult result = env.execute("summary");
     Long skipped = result.getAccumulatorResult(ResumeFilter.SKIPPED_ACCUMULATOR);
@@ -102,7 +106,8 @@ class RunSummaryTest {
           tables.rejects(),
           result.getJobID().toHexString(),
           start,
-          skipped == null ? 0 : skipped);
+          skipped == null ? 0 : skipped,
+          decided.committedWhole().size());
     }
   }
 }
