@@ -39,15 +39,7 @@ public final class BackfillBenchmark {
   private BackfillBenchmark() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (Throwable t) {
-      System.out.println(
-          "[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
-      t.printStackTrace(System.out);
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchMain.run(BackfillBenchmark::run, args);
   }
 
   private record Result(

@@ -95,15 +95,7 @@ public final class DistributionBenchmark {
       double maxWriterOverMean) {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (Throwable t) {
-      System.out.println(
-          "[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
-      t.printStackTrace(System.out);
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchMain.run(DistributionBenchmark::run, args);
   }
 
   private static void run(String[] args) throws Exception {

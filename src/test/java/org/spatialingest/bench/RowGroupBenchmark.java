@@ -45,15 +45,7 @@ public final class RowGroupBenchmark {
   private RowGroupBenchmark() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (Throwable t) {
-      System.out.println(
-          "[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
-      t.printStackTrace(System.out);
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchMain.run(RowGroupBenchmark::run, args);
   }
 
   private record Variant(

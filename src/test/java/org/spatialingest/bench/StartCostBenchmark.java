@@ -45,15 +45,7 @@ public final class StartCostBenchmark {
   private StartCostBenchmark() {}
 
   public static void main(String[] args) {
-    try {
-      run(args);
-    } catch (Throwable t) {
-      System.out.println(
-          "[bench] BENCHMARK FAILED: " + (t.getMessage() == null ? t.toString() : t.getMessage()));
-      t.printStackTrace(System.out);
-      System.exit(1);
-    }
-    System.exit(0);
+    BenchMain.run(StartCostBenchmark::run, args);
   }
 
   /** One run of the job: its walls (build = where the start check runs), CPU, rows, skipped. */
